@@ -1,0 +1,27 @@
+/**
+ * Every size a client controls in a query, capped in one place (style: "bound what the client
+ * controls"). Exceeding any of them is a 400, never a slow query.
+ */
+export interface QueryLimits {
+  /** characters in the whole query string */
+  readonly maxQueryLength: number;
+  /** nesting of parentheses / operators in one expression */
+  readonly maxExpressionDepth: number;
+  /** items in one `in (…)` list */
+  readonly maxInListLength: number;
+  /** levels of nested `$expand` */
+  readonly maxExpandDepth: number;
+  /** `$expand` items at one level */
+  readonly maxExpandWidth: number;
+  /** largest `$top` a client may ask for, and the server page size */
+  readonly maxPageSize: number;
+}
+
+export const defaultQueryLimits: QueryLimits = {
+  maxQueryLength: 8192,
+  maxExpressionDepth: 32,
+  maxInListLength: 500,
+  maxExpandDepth: 4,
+  maxExpandWidth: 16,
+  maxPageSize: 1000,
+};

@@ -1,0 +1,162 @@
+/**
+ * The syntax tree of an OData request URL. It knows nothing of the model: names are plain
+ * strings, literals carry the type their lexical form implies. Binding against the model
+ * (`bind/`) turns it into a typed tree.
+ *
+ * Every node carries `pos`: the zero-based character offset of its first character inside the
+ * query-option value it was parsed from, so errors can point at it.
+ */
+
+export interface Node {
+  readonly pos: number;
+}
+
+// ---------------------------------------------------------------- expressions (OData ABNF commonExpr)
+
+export type Literal =
+  | { readonly kind: "null"; readonly pos: number }
+  | { readonly kind: "boolean"; readonly value: boolean; readonly pos: number }
+  /** Integer and decimal literals keep their source text so no precision is lost. */
+  | { readonly kind: "integer"; readonly text: string; readonly pos: number }
+  | { readonly kind: "decimal"; readonly text: string; readonly pos: number }
+  | { readonly kind: "string"; readonly value: string; readonly pos: number }
+  | { readonly kind: "guid"; readonly value: string; readonly pos: number }
+  | { readonly kind: "date"; readonly value: string; readonly pos: number }
+  | { readonly kind: "dateTimeOffset"; readonly value: string; readonly pos: number };
+
+/** `A/B/C`: a member path, first segment relative to the current resource (or lambda variable). */
+export interface PathExpr extends Node {
+  readonly kind: "path";
+  readonly segments: readonly string[];
+}
+
+export type BinaryOperator =
+  | "eq" | "ne" | "gt" | "ge" | "lt" | "le" | "has"
+  | "and" | "or"
+  | "add" | "sub" | "mul" | "div" | "mod";
+
+export interface BinaryExpr extends Node {
+  readonly kind: "binary";
+  readonly op: BinaryOperator;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+
+export interface NotExpr extends Node {
+  readonly kind: "not";
+  readonly operand: Expr;
+}
+
+export interface NegateExpr extends Node {
+  readonly kind: "negate";
+  readonly operand: Expr;
+}
+
+/** `X in (a, b, c)` */
+export interface InExpr extends Node {
+  readonly kind: "in";
+  readonly operand: Expr;
+  readonly list: readonly Expr[];
+}
+
+/** `name(args…)`, e.g. `contains(SKU,'A')`, `now()`. The name is as written. */
+export interface CallExpr extends Node {
+  readonly kind: "call";
+  readonly name: string;
+  readonly args: readonly Expr[];
+}
+
+/** `Details/any(d: d/Quantity gt 5)`; `any()` without a predicate has `variable`/`predicate` null. */
+export interface LambdaExpr extends Node {
+  readonly kind: "lambda";
+  readonly op: "any" | "all";
+  readonly collection: PathExpr;
+  readonly variable: string | null;
+  readonly predicate: Expr | null;
+}
+
+export type Expr =
+  | Literal
+  | PathExpr
+  | BinaryExpr
+  | NotExpr
+  | NegateExpr
+  | InExpr
+  | CallExpr
+  | LambdaExpr;
+
+// ---------------------------------------------------------------- query options
+
+export interface OrderByItem extends Node {
+  readonly expr: Expr;
+  readonly direction: "asc" | "desc";
+}
+
+/** One `$select` item: a property path (`MailingAddress/City`) or `*`. */
+export interface SelectItem extends Node {
+  readonly path: readonly string[];
+}
+
+/** `alias` defined by `$compute=expr as alias`. */
+export interface ComputeItem extends Node {
+  readonly expr: Expr;
+  readonly alias: string;
+}
+
+/** One `$expand` item with its nested options (`;`-separated inside parentheses). */
+export interface ExpandItem extends Node {
+  /** navigation path, e.g. `["PrimaryContact"]` or `["MailingAddress","Country"]` */
+  readonly path: readonly string[];
+  readonly options: QueryOptions;
+}
+
+export interface AggregateItem extends Node {
+  readonly kind: "aggregate";
+  /** `Quantity with sum as Total` → expr = path Quantity; `$count as N` → expr null, method "count" */
+  readonly expr: Expr | null;
+  readonly method: "sum" | "min" | "max" | "average" | "countdistinct" | "count";
+  readonly alias: string;
+}
+
+export type ApplyTransformation =
+  | { readonly kind: "filter"; readonly predicate: Expr; readonly pos: number }
+  | { readonly kind: "aggregate"; readonly items: readonly AggregateItem[]; readonly pos: number }
+  | {
+      readonly kind: "groupby";
+      readonly groups: readonly PathExpr[];
+      /** the optional second argument: `groupby((A,B),aggregate(…))` */
+      readonly aggregate: readonly AggregateItem[] | null;
+      readonly pos: number;
+    };
+
+/** Query options of a request or of one `$expand` item; absent options are `undefined`. */
+export interface QueryOptions {
+  readonly filter?: Expr;
+  readonly orderby?: readonly OrderByItem[];
+  readonly select?: readonly SelectItem[];
+  readonly expand?: readonly ExpandItem[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count?: boolean;
+  readonly apply?: readonly ApplyTransformation[];
+  readonly compute?: readonly ComputeItem[];
+}
+
+// ---------------------------------------------------------------- resource path
+
+/** Key in parentheses after an entity set: `Product(6f1c…)` or `Product(guid'…')`. */
+export type ResourcePath =
+  | { readonly kind: "collection"; readonly entity: string }
+  | { readonly kind: "count"; readonly entity: string }
+  | { readonly kind: "entity"; readonly entity: string; readonly key: string }
+  | {
+      readonly kind: "method";
+      readonly entity: string;
+      /** null for a static (collection-bound) method */
+      readonly key: string | null;
+      readonly method: string;
+      /** true when written with `()`, required for read (GET) methods (spec 4.8 rule 4) */
+      readonly parens: boolean;
+      /** inline parameters `Name(a=1,b='x')`, raw literal text by name */
+      readonly inlineArgs: Readonly<Record<string, Literal>>;
+    };
