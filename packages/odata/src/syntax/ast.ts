@@ -31,9 +31,20 @@ export interface PathExpr extends Node {
 }
 
 export type BinaryOperator =
-  | "eq" | "ne" | "gt" | "ge" | "lt" | "le" | "has"
-  | "and" | "or"
-  | "add" | "sub" | "mul" | "div" | "mod";
+  | "eq"
+  | "ne"
+  | "gt"
+  | "ge"
+  | "lt"
+  | "le"
+  | "has"
+  | "and"
+  | "or"
+  | "add"
+  | "sub"
+  | "mul"
+  | "div"
+  | "mod";
 
 export interface BinaryExpr extends Node {
   readonly kind: "binary";
@@ -75,15 +86,7 @@ export interface LambdaExpr extends Node {
   readonly predicate: Expr | null;
 }
 
-export type Expr =
-  | Literal
-  | PathExpr
-  | BinaryExpr
-  | NotExpr
-  | NegateExpr
-  | InExpr
-  | CallExpr
-  | LambdaExpr;
+export type Expr = Literal | PathExpr | BinaryExpr | NotExpr | NegateExpr | InExpr | CallExpr | LambdaExpr;
 
 // ---------------------------------------------------------------- query options
 

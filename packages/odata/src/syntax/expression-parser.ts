@@ -1,0 +1,267 @@
+/**
+ * Expression rules (OData 4.01 ABNF `commonExpr` and what it is made of), building the syntax
+ * tree directly in embedded actions: no CST, nothing to walk afterwards.
+ *
+ * The query-option rules extend this class; only the most derived parser runs
+ * `performSelfAnalysis` (Chevrotain grammar inheritance).
+ *
+ * Two habits keep the hot path cheap. `OR` alternatives live in arrays built once (a fresh
+ * `{ ALT: () => … }` per call costs an allocation, and a `__name` call under esbuild's keepNames),
+ * so they return data instead of writing to the caller's locals. Semantic code runs under
+ * `if (!this.RECORDING_PHASE)` rather than in an `ACTION` closure: it must not run while
+ * Chevrotain records the grammar with placeholder tokens.
+ */
+import { EmbeddedActionsParser, type IOrAlt, type IToken } from "chevrotain";
+import { defaultQueryLimits, type QueryLimits } from "../limits.js";
+import type { BinaryOperator, CallExpr, Expr, LambdaExpr } from "./ast.js";
+import { errorMessageProvider } from "./error-messages.js";
+import { foldOperators, type Operand, type OperatorSequence } from "./fold-operators.js";
+import { literalOf, literalProblem } from "./literals.js";
+import { QuerySyntaxError } from "./syntax-error.js";
+import {
+  allTokens,
+  BinaryOperator as BinaryOperatorToken,
+  Colon,
+  Comma,
+  DollarIt,
+  Identifier,
+  In,
+  LParen,
+  Minus,
+  Not,
+  PathStart,
+  PrimitiveLiteral,
+  RParen,
+  Segment,
+  Slash,
+} from "./tokens.js";
+
+/** One `operator operand` step of a `commonExpr`. */
+interface OperatorStep {
+  readonly op: BinaryOperator | "in";
+  readonly opPosition: number;
+  readonly operand: Operand;
+  readonly start: number;
+}
+
+export class ExpressionParser extends EmbeddedActionsParser {
+  /** option being parsed, for error messages (`option` is taken by Chevrotain's DSL) */
+  protected optionName = "";
+  protected limits: QueryLimits = defaultQueryLimits;
+  protected textLength = 0;
+  /** nesting of `commonExpr` and unary operators, capped by `maxExpressionDepth` before the stack is */
+  protected depth = 0;
+
+  constructor() {
+    super(allTokens, { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
+  }
+
+  /** Points the (reused) parser at a new input; setting `input` also calls `reset`. */
+  begin(tokens: IToken[], option: string, textLength: number, limits: QueryLimits): void {
+    this.optionName = option;
+    this.textLength = textLength;
+    this.limits = limits;
+    this.input = tokens;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.depth = 0;
+  }
+
+  protected fail(position: number, problem: string): never {
+    // EOF tokens have a NaN offset: an error there is at the end of the text
+    const at = Number.isNaN(position) || position < 0 ? this.textLength : position;
+    throw new QuerySyntaxError(this.optionName, at, problem);
+  }
+
+  /** `fail` for plain functions (fold-operators.ts), created once rather than per call */
+  private readonly failBound = (position: number, problem: string): never => this.fail(position, problem);
+
+  private enterNesting(position: number): void {
+    if (++this.depth > this.limits.maxExpressionDepth) {
+      this.fail(position, `expression is nested more than ${this.limits.maxExpressionDepth} levels deep`);
+    }
+  }
+
+  /** ABNF `boolCommonExpr`: syntactically a `commonExpr`; that it is Boolean is the binder's business. */
+  public boolCommonExpr = this.RULE("boolCommonExpr", (): Expr => this.SUBRULE(this.commonExpr));
+
+  /**
+   * ABNF `commonExpr`: operands joined by binary operators, read flat and folded by precedence
+   * (fold-operators.ts). Each entry counts one nesting level: parentheses, call arguments, lambda
+   * bodies and list items all come through here.
+   */
+  public commonExpr = this.RULE("commonExpr", (): Expr => {
+    const start = this.LA(1).startOffset;
+    if (!this.RECORDING_PHASE) this.enterNesting(start);
+    const first = this.SUBRULE(this.unaryExpr);
+    let seq: OperatorSequence | undefined;
+    this.MANY(() => {
+      const step = this.OR(this.operatorSteps);
+      if (!this.RECORDING_PHASE) {
+        seq ??= { operands: [first], starts: [start], ops: [], opPositions: [] };
+        seq.ops.push(step.op);
+        seq.opPositions.push(step.opPosition);
+        seq.operands.push(step.operand);
+        seq.starts.push(step.start);
+      }
+    });
+    if (this.RECORDING_PHASE) return first;
+    this.depth--;
+    return seq === undefined ? first : foldOperators(seq, this.failBound);
+  });
+
+  private readonly operatorSteps: IOrAlt<OperatorStep>[] = [
+    {
+      ALT: () => {
+        const op = this.CONSUME(BinaryOperatorToken);
+        // lexed so the message can say so; the syntax tree has no `divby` operator
+        if (!this.RECORDING_PHASE && op.image === "divby") {
+          this.fail(op.startOffset, "operator 'divby' is not supported; use 'div'");
+        }
+        const start = this.LA(1).startOffset;
+        const operand = this.SUBRULE2(this.unaryExpr);
+        return { op: op.image as BinaryOperator, opPosition: op.startOffset, operand, start };
+      },
+    },
+    {
+      ALT: () => {
+        const op = this.CONSUME(In);
+        const start = this.LA(1).startOffset;
+        const list = this.SUBRULE(this.listExpr);
+        return { op: "in", opPosition: op.startOffset, operand: list, start };
+      },
+    },
+  ];
+
+  /** Unary `-` and `not` (one nesting level each) and the primary expressions. */
+  protected unaryExpr = this.RULE("unaryExpr", (): Expr => this.OR2(this.unaryAlternatives));
+
+  private readonly unaryAlternatives: IOrAlt<Expr>[] = [
+    { ALT: () => this.memberExpr() },
+    {
+      ALT: () => {
+        const token = this.CONSUME(PrimitiveLiteral);
+        if (!this.RECORDING_PHASE) {
+          const problem = literalProblem(token);
+          if (problem !== undefined) this.fail(token.startOffset, problem);
+        }
+        return literalOf(token);
+      },
+    },
+    {
+      // ABNF parenExpr
+      ALT: () => {
+        this.CONSUME3(LParen);
+        const inner = this.SUBRULE4(this.commonExpr);
+        this.CONSUME3(RParen);
+        return inner;
+      },
+    },
+    {
+      // ABNF negateExpr
+      ALT: () => {
+        const minus = this.CONSUME(Minus);
+        if (!this.RECORDING_PHASE) this.enterNesting(minus.startOffset);
+        const operand = this.SUBRULE(this.unaryExpr);
+        if (!this.RECORDING_PHASE) this.depth--;
+        return { kind: "negate", operand, pos: minus.startOffset };
+      },
+    },
+    {
+      // ABNF notExpr
+      ALT: () => {
+        const not = this.CONSUME(Not);
+        if (!this.RECORDING_PHASE) this.enterNesting(not.startOffset);
+        const operand = this.SUBRULE2(this.unaryExpr);
+        if (!this.RECORDING_PHASE) this.depth--;
+        return { kind: "not", operand, pos: not.startOffset };
+      },
+    },
+  ];
+
+  /**
+   * ABNF `firstMemberExpr` / `methodCallExpr`, part of `unaryExpr` (a separate rule would cost a
+   * rule call per operand). A name followed by `(` is a call, of any name: the binder knows which
+   * functions exist. Otherwise a path `A/B/$count`, which may end in a lambda `any(…)`/`all(…)`.
+   */
+  private memberExpr(): Expr {
+    const first = this.CONSUME(PathStart);
+    const pos = first.startOffset;
+    let call: CallExpr | undefined;
+    this.OPTION(() => {
+      const open = this.CONSUME(LParen);
+      if (!this.RECORDING_PHASE && first.tokenType === DollarIt) this.fail(open.startOffset, "'$it' cannot be called");
+      const args: Expr[] = [];
+      this.OPTION2(() => {
+        args.push(this.SUBRULE(this.commonExpr));
+        this.MANY(() => {
+          this.CONSUME(Comma);
+          args.push(this.SUBRULE2(this.commonExpr));
+        });
+      });
+      this.CONSUME(RParen);
+      call = { kind: "call", name: first.image, args, pos };
+    });
+    const segments: string[] = [first.image];
+    let lambda: LambdaExpr | undefined;
+    this.MANY2(() => {
+      const slash = this.CONSUME(Slash);
+      const segment = this.CONSUME(Segment);
+      if (!this.RECORDING_PHASE) {
+        if (call !== undefined || lambda !== undefined) {
+          this.fail(slash.startOffset, `'/' cannot follow ${call !== undefined ? "a function call" : "a lambda"}`);
+        }
+        if (segments[segments.length - 1] === "$count") {
+          this.fail(slash.startOffset, "'$count' must be the last segment of a path");
+        }
+      }
+      this.OPTION3(() => {
+        // ABNF anyExpr / allExpr
+        const open = this.CONSUME2(LParen);
+        if (!this.RECORDING_PHASE && segment.image !== "any" && segment.image !== "all") {
+          this.fail(
+            open.startOffset,
+            `only the lambda operators any and all may follow a path with '(', not '${segment.image}'`,
+          );
+        }
+        let variable: string | null = null;
+        let predicate: Expr | null = null;
+        this.OPTION4(() => {
+          variable = this.CONSUME(Identifier).image;
+          this.CONSUME(Colon);
+          predicate = this.SUBRULE3(this.commonExpr);
+        });
+        this.CONSUME2(RParen);
+        lambda = {
+          kind: "lambda",
+          op: segment.image === "all" ? "all" : "any",
+          collection: { kind: "path", segments: segments.slice(), pos },
+          variable,
+          predicate,
+          pos,
+        };
+      });
+      if (lambda === undefined) segments.push(segment.image);
+    });
+    return call ?? lambda ?? { kind: "path", segments, pos };
+  }
+
+  /** ABNF `listExpr`, right of `in`; at most `maxInListLength` items. */
+  protected listExpr = this.RULE("listExpr", (): Expr[] => {
+    this.CONSUME(LParen);
+    const items: Expr[] = [this.SUBRULE(this.commonExpr)];
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      const itemStart = this.LA(1).startOffset;
+      const item = this.SUBRULE2(this.commonExpr);
+      if (!this.RECORDING_PHASE && items.length >= this.limits.maxInListLength) {
+        this.fail(itemStart, `'in' list has more than ${this.limits.maxInListLength} items`);
+      }
+      items.push(item);
+    });
+    this.CONSUME(RParen);
+    return items;
+  });
+}

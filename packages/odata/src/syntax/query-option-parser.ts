@@ -1,0 +1,238 @@
+/**
+ * Rules for the query options that can also appear nested in `$expand` (OData 4.01 ABNF
+ * `orderby`, `select`, `expand`, `compute` and their items). A whole `$expand` value is lexed and
+ * parsed in one go, so nested options report positions inside the `$expand` value.
+ */
+import type { IOrAlt, IToken } from "chevrotain";
+import type { ComputeItem, ExpandItem, OrderByItem, PathExpr, QueryOptions, SelectItem } from "./ast.js";
+import { ExpressionParser } from "./expression-parser.js";
+import { readNonNegativeInteger } from "./paging.js";
+import {
+  As,
+  BooleanLiteral,
+  Comma,
+  DollarCompute,
+  DollarCount,
+  DollarExpand,
+  DollarFilter,
+  DollarOrderBy,
+  DollarSelect,
+  DollarSkip,
+  DollarTop,
+  Equals,
+  Identifier,
+  LParen,
+  NumberLiteral,
+  RParen,
+  Semicolon,
+  Slash,
+  SortDirection,
+  Star,
+  True,
+  Word,
+} from "./tokens.js";
+
+export type MutableQueryOptions = { -readonly [K in keyof QueryOptions]: QueryOptions[K] };
+
+/** One parsed `$name=value` of an expand item, before it is stored (and checked for repeats). */
+type ExpandOption = {
+  [K in keyof QueryOptions]-?: { readonly key: K; readonly value: NonNullable<QueryOptions[K]>; readonly name: IToken };
+}[keyof QueryOptions];
+
+export class QueryOptionParser extends ExpressionParser {
+  /** levels of `$expand` currently open, capped by `maxExpandDepth` */
+  protected expandDepth = 0;
+
+  override reset(): void {
+    super.reset();
+    this.expandDepth = 0;
+  }
+
+  /** ABNF `orderby` value: `orderbyItem *( COMMA orderbyItem )` */
+  public orderby = this.RULE("orderby", (): OrderByItem[] => {
+    const items: OrderByItem[] = [this.SUBRULE(this.orderbyItem)];
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      items.push(this.SUBRULE2(this.orderbyItem));
+    });
+    return items;
+  });
+
+  /** ABNF `orderbyItem`: `commonExpr [ RWS ( "asc" / "desc" ) ]` */
+  protected orderbyItem = this.RULE("orderbyItem", (): OrderByItem => {
+    const pos = this.LA(1).startOffset;
+    const expr = this.SUBRULE(this.commonExpr);
+    let direction: "asc" | "desc" = "asc";
+    this.OPTION(() => {
+      if (this.CONSUME(SortDirection).image === "desc") direction = "desc";
+    });
+    return { expr, direction, pos };
+  });
+
+  /** ABNF `select` value: `selectItem *( COMMA selectItem )` */
+  public select = this.RULE("select", (): SelectItem[] => {
+    const items: SelectItem[] = [this.SUBRULE(this.selectItem)];
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      items.push(this.SUBRULE2(this.selectItem));
+    });
+    return items;
+  });
+
+  /** ABNF `selectItem`: `*` or a property path */
+  protected selectItem = this.RULE("selectItem", (): SelectItem => this.OR(this.selectItemAlternatives));
+
+  private readonly selectItemAlternatives: IOrAlt<SelectItem>[] = [
+    { ALT: () => ({ path: ["*"], pos: this.CONSUME(Star).startOffset }) },
+    {
+      ALT: () => {
+        const path = this.SUBRULE(this.propertyPath);
+        return { path: path.segments, pos: path.pos };
+      },
+    },
+  ];
+
+  /** `A/B/C` of names, as in `$select`, `$expand` and `groupby` (no functions, no `$count`). */
+  protected propertyPath = this.RULE("propertyPath", (): PathExpr => {
+    const first = this.CONSUME(Word);
+    const segments = [first.image];
+    this.MANY(() => {
+      this.CONSUME(Slash);
+      segments.push(this.CONSUME2(Word).image);
+    });
+    return { kind: "path", segments, pos: first.startOffset };
+  });
+
+  /** ABNF `expand` value; each level counts against `maxExpandDepth`, its items against `maxExpandWidth`. */
+  public expand = this.RULE("expand", (): ExpandItem[] => {
+    const start = this.LA(1).startOffset;
+    if (!this.RECORDING_PHASE && ++this.expandDepth > this.limits.maxExpandDepth) {
+      this.fail(start, `$expand is nested more than ${this.limits.maxExpandDepth} levels deep`);
+    }
+    const items: ExpandItem[] = [this.SUBRULE(this.expandItem)];
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      const item = this.SUBRULE2(this.expandItem);
+      if (!this.RECORDING_PHASE && items.length >= this.limits.maxExpandWidth) {
+        this.fail(item.pos, `more than ${this.limits.maxExpandWidth} $expand items at one level`);
+      }
+      items.push(item);
+    });
+    if (!this.RECORDING_PHASE) this.expandDepth--;
+    return items;
+  });
+
+  /** ABNF `expandItem`: a navigation path with optional `(option;option…)`, each option at most once. */
+  protected expandItem = this.RULE("expandItem", (): ExpandItem => {
+    const path = this.SUBRULE(this.propertyPath);
+    const options: MutableQueryOptions = {};
+    this.OPTION(() => {
+      this.CONSUME(LParen);
+      this.storeOption(options, this.SUBRULE(this.expandOption));
+      this.MANY(() => {
+        this.CONSUME(Semicolon);
+        this.storeOption(options, this.SUBRULE2(this.expandOption));
+      });
+      this.CONSUME(RParen);
+    });
+    return { path: path.segments, options, pos: path.pos };
+  });
+
+  /** ABNF `expandOption`: one `$name=value` inside an expand item's parentheses. */
+  protected expandOption = this.RULE("expandOption", (): ExpandOption => this.OR(this.expandOptionAlternatives));
+
+  private readonly expandOptionAlternatives: IOrAlt<ExpandOption>[] = [
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarSelect);
+        this.CONSUME(Equals);
+        return { key: "select", value: this.SUBRULE(this.select), name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarFilter);
+        this.CONSUME2(Equals);
+        return { key: "filter", value: this.SUBRULE(this.boolCommonExpr), name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarOrderBy);
+        this.CONSUME3(Equals);
+        return { key: "orderby", value: this.SUBRULE(this.orderby), name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarTop);
+        this.CONSUME4(Equals);
+        const value = this.CONSUME(NumberLiteral);
+        return { key: "top", value: this.pagingValue(value, this.limits.maxPageSize), name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarSkip);
+        this.CONSUME5(Equals);
+        const value = this.CONSUME2(NumberLiteral);
+        return { key: "skip", value: this.pagingValue(value, Number.MAX_SAFE_INTEGER), name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarCount);
+        this.CONSUME6(Equals);
+        return { key: "count", value: this.CONSUME(BooleanLiteral).tokenType === True, name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarExpand);
+        this.CONSUME7(Equals);
+        return { key: "expand", value: this.SUBRULE(this.expand), name };
+      },
+    },
+    {
+      ALT: () => {
+        const name = this.CONSUME(DollarCompute);
+        this.CONSUME8(Equals);
+        return { key: "compute", value: this.SUBRULE(this.compute), name };
+      },
+    },
+  ];
+
+  /** ABNF `compute` value: `computeItem *( COMMA computeItem )` */
+  public compute = this.RULE("compute", (): ComputeItem[] => {
+    const items: ComputeItem[] = [this.SUBRULE(this.computeItem)];
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      items.push(this.SUBRULE2(this.computeItem));
+    });
+    return items;
+  });
+
+  /** ABNF `computeItem`: `commonExpr RWS "as" RWS computedAlias` */
+  protected computeItem = this.RULE("computeItem", (): ComputeItem => {
+    const pos = this.LA(1).startOffset;
+    const expr = this.SUBRULE(this.commonExpr);
+    this.CONSUME(As);
+    const alias = this.CONSUME(Identifier);
+    return { expr, alias: alias.image, pos };
+  });
+
+  private storeOption(options: MutableQueryOptions, option: ExpandOption): void {
+    if (this.RECORDING_PHASE) return;
+    if (options[option.key] !== undefined)
+      this.fail(option.name.startOffset, `option '${option.name.image}' is repeated`);
+    (options as Record<string, unknown>)[option.key] = option.value;
+  }
+
+  /** `$top`/`$skip` inside `$expand`: the same rules as at the top level (paging.ts). */
+  private pagingValue(token: IToken, max: number): number {
+    if (this.RECORDING_PHASE) return 0;
+    const reading = readNonNegativeInteger(token.image, max);
+    if (!reading.ok) this.fail(token.startOffset + reading.offset, reading.problem);
+    return reading.value;
+  }
+}
