@@ -36,7 +36,13 @@ export const badRequest = (code: string, message: string, target?: string, detai
 
 /** A validation failure with one detail per offending property (400 `ValidationError`). */
 export const validationError = (details: readonly ErrorDetail[], message = "The request body is not valid.") =>
-  new ServiceError(400, "ValidationError", details.length === 1 ? (details[0]?.message ?? message) : message, undefined, details);
+  new ServiceError(
+    400,
+    "ValidationError",
+    details.length === 1 ? (details[0]?.message ?? message) : message,
+    undefined,
+    details,
+  );
 
 export const notFound = (message: string, target?: string) => new ServiceError(404, "NotFound", message, target);
 

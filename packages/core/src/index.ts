@@ -1,0 +1,11 @@
+/**
+ * @bizdata/core: the entity-definition DSL, typed records, derived validation, user prompts and
+ * the storage layer (tables derived from definitions, schema migration, PGlite and PostgreSQL drivers).
+ */
+export * from "./errors.js";
+export * from "./model/entity.js";
+export * from "./model/fields.js";
+export type * from "./model/hook-context.js";
+export type * from "./model/hooks.js";
+export * from "./model/model.js";
+export type * from "./prompts/prompts.js";

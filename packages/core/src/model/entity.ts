@@ -1,0 +1,168 @@
+/**
+ * `entity(name, config)`: the one place a team declares a business entity. Its table, its
+ * validation schema, its record type and its API are all derived from what is written here.
+ */
+
+import {
+  type CollectionField,
+  type ComplexField,
+  type ComplexMembers,
+  type EnumField,
+  type GuidField,
+  guid,
+  type PersistedField,
+  type ReferenceField,
+  type ScalarField,
+  type TextField,
+  text,
+  type VirtualField,
+} from "./fields.js";
+import type { EntityHooks } from "./hooks.js";
+
+export type Fields = Readonly<Record<string, PersistedField>>;
+export type Virtuals = Readonly<Record<string, VirtualField>>;
+
+/** Every entity has these two (spec 2.1). `Guid` is assigned by the server when not given. */
+export const builtInFields = {
+  Guid: guid({ readOnly: true }),
+  Title: text({ maxLength: 400 }),
+} as const;
+export type BuiltInFields = typeof builtInFields;
+
+// ---------------------------------------------------------------- record types, derived
+
+type Nullable<T, Req> = Req extends true ? T : T | null;
+
+export type ScalarValue<F> = F extends TextField
+  ? string
+  : F extends EnumField<infer V>
+    ? V
+    : F extends { kind: "integer" | "decimal" }
+      ? number
+      : F extends { kind: "boolean" }
+        ? boolean
+        : F extends { kind: "date" | "datetime" | "guid" }
+          ? string
+          : never;
+
+export type FieldValue<F> = F extends ScalarField
+  ? Nullable<ScalarValue<F>, F["required"]>
+  : F extends ReferenceField
+    ? Nullable<string, F["required"]>
+    : F extends ComplexField<infer M>
+      ? ComplexValue<M>
+      : F extends CollectionField<infer E>
+        ? RecordOf<E>[]
+        : never;
+
+export type ComplexValue<M extends ComplexMembers> = { -readonly [K in keyof M]: FieldValue<M[K]> };
+
+/** The persisted properties of a set of fields, as a record (references as Guids). */
+export type PersistedRecord<F extends Fields> = { -readonly [K in keyof F]: FieldValue<F[K]> } & {
+  Guid: string;
+  Title: string | null;
+};
+
+export type VirtualValues<V extends Virtuals> = {
+  -readonly [K in keyof V]?: V[K] extends VirtualField<any, infer T> ? ScalarValue<T> | null : never;
+};
+
+/** The full record type of an entity definition: persisted properties plus (optional) virtuals. */
+export type RecordOf<E> =
+  E extends EntityDefinition<string, infer F, infer V> ? PersistedRecord<F> & VirtualValues<V> : never;
+
+// ---------------------------------------------------------------- definition
+
+export interface NaturalKey<K extends string = string> {
+  readonly property: K;
+  /**
+   * Unique per tenant by default. A non-unique natural key is allowed (a name, say); a write that
+   * references it by a value held by several records is rejected as `ReferenceAmbiguous`.
+   */
+  readonly unique: boolean;
+}
+
+export interface EntityDefinition<
+  Name extends string = string,
+  F extends Fields = Fields,
+  V extends Virtuals = Virtuals,
+> {
+  readonly kind: "entity";
+  readonly name: Name;
+  readonly description?: string;
+  /** declared fields plus the built-in `Guid` and `Title` */
+  readonly fields: F & BuiltInFields;
+  readonly virtuals: V;
+  readonly naturalKey: NaturalKey<Extract<keyof F, string> | "Guid" | "Title">;
+  /** derives `Title` on save when the write does not set it */
+  readonly title?: (record: PersistedRecord<F>) => string;
+  readonly hooks: EntityHooks<PersistedRecord<F>>;
+  /** table name; defaults to the snake_case entity name */
+  readonly table?: string;
+}
+
+export interface EntityConfig<F extends Fields, V extends Virtuals> {
+  readonly description?: string;
+  readonly naturalKey: (Extract<keyof F, string> | "Guid") | { property: Extract<keyof F, string>; unique?: boolean };
+  readonly fields: F;
+  readonly virtuals?: V & { readonly [K in keyof V]: VirtualField<PersistedRecord<F>> };
+  readonly title?: (record: PersistedRecord<F>) => string;
+  readonly hooks?: EntityHooks<PersistedRecord<F>>;
+  readonly table?: string;
+}
+
+const reserved = new Set(["Guid", "Title", "RecordReadOnly", "__proto__", "constructor", "prototype"]);
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Declares an entity.
+ *
+ * @example
+ * const Product = entity("Product", {
+ *   naturalKey: "SKU",
+ *   fields: {
+ *     SKU: text({ required: true, maxLength: 64 }),
+ *     Cost: decimal({ precision: 18, scale: 4, min: 0 }),
+ *     Uoms: collection(() => ProductUom, { inverse: "Product" }),
+ *   },
+ * });
+ * type ProductRecord = RecordOf<typeof Product>;
+ */
+export function entity<const Name extends string, const F extends Fields, const V extends Virtuals = {}>(
+  name: Name,
+  config: EntityConfig<F, V>,
+): EntityDefinition<Name, F, V> {
+  if (!identifier.test(name)) throw new Error(`Entity name "${name}" is not an identifier.`);
+  for (const key of [...Object.keys(config.fields), ...Object.keys(config.virtuals ?? {})]) {
+    if (!identifier.test(key)) throw new Error(`${name}.${key}: property names must be identifiers.`);
+    if (reserved.has(key)) throw new Error(`${name}.${key}: "${key}" is built in or reserved; choose another name.`);
+  }
+  for (const [key, v] of Object.entries(config.virtuals ?? {})) {
+    if (key in config.fields) throw new Error(`${name}.${key} is declared both as a field and as a virtual.`);
+    for (const dep of v.dependsOn) {
+      if (!(dep in config.fields) && dep !== "Guid" && dep !== "Title") {
+        throw new Error(`${name}.${key} depends on "${dep}", which is not a persisted field of ${name}.`);
+      }
+    }
+  }
+  const nk = typeof config.naturalKey === "string" ? { property: config.naturalKey } : config.naturalKey;
+  const nkField = nk.property === "Guid" ? builtInFields.Guid : config.fields[nk.property];
+  if (nkField === undefined) throw new Error(`${name}: natural key "${nk.property}" is not a field.`);
+  if (nkField.kind === "collection" || nkField.kind === "complex" || nkField.kind === "reference") {
+    throw new Error(`${name}: natural key "${nk.property}" must be a scalar field.`);
+  }
+  const def: EntityDefinition<Name, F, V> = {
+    kind: "entity",
+    name,
+    fields: { ...builtInFields, ...config.fields },
+    virtuals: (config.virtuals ?? {}) as V,
+    naturalKey: { property: nk.property, unique: "unique" in nk ? (nk.unique ?? true) : true },
+    hooks: config.hooks ?? {},
+    ...(config.description !== undefined && { description: config.description }),
+    ...(config.title !== undefined && { title: config.title }),
+    ...(config.table !== undefined && { table: config.table }),
+  };
+  return def;
+}
+
+export type { GuidField };
