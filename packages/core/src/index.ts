@@ -9,3 +9,4 @@ export type * from "./model/hook-context.js";
 export type * from "./model/hooks.js";
 export * from "./model/model.js";
 export type * from "./prompts/prompts.js";
+export * from "./storage/index.js";

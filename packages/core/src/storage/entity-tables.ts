@@ -1,0 +1,99 @@
+/**
+ * Drizzle tables derived from entity definitions. Every table leads with `tenant_id` in its
+ * primary key and indexes; natural keys are unique per tenant; references are indexed and carry
+ * a tenant-scoped foreign key (a record can never point into another tenant); row-level security
+ * is declared on the table itself.
+ */
+import {
+  boolean,
+  date,
+  foreignKey,
+  index,
+  integer,
+  numeric,
+  type PgColumnBuilderBase,
+  type PgTableWithColumns,
+  pgPolicy,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  varchar,
+} from "drizzle-orm/pg-core";
+import type { ReferenceField, ScalarField } from "../model/fields.js";
+import type { AnyEntity, Model } from "../model/model.js";
+import { columnOf, persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
+import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
+
+export type EntityTable = PgTableWithColumns<any>;
+
+function columnBuilder(name: string, field: ScalarField | ReferenceField): PgColumnBuilderBase {
+  switch (field.kind) {
+    case "text": {
+      const col = field.maxLength > 10_485_760 ? text(name) : varchar(name, { length: field.maxLength });
+      return field.default !== undefined ? col.default(field.default) : col;
+    }
+    case "enum":
+      return field.default !== undefined ? text(name).default(field.default) : text(name);
+    case "integer":
+      return field.default !== undefined ? integer(name).default(field.default) : integer(name);
+    case "decimal": {
+      const col = numeric(name, { precision: field.precision, scale: field.scale });
+      return field.default !== undefined ? col.default(String(field.default)) : col;
+    }
+    case "boolean":
+      return field.default !== undefined ? boolean(name).default(field.default) : boolean(name);
+    case "date":
+      return field.default !== undefined ? date(name).default(field.default) : date(name);
+    case "datetime":
+      return timestamp(name, { withTimezone: true, mode: "string" });
+    case "guid":
+    case "reference":
+      return uuid(name);
+  }
+}
+
+const cache = new WeakMap<AnyEntity, EntityTable>();
+
+/** The drizzle table of an entity; columns are keyed by their SQL name. */
+export function entityTable(model: Model, def: AnyEntity): EntityTable {
+  const cached = cache.get(def);
+  if (cached) return cached;
+  const name = tableName(def);
+  const columns: Record<string, PgColumnBuilderBase> = { [TENANT_COLUMN]: text(TENANT_COLUMN).notNull() };
+  for (const c of persistedColumns(def)) {
+    const builder = columnBuilder(c.column, c.field);
+    columns[c.column] = c.column === "guid" ? uuid("guid").notNull() : builder;
+  }
+  const nk = columnOf(def, [def.naturalKey.property]);
+  const references = persistedColumns(def).filter((c) => c.field.kind === "reference");
+  const owner = model.owner(def.name);
+  const table = pgTable(name, columns, (t: Record<string, any>) => [
+    primaryKey({ name: `${name}_pkey`, columns: [t[TENANT_COLUMN], t.guid] }),
+    ...(nk && nk.column !== "guid"
+      ? [(def.naturalKey.unique ? uniqueIndex : index)(`${name}_nk`).on(t[TENANT_COLUMN], t[nk.column])]
+      : []),
+    ...references.flatMap((c) => {
+      const target = model.entity((c.field as ReferenceField).target)!;
+      // the collection's inverse reference cascades: items live and die with their owner
+      const cascade = owner !== undefined && c.path.length === 1 && c.path[0] === owner.inverse;
+      return [
+        index(`${name}_${c.column}_idx`).on(t[TENANT_COLUMN], t[c.column]),
+        foreignKey({
+          name: `${name}_${c.column}_fk`,
+          columns: [t[TENANT_COLUMN], t[c.column]],
+          foreignColumns: [entityTable(model, target)[TENANT_COLUMN] as any, entityTable(model, target).guid as any],
+        }).onDelete(cascade ? "cascade" : "no action"),
+      ];
+    }),
+    pgPolicy(`${name}_tenant`, { as: "permissive", for: "all", to: APP_ROLE, ...tenantPolicy(TENANT_COLUMN) }),
+  ]).enableRLS() as unknown as EntityTable;
+  cache.set(def, table);
+  return table;
+}
+
+/** Tables of every entity of the model, in registration order. */
+export const modelTables = (model: Model): EntityTable[] =>
+  [...model.entities.values()].map((def) => entityTable(model, def));

@@ -1,0 +1,42 @@
+/**
+ * The embedded driver: PGlite, file-backed under a data directory or in memory (`memory://`).
+ * PGlite serves one connection, so its transactions run one after another.
+ */
+import { PGlite, types } from "@electric-sql/pglite";
+import { type Database, type Row, type Session, type Statement, toQuery } from "./database.js";
+
+// the same text forms postgres.js is configured to return, so results match across drivers
+const asText = (value: string) => value;
+const parsers = {
+  [types.NUMERIC]: asText,
+  [types.DATE]: asText,
+  [types.TIMESTAMPTZ]: asText,
+  [types.TIMESTAMP]: asText,
+  [types.INT8]: asText,
+};
+
+interface Queryable {
+  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+const session = (db: Queryable): Session => ({
+  async query<R extends Row>(statement: Statement) {
+    const { sql, params } = toQuery(statement);
+    return (await db.query<R>(sql, params as unknown[])).rows;
+  },
+});
+
+export async function openPglite(dataDir: string): Promise<Database> {
+  const db = await PGlite.create(dataDir, { parsers });
+  const root = session(db);
+  return {
+    driver: "pglite",
+    query: root.query,
+    transaction: (fn, options) =>
+      db.transaction(async (tx) => {
+        if (options?.readOnly) await tx.query("SET TRANSACTION READ ONLY");
+        return fn(session(tx));
+      }),
+    close: () => db.close(),
+  };
+}

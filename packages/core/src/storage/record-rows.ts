@@ -1,0 +1,71 @@
+/**
+ * Conversion between records (nested, by property name) and table rows (flat, by column), and
+ * the SQL values each column type travels as. Decimals travel as exact decimal strings, so a
+ * value is never rounded on its way to PostgreSQL.
+ */
+import type { PersistedField, ReferenceField, ScalarField } from "../model/fields.js";
+import type { AnyEntity } from "../model/model.js";
+import { type ColumnMapping, persistedColumns } from "./naming.js";
+
+const get = (record: Record<string, unknown>, path: readonly string[]): unknown => {
+  let value: unknown = record;
+  for (const key of path) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+};
+
+/** the value a column stores for a record value */
+export function toColumnValue(field: ScalarField | ReferenceField, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (field.kind === "decimal") return typeof value === "number" ? exactDecimal(value) : String(value);
+  return value;
+}
+
+/** a JS number as the exact decimal string of its shortest round-trip form, never `1e-7` */
+export function exactDecimal(n: number): string {
+  const s = String(n);
+  if (!/e/i.test(s)) return s;
+  return n.toLocaleString("en-US", { useGrouping: false, maximumFractionDigits: 20 });
+}
+
+/** the value a record carries for a column value read back as text */
+export function fromColumnValue(field: ScalarField | ReferenceField, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (field.kind === "decimal" || (field.kind === "integer" && typeof value === "string")) return Number(value);
+  return value;
+}
+
+/** the columns a record sets, with their values; `undefined` properties are left out */
+export function recordColumns(def: AnyEntity, record: Record<string, unknown>): Map<ColumnMapping, unknown> {
+  const out = new Map<ColumnMapping, unknown>();
+  for (const c of persistedColumns(def)) {
+    const value = get(record, c.path);
+    if (value === undefined) continue;
+    out.set(c, toColumnValue(c.field, value));
+  }
+  return out;
+}
+
+/** a row (selected as `persistedColumns` with their column names) as a nested record */
+export function rowToRecord(def: AnyEntity, row: Record<string, unknown>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const c of persistedColumns(def)) {
+    const value = fromColumnValue(c.field, row[c.column]);
+    if (c.path.length === 1) {
+      record[c.path[0]!] = value;
+    } else {
+      const [outer, inner] = c.path as [string, string];
+      const nested = (record[outer] ??= {}) as Record<string, unknown>;
+      nested[inner] = value;
+    }
+  }
+  return record;
+}
+
+/** the owned collections of an entity: property name and field */
+export const collectionsOf = (def: AnyEntity) =>
+  Object.entries(def.fields as Record<string, PersistedField>).flatMap(([name, field]) =>
+    field.kind === "collection" ? [{ name, field }] : [],
+  );

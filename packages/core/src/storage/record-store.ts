@@ -1,0 +1,117 @@
+/**
+ * Reading and writing whole records of one tenant: point loads, bulk inserts and updates by
+ * Guid. Callers run these inside `inTenant`, and every statement also names the tenant itself.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { AnyEntity } from "../model/model.js";
+import type { Session } from "./database.js";
+import { persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
+import { recordColumns, rowToRecord } from "./record-rows.js";
+
+const sqlTypes: Record<string, string> = {
+  text: "text",
+  enum: "text",
+  integer: "int4",
+  decimal: "numeric",
+  boolean: "bool",
+  date: "date",
+  datetime: "timestamptz",
+  guid: "uuid",
+  reference: "uuid",
+};
+
+const id = (name: string) => sql.identifier(name);
+
+/** Loads records by Guid (missing ones are simply absent from the result). */
+export async function loadRecords(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guids: readonly string[],
+  options: { forUpdate?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  if (guids.length === 0) return [];
+  const columns = sql.join(
+    persistedColumns(def).map((c) => id(c.column)),
+    sql`, `,
+  );
+  const rows = await session.query(
+    sql`SELECT ${columns} FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[])${options.forUpdate ? sql` FOR UPDATE` : sql``}`,
+  );
+  return rows.map((row) => rowToRecord(def, row));
+}
+
+/**
+ * Inserts many records in one statement (`unnest` of one array per column), which is what
+ * makes seeding fast; every record must carry its Guid.
+ */
+export async function insertRecords(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  records: readonly Record<string, unknown>[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const columns = persistedColumns(def);
+  const arrays: unknown[][] = columns.map(() => []);
+  for (const record of records) {
+    const values = recordColumns(def, record);
+    columns.forEach((c, i) => arrays[i]!.push(values.get(c) ?? null));
+  }
+  const names = sql.join([id(TENANT_COLUMN), ...columns.map((c) => id(c.column))], sql`, `);
+  const unnest = sql.join(
+    columns.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
+    sql`, `,
+  );
+  await session.query(sql`INSERT INTO ${id(tableName(def))} (${names}) SELECT ${tenantId}, * FROM unnest(${unnest})`);
+}
+
+/** Updates the given properties of one record; false when there is no such record. */
+export async function updateRecord(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guid: string,
+  changes: Record<string, unknown>,
+): Promise<boolean> {
+  const values = recordColumns(def, changes);
+  values.forEach((_, c) => {
+    if (c.column === "guid") values.delete(c);
+  });
+  const assignments: SQL[] = [...values].map(
+    ([c, v]) => sql`${id(c.column)} = ${v}::${sql.raw(sqlTypes[c.field.kind]!)}`,
+  );
+  const set = assignments.length > 0 ? sql.join(assignments, sql`, `) : sql`guid = guid`;
+  const rows = await session.query(
+    sql`UPDATE ${id(tableName(def))} SET ${set} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ${guid}::uuid RETURNING guid`,
+  );
+  return rows.length > 0;
+}
+
+/** Deletes records by Guid (owned collection items go with them); returns the Guids deleted. */
+export async function deleteRecords(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guids: readonly string[],
+): Promise<string[]> {
+  if (guids.length === 0) return [];
+  const rows = await session.query<{ guid: string }>(
+    sql`DELETE FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[]) RETURNING guid`,
+  );
+  return rows.map((r) => r.guid);
+}
+
+/** Guids of the items of an owned collection that belong to `ownerGuid`. */
+export async function collectionItemGuids(
+  session: Session,
+  item: AnyEntity,
+  inverseColumn: string,
+  tenantId: string,
+  ownerGuid: string,
+): Promise<string[]> {
+  const rows = await session.query<{ guid: string }>(
+    sql`SELECT guid FROM ${id(tableName(item))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(inverseColumn)} = ${ownerGuid}::uuid`,
+  );
+  return rows.map((r) => r.guid);
+}

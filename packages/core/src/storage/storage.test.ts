@@ -1,0 +1,128 @@
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { entity } from "../model/entity.js";
+import {
+  boolean,
+  collection,
+  complex,
+  date,
+  datetime,
+  decimal,
+  enumeration,
+  integer,
+  reference,
+  text,
+} from "../model/fields.js";
+import { defineModel } from "../model/model.js";
+import type { Database } from "./database.js";
+import { migrate } from "./migrate.js";
+import { deleteRecords, insertRecords, loadRecords, updateRecord } from "./record-store.js";
+import { inTenant } from "./tenant-scope.js";
+
+// table names of their own, so this model never meets another test's tables in a shared database
+const Land = entity("StLand", { naturalKey: "Code", fields: { Code: text({ required: true, maxLength: 2 }) } });
+const Line = entity("StLine", {
+  naturalKey: "Guid",
+  fields: { Doc: reference("StDoc", { required: true }), Qty: decimal({ precision: 18, scale: 4 }), No: integer() },
+});
+const Doc = entity("StDoc", {
+  naturalKey: "Number",
+  fields: {
+    Number: text({ required: true }),
+    Status: enumeration(["Open", "Closed"], { default: "Open" }),
+    Day: date(),
+    At: datetime(),
+    Done: boolean({ default: false }),
+    Address: complex({ City: text(), Land: reference("StLand") }),
+    Lines: collection(Line, { inverse: "Doc" }),
+  },
+});
+const model = defineModel([Land, Line, Doc]);
+
+let db: Database;
+beforeAll(async () => {
+  db = await testDatabase();
+  await migrate(db, model);
+});
+
+const g = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+describe("storage", () => {
+  it("migrates idempotently, also when run concurrently", async () => {
+    await Promise.all([migrate(db, model), migrate(db, model)]);
+  });
+
+  it("inserts, loads, updates and deletes records with exact decimals and nested values", async () => {
+    const tenant = uniqueTenant();
+    await inTenant(db, tenant, async (tx) => {
+      await insertRecords(tx, Land, tenant, [{ Guid: g(1), Title: "DE", Code: "DE" }]);
+      await insertRecords(tx, Doc, tenant, [
+        {
+          Guid: g(2),
+          Title: null,
+          Number: "D1",
+          Status: "Open",
+          Day: "2026-01-31",
+          At: "2026-01-31T10:00:00Z",
+          Done: false,
+          Address: { City: "Köln", Land: g(1) },
+        },
+      ]);
+      await insertRecords(tx, Line, tenant, [
+        { Guid: g(3), Title: null, Doc: g(2), Qty: "12345678901234.5678", No: 1 },
+      ]);
+      const [doc] = await loadRecords(tx, Doc, tenant, [g(2)]);
+      expect(doc).toMatchObject({
+        Number: "D1",
+        Day: "2026-01-31",
+        Address: { City: "Köln", Land: g(1) },
+        Done: false,
+      });
+      const [line] = await loadRecords(tx, Line, tenant, [g(3)]);
+      expect(line?.Qty).toBe(12345678901234.5678);
+      expect(await updateRecord(tx, Doc, tenant, g(2), { Status: "Closed", Address: { City: "Bonn" } })).toBe(true);
+      expect(await updateRecord(tx, Doc, tenant, g(9), { Status: "Closed" })).toBe(false);
+      const [updated] = await loadRecords(tx, Doc, tenant, [g(2)]);
+      expect(updated).toMatchObject({ Status: "Closed", Address: { City: "Bonn", Land: g(1) } });
+      expect(await deleteRecords(tx, Doc, tenant, [g(2)])).toEqual([g(2)]);
+      // the line went with its owner
+      expect(await loadRecords(tx, Line, tenant, [g(3)])).toEqual([]);
+    });
+  });
+
+  it("keeps natural keys unique per tenant, not across tenants", async () => {
+    const [a, b] = [uniqueTenant(), uniqueTenant()];
+    await inTenant(db, a, (tx) => insertRecords(tx, Land, a, [{ Guid: g(1), Code: "FR" }]));
+    await inTenant(db, b, (tx) => insertRecords(tx, Land, b, [{ Guid: g(1), Code: "FR" }]));
+    await expect(inTenant(db, a, (tx) => insertRecords(tx, Land, a, [{ Guid: g(2), Code: "FR" }]))).rejects.toThrow();
+  });
+
+  it("row-level security hides other tenants' rows even without a tenant predicate", async () => {
+    const [a, b] = [uniqueTenant(), uniqueTenant()];
+    await inTenant(db, a, (tx) => insertRecords(tx, Land, a, [{ Guid: g(5), Code: "IT" }]));
+    const seenByB = await inTenant(db, b, (tx) => tx.query(sql`SELECT code FROM st_land WHERE guid = ${g(5)}::uuid`));
+    expect(seenByB).toEqual([]);
+    const seenByA = await inTenant(db, a, (tx) => tx.query(sql`SELECT code FROM st_land WHERE guid = ${g(5)}::uuid`));
+    expect(seenByA).toEqual([{ code: "IT" }]);
+    // and it cannot write into another tenant either
+    await expect(inTenant(db, b, (tx) => insertRecords(tx, Land, a, [{ Guid: g(6), Code: "ES" }]))).rejects.toThrow(
+      /row-level security/,
+    );
+  });
+
+  it("rejects a reference into another tenant", async () => {
+    const [a, b] = [uniqueTenant(), uniqueTenant()];
+    await inTenant(db, a, (tx) => insertRecords(tx, Doc, a, [{ Guid: g(7), Number: "X" }]));
+    await expect(
+      inTenant(db, b, (tx) => insertRecords(tx, Line, b, [{ Guid: g(8), Doc: g(7), Qty: 1 }])),
+    ).rejects.toThrow();
+  });
+
+  it("enforces read-only transactions", async () => {
+    const t = uniqueTenant();
+    await expect(
+      inTenant(db, t, (tx) => insertRecords(tx, Land, t, [{ Guid: g(1), Code: "NL" }]), { readOnly: true }),
+    ).rejects.toThrow(/read-only/);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Tables the framework itself needs: tenants, their features, users and refresh tokens. Like
+ * entity tables they lead with the tenant and are guarded by row-level security.
+ */
+import { boolean, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
+
+export const tenantTable = pgTable(
+  "bizdata_tenant",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  () => [pgPolicy("bizdata_tenant_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("id") })],
+).enableRLS();
+
+export const tenantFeatureTable = pgTable(
+  "bizdata_tenant_feature",
+  {
+    tenantId: text("tenant_id").notNull(),
+    feature: text("feature").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "bizdata_tenant_feature_pkey", columns: [t.tenantId, t.feature] }),
+    pgPolicy("bizdata_tenant_feature_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
+  ],
+).enableRLS();
+
+export const userTable = pgTable(
+  "bizdata_user",
+  {
+    tenantId: text("tenant_id").notNull(),
+    username: text("username").notNull(),
+    /** `scrypt$N$r$p$salt$hash`, base64url parts */
+    passwordHash: text("password_hash").notNull(),
+    /** role names; what each grants is configured in the host */
+    roles: text("roles").array().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "bizdata_user_pkey", columns: [t.tenantId, t.username] }),
+    pgPolicy("bizdata_user_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
+  ],
+).enableRLS();
+
+export const refreshTokenTable = pgTable(
+  "bizdata_refresh_token",
+  {
+    tenantId: text("tenant_id").notNull(),
+    /** SHA-256 of the opaque token; the token itself is never stored */
+    tokenHash: text("token_hash").notNull(),
+    username: text("username").notNull(),
+    /** every token rotated from one sign-in shares a family; reuse revokes the family */
+    family: uuid("family").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "string" }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "string" }),
+    revoked: boolean("revoked").notNull().default(false),
+  },
+  (t) => [
+    primaryKey({ name: "bizdata_refresh_token_pkey", columns: [t.tenantId, t.tokenHash] }),
+    pgPolicy("bizdata_refresh_token_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
+  ],
+).enableRLS();
+
+export const systemTables = [tenantTable, tenantFeatureTable, userTable, refreshTokenTable] as const;

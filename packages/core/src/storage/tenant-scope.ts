@@ -1,0 +1,28 @@
+/**
+ * Every tenant's work runs in a transaction that has switched to the application role and set
+ * the current tenant, so row-level security holds even for a statement that forgot its tenant
+ * predicate. Both settings go in one statement: one round trip per request, not two.
+ */
+import type { Database, Session, TransactionOptions } from "./database.js";
+import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
+
+const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Tenant ids are short identifiers; anything else is rejected before it reaches SQL. */
+export const isTenantId = (id: string): boolean => TENANT_ID.test(id);
+
+export function inTenant<T>(
+  db: Database,
+  tenantId: string,
+  fn: (tx: Session) => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T> {
+  if (!isTenantId(tenantId)) throw new Error(`"${tenantId}" is not a valid tenant id.`);
+  return db.transaction(async (tx) => {
+    await tx.query({
+      sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true)`,
+      params: [tenantId],
+    });
+    return fn(tx);
+  }, options);
+}

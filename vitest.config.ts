@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "examples/src/**/*.test.ts", "test/**/*.test.ts"],
+    // An in-memory PGlite costs seconds and ~700 MB to start, so each worker keeps one for all
+    // its test files (test/database.ts); tests isolate themselves with their own tenants.
+    pool: "forks",
+    poolOptions: { forks: { isolate: false } },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
