@@ -57,8 +57,8 @@ export function rowToRecord(def: AnyEntity, row: Record<string, unknown>): Recor
       record[c.path[0]!] = value;
     } else {
       const [outer, inner] = c.path as [string, string];
-      const nested = (record[outer] ??= {}) as Record<string, unknown>;
-      nested[inner] = value;
+      record[outer] ??= {};
+      (record[outer] as Record<string, unknown>)[inner] = value;
     }
   }
   return record;

@@ -56,7 +56,9 @@ export async function insertRecords(
   const arrays: unknown[][] = columns.map(() => []);
   for (const record of records) {
     const values = recordColumns(def, record);
-    columns.forEach((c, i) => arrays[i]!.push(values.get(c) ?? null));
+    columns.forEach((c, i) => {
+      arrays[i]!.push(values.get(c) ?? null);
+    });
   }
   const names = sql.join([id(TENANT_COLUMN), ...columns.map((c) => id(c.column))], sql`, `);
   const unnest = sql.join(
