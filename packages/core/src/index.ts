@@ -10,3 +10,5 @@ export type * from "./model/hooks.js";
 export * from "./model/model.js";
 export type * from "./prompts/prompts.js";
 export * from "./storage/index.js";
+export * from "./validation/index.js";
+export * from "./write/index.js";

@@ -1,0 +1,3 @@
+/** Write validation derived from entity definitions (valibot schemas built once per entity). */
+export type { WriteIssueCode } from "./issue-codes.js";
+export { type ValidateOptions, validateWrite, type WriteMode, type WriteValidation } from "./validate-write.js";
