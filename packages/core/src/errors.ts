@@ -12,6 +12,8 @@ export interface ErrorDetail {
 
 export class ServiceError extends Error {
   override readonly name = "ServiceError";
+  /** response headers the status calls for (`WWW-Authenticate` on 401, `Retry-After` on 503) */
+  headers: Readonly<Record<string, string>> = {};
   constructor(
     readonly status: number,
     readonly code: string,
@@ -20,6 +22,12 @@ export class ServiceError extends Error {
     readonly details: readonly ErrorDetail[] = [],
   ) {
     super(message);
+  }
+
+  /** the same error with response headers attached */
+  withHeaders(headers: Record<string, string>): this {
+    this.headers = { ...this.headers, ...headers };
+    return this;
   }
 
   toJSON(): { error: Record<string, unknown> } {

@@ -123,7 +123,7 @@ const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
  *   fields: {
  *     SKU: text({ required: true, maxLength: 64 }),
  *     Cost: decimal({ precision: 18, scale: 4, min: 0 }),
- *     Uoms: collection(() => ProductUom, { inverse: "Product" }),
+ *     Uoms: collection(ProductUom, { inverse: "Product" }),
  *   },
  * });
  * type ProductRecord = RecordOf<typeof Product>;

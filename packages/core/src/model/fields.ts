@@ -108,6 +108,8 @@ export interface VirtualField<In = any, T extends ScalarField = ScalarField> {
 }
 
 // ---------------------------------------------------------------- builders
+// Return types use `NoInfer<Req>`: inside `entity({ fields })` the contextual type would otherwise
+// widen `required: true` to `boolean` and make every property of the record type nullable.
 
 type Opts<F, Req extends boolean> = Partial<Omit<F, "kind" | "required">> & { readonly required?: Req };
 
@@ -115,20 +117,20 @@ function common<Req extends boolean>(o: { required?: Req; readOnly?: boolean }) 
   return { required: (o.required ?? false) as Req, readOnly: o.readOnly ?? false };
 }
 
-export const text = <Req extends boolean = false>(o: Opts<TextField, Req> = {}): TextField<Req> => ({
+export const text = <Req extends boolean = false>(o: Opts<TextField, Req> = {}): TextField<NoInfer<Req>> => ({
   ...o,
   kind: "text",
   maxLength: o.maxLength ?? 255,
   ...common(o),
 });
 
-export const integer = <Req extends boolean = false>(o: Opts<IntegerField, Req> = {}): IntegerField<Req> => ({
+export const integer = <Req extends boolean = false>(o: Opts<IntegerField, Req> = {}): IntegerField<NoInfer<Req>> => ({
   ...o,
   kind: "integer",
   ...common(o),
 });
 
-export const decimal = <Req extends boolean = false>(o: Opts<DecimalField, Req> = {}): DecimalField<Req> => ({
+export const decimal = <Req extends boolean = false>(o: Opts<DecimalField, Req> = {}): DecimalField<NoInfer<Req>> => ({
   ...o,
   kind: "decimal",
   precision: o.precision ?? 18,
@@ -136,25 +138,27 @@ export const decimal = <Req extends boolean = false>(o: Opts<DecimalField, Req> 
   ...common(o),
 });
 
-export const boolean = <Req extends boolean = false>(o: Opts<BooleanField, Req> = {}): BooleanField<Req> => ({
+export const boolean = <Req extends boolean = false>(o: Opts<BooleanField, Req> = {}): BooleanField<NoInfer<Req>> => ({
   ...o,
   kind: "boolean",
   ...common(o),
 });
 
-export const date = <Req extends boolean = false>(o: Opts<DateField, Req> = {}): DateField<Req> => ({
+export const date = <Req extends boolean = false>(o: Opts<DateField, Req> = {}): DateField<NoInfer<Req>> => ({
   ...o,
   kind: "date",
   ...common(o),
 });
 
-export const datetime = <Req extends boolean = false>(o: Opts<DateTimeField, Req> = {}): DateTimeField<Req> => ({
+export const datetime = <Req extends boolean = false>(
+  o: Opts<DateTimeField, Req> = {},
+): DateTimeField<NoInfer<Req>> => ({
   ...o,
   kind: "datetime",
   ...common(o),
 });
 
-export const guid = <Req extends boolean = false>(o: Opts<GuidField, Req> = {}): GuidField<Req> => ({
+export const guid = <Req extends boolean = false>(o: Opts<GuidField, Req> = {}): GuidField<NoInfer<Req>> => ({
   ...o,
   kind: "guid",
   ...common(o),
@@ -163,12 +167,12 @@ export const guid = <Req extends boolean = false>(o: Opts<GuidField, Req> = {}):
 export const enumeration = <const V extends string, Req extends boolean = false>(
   values: readonly V[],
   o: Opts<EnumField<V>, Req> = {},
-): EnumField<V, Req> => ({ ...o, kind: "enum", values, ...common(o) });
+): EnumField<V, NoInfer<Req>> => ({ ...o, kind: "enum", values, ...common(o) });
 
 export const reference = <Req extends boolean = false>(
   target: string,
   o: Opts<Omit<ReferenceField, "target">, Req> = {},
-): ReferenceField<Req> => ({ ...o, kind: "reference", target, ...common(o) });
+): ReferenceField<NoInfer<Req>> => ({ ...o, kind: "reference", target, ...common(o) });
 
 export const collection = <E extends EntityDefinition<string, any, any>>(
   target: E,

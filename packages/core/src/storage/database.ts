@@ -15,7 +15,7 @@ export type Statement = SqlQuery | SQL;
 export type Row = Record<string, unknown>;
 
 export interface Session {
-  query<R extends Row = Row>(statement: Statement): Promise<R[]>;
+  query<R = Row>(statement: Statement): Promise<R[]>;
 }
 
 export interface TransactionOptions {

@@ -20,7 +20,7 @@ interface Queryable {
 }
 
 const session = (db: Queryable): Session => ({
-  async query<R extends Row>(statement: Statement) {
+  async query<R = Row>(statement: Statement) {
     const { sql, params } = toQuery(statement);
     return (await db.query<R>(sql, params as unknown[])).rows;
   },

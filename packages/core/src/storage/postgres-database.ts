@@ -14,7 +14,7 @@ export interface PostgresOptions {
 const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, parse: (v: string) => v };
 
 const session = (sql: postgres.Sql<any> | postgres.TransactionSql<any>): Session => ({
-  async query<R extends Row>(statement: Statement) {
+  async query<R = Row>(statement: Statement) {
     const q = toQuery(statement);
     return (await sql.unsafe(q.sql, q.params as postgres.ParameterOrJSON<never>[], {
       prepare: true,

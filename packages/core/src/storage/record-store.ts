@@ -69,7 +69,7 @@ export async function insertRecords(
 }
 
 /** Updates the given properties of one record; false when there is no such record. */
-export async function updateRecord(
+export async function updateRecordRow(
   session: Session,
   def: AnyEntity,
   tenantId: string,

@@ -17,7 +17,7 @@ import {
 import { defineModel } from "../model/model.js";
 import type { Database } from "./database.js";
 import { migrate } from "./migrate.js";
-import { deleteRecords, insertRecords, loadRecords, updateRecord } from "./record-store.js";
+import { deleteRecords, insertRecords, loadRecords, updateRecordRow } from "./record-store.js";
 import { inTenant } from "./tenant-scope.js";
 
 // table names of their own, so this model never meets another test's tables in a shared database
@@ -69,9 +69,7 @@ describe("storage", () => {
           Address: { City: "Köln", Land: g(1) },
         },
       ]);
-      await insertRecords(tx, Line, tenant, [
-        { Guid: g(3), Title: null, Doc: g(2), Qty: "1234567.8901", No: 1 },
-      ]);
+      await insertRecords(tx, Line, tenant, [{ Guid: g(3), Title: null, Doc: g(2), Qty: "1234567.8901", No: 1 }]);
       const [doc] = await loadRecords(tx, Doc, tenant, [g(2)]);
       expect(doc).toMatchObject({
         Number: "D1",
@@ -81,8 +79,8 @@ describe("storage", () => {
       });
       const [line] = await loadRecords(tx, Line, tenant, [g(3)]);
       expect(line?.Qty).toBe(1234567.8901);
-      expect(await updateRecord(tx, Doc, tenant, g(2), { Status: "Closed", Address: { City: "Bonn" } })).toBe(true);
-      expect(await updateRecord(tx, Doc, tenant, g(9), { Status: "Closed" })).toBe(false);
+      expect(await updateRecordRow(tx, Doc, tenant, g(2), { Status: "Closed", Address: { City: "Bonn" } })).toBe(true);
+      expect(await updateRecordRow(tx, Doc, tenant, g(9), { Status: "Closed" })).toBe(false);
       const [updated] = await loadRecords(tx, Doc, tenant, [g(2)]);
       expect(updated).toMatchObject({ Status: "Closed", Address: { City: "Bonn", Land: g(1) } });
       expect(await deleteRecords(tx, Doc, tenant, [g(2)])).toEqual([g(2)]);

@@ -63,4 +63,16 @@ export const refreshTokenTable = pgTable(
   ],
 ).enableRLS();
 
-export const systemTables = [tenantTable, tenantFeatureTable, userTable, refreshTokenTable] as const;
+/**
+ * Keys that sign the host's own access tokens, shared by every host instance through the
+ * database. Not tenant data: read at start-up, before any tenant is known.
+ */
+export const signingKeyTable = pgTable("bizdata_signing_key", {
+  kid: text("kid").primaryKey(),
+  algorithm: text("algorithm").notNull(),
+  privateJwk: text("private_jwk").notNull(),
+  publicJwk: text("public_jwk").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+});
+
+export const systemTables = [tenantTable, tenantFeatureTable, userTable, refreshTokenTable, signingKeyTable] as const;

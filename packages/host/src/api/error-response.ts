@@ -1,0 +1,72 @@
+/**
+ * The one place errors become HTTP (style: errors are values, mapped once). Stage errors carry
+ * their status; database errors a client can cause are translated to the same error body; anything
+ * else is a 500 whose details go only to the log.
+ */
+import { type Model, ServiceError, tableName } from "@bizdata/core";
+import { QuerySyntaxError } from "@bizdata/odata";
+
+export interface ErrorResponse {
+  readonly status: number;
+  readonly error: ServiceError;
+  readonly headers: Record<string, string>;
+  /** unexpected: log it with its stack */
+  readonly unexpected: boolean;
+}
+
+interface DatabaseError {
+  code?: string;
+  constraint?: string;
+  constraint_name?: string;
+  table?: string;
+  table_name?: string;
+}
+
+// PostgreSQL error classes that mean "the database is not there right now", plus socket errors
+const unavailable = /^(08|57P0[1-3]|53300|ECONNREFUSED|ECONNRESET|CONNECTION_)/;
+
+function fromDatabase(err: DatabaseError, model: Model): ServiceError | undefined {
+  const code = err.code ?? "";
+  const constraint = err.constraint_name ?? err.constraint ?? "";
+  if (code === "23505") {
+    const entity = [...model.entities.values()].find((e) => constraint === `${tableName(e)}_nk`);
+    if (entity) {
+      const key = entity.naturalKey.property;
+      return new ServiceError(400, "DuplicateKey", `Another ${entity.name} already has this ${key}.`, key);
+    }
+    return new ServiceError(400, "DuplicateKey", "A record with this Guid already exists.", "Guid");
+  }
+  if (code === "23503") {
+    return new ServiceError(
+      400,
+      "RecordInUse",
+      "The record is referenced by other records or references one that does not exist.",
+    );
+  }
+  if (code.startsWith("22")) return new ServiceError(400, "InvalidValue", "A value is out of range for its property.");
+  if (unavailable.test(code)) {
+    return new ServiceError(503, "ServiceUnavailable", "The database is not available; retry shortly.");
+  }
+  return undefined;
+}
+
+export function errorResponse(err: unknown, model: Model): ErrorResponse {
+  if (err instanceof ServiceError) return { status: err.status, error: err, headers: err.headers, unexpected: false };
+  if (err instanceof QuerySyntaxError) {
+    const error = new ServiceError(400, "QuerySyntaxError", err.message, err.option);
+    return { status: 400, error, headers: {}, unexpected: false };
+  }
+  if (err !== null && typeof err === "object" && "code" in err) {
+    const mapped = fromDatabase(err as DatabaseError, model);
+    if (mapped) {
+      return {
+        status: mapped.status,
+        error: mapped,
+        headers: mapped.status === 503 ? { "Retry-After": "5" } : {},
+        unexpected: false,
+      };
+    }
+  }
+  const error = new ServiceError(500, "InternalError", "An unexpected error occurred; it has been logged.");
+  return { status: 500, error, headers: {}, unexpected: true };
+}

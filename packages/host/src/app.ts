@@ -1,0 +1,55 @@
+/**
+ * The Hono application: health, sign-in, and the entity API, with errors mapped in one place
+ * and `OData-Version: 4.01` on every response. It takes an open database and a model, so it can
+ * be embedded in another Node server or driven in tests through `app.request`.
+ */
+import type { Database, Model } from "@bizdata/core";
+import { Hono } from "hono";
+import type { Logger } from "pino";
+import { entityRoutes } from "./api/entity-routes.js";
+import { errorResponse } from "./api/error-response.js";
+import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
+import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import type { SigningKeys } from "./auth/signing-keys.js";
+import type { HostConfig } from "./config.js";
+
+export interface AppOptions {
+  readonly db: Database;
+  readonly model: Model;
+  readonly keys: SigningKeys;
+  readonly config: Pick<HostConfig, "auth" | "queryLimits" | "bodyLimits">;
+  readonly logger: Logger;
+}
+
+export function createApp({ db, model, keys, config, logger }: AppOptions) {
+  const auth: AuthSettings = config.auth;
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("OData-Version", "4.01");
+  });
+
+  app.onError((err, c) => {
+    const { status, error, headers, unexpected } = errorResponse(err, model);
+    if (unexpected) logger.error({ err, method: c.req.method, path: c.req.path }, "request failed");
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    c.header("OData-Version", "4.01");
+    return c.json(error.toJSON(), status as 400);
+  });
+
+  app.notFound((c) => c.json({ error: { code: "NotFound", message: `No resource at ${c.req.path}.` } }, 404));
+
+  app.get("/health", async (c) => {
+    await db.query({ sql: "SELECT 1", params: [] });
+    return c.json({ status: "ok" });
+  });
+  app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
+
+  app.route("/api/auth", authRoutes(db, keys, auth));
+  app.use("/api/*", authenticate(keys, auth));
+  app.route("/api", entityRoutes(db, model, config));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

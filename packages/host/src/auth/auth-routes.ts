@@ -1,0 +1,77 @@
+/**
+ * `POST /api/auth/signin` and `POST /api/auth/refresh` (api-conventions: Authentication). Every
+ * credential failure gets the same 401 body, and an unknown user still costs a password hash, so
+ * neither the answer nor its timing tells which part was wrong.
+ */
+import { type Database, ServiceError } from "@bizdata/core";
+import { Hono } from "hono";
+import { defaultBodyLimits } from "../http/body-limits.js";
+import { readJsonBody } from "../http/request-json.js";
+import { findUser } from "../tenants/tenant-admin.js";
+import { issueAccessToken, type TokenSettings } from "./access-tokens.js";
+import { DUMMY_HASH, verifyPassword } from "./passwords.js";
+import type { Principal } from "./principal.js";
+import { consumeRefreshToken, issueRefreshToken } from "./refresh-tokens.js";
+import type { SigningKeys } from "./signing-keys.js";
+
+export interface AuthSettings extends TokenSettings {
+  /** seconds */
+  readonly refreshTokenTtl: number;
+}
+
+const credentialsRejected = () =>
+  new ServiceError(401, "Unauthorized", "The tenant, user name or password is not correct.").withHeaders({
+    "WWW-Authenticate": 'Bearer realm="api"',
+  });
+
+const authLimits = { ...defaultBodyLimits, maxBytes: 16 * 1024 };
+
+const stringField = (body: unknown, name: string): string => {
+  const value =
+    body !== null && typeof body === "object" && Object.hasOwn(body, name)
+      ? (body as Record<string, unknown>)[name]
+      : undefined;
+  if (typeof value !== "string" || value.length === 0 || value.length > 1024) {
+    throw new ServiceError(400, "ValidationError", `${name} is required and must be a non-empty string.`, name);
+  }
+  return value;
+};
+
+export function authRoutes(db: Database, keys: SigningKeys, settings: AuthSettings) {
+  const tokens = async (principal: Principal, family?: string) => ({
+    access_token: await issueAccessToken(keys, settings, principal),
+    refresh_token: await issueRefreshToken(
+      db,
+      principal.tenantId,
+      principal.username,
+      settings.refreshTokenTtl,
+      family,
+    ),
+    token_type: "Bearer",
+    expires_in: settings.accessTokenTtl,
+  });
+
+  return new Hono()
+    .post("/signin", async (c) => {
+      const body = await readJsonBody(c.req.raw, authLimits);
+      const tenantId = stringField(body, "TenantId");
+      const username = stringField(body, "Username");
+      const password = stringField(body, "Password");
+      const user = await findUser(db, tenantId, username);
+      const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+      if (!user || !ok) throw credentialsRejected();
+      c.header("Cache-Control", "no-store");
+      return c.json(await tokens({ tenantId, username, roles: user.roles }));
+    })
+    .post("/refresh", async (c) => {
+      const body = await readJsonBody(c.req.raw, authLimits);
+      const outcome = await consumeRefreshToken(db, stringField(body, "refresh_token"));
+      if (!outcome.ok) throw credentialsRejected();
+      const user = await findUser(db, outcome.tenantId, outcome.username);
+      if (!user) throw credentialsRejected();
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        await tokens({ tenantId: outcome.tenantId, username: outcome.username, roles: user.roles }, outcome.family),
+      );
+    });
+}

@@ -1,0 +1,56 @@
+/**
+ * Host configuration from the environment (api-conventions: Addresses and start-up), checked
+ * once at start so a typo fails loudly instead of running with a default.
+ */
+import { defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import { type BodyLimits, defaultBodyLimits } from "./http/body-limits.js";
+
+export interface HostConfig {
+  readonly host: string;
+  readonly port: number;
+  /** `postgres://…`, `memory://`, or undefined for PGlite under `dataDir` */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly auth: {
+    readonly issuer: string;
+    readonly audience: string;
+    readonly accessTokenTtl: number;
+    readonly refreshTokenTtl: number;
+  };
+  readonly queryLimits: QueryLimits;
+  readonly bodyLimits: BodyLimits;
+  readonly logLevel: string;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name}=${raw} is not an integer between ${min} and ${max}.`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
+  return {
+    host: env.HOST || "127.0.0.1",
+    port: integer(env, "PORT", 3000, 0, 65535),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR || "./.data",
+    auth: {
+      issuer: env.AUTH_ISSUER || "bizdata",
+      audience: env.AUTH_AUDIENCE || "bizdata-api",
+      accessTokenTtl: integer(env, "ACCESS_TOKEN_TTL", 15 * 60, 30, 24 * 3600),
+      refreshTokenTtl: integer(env, "REFRESH_TOKEN_TTL", 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    },
+    queryLimits: {
+      ...defaultQueryLimits,
+      maxPageSize: integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000),
+    },
+    bodyLimits: {
+      ...defaultBodyLimits,
+      maxBytes: integer(env, "MAX_BODY_BYTES", defaultBodyLimits.maxBytes, 1024, 1024 ** 3),
+    },
+    logLevel: env.LOG_LEVEL || "info",
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Loads the sample data set into one tenant with bulk inserts (one `unnest` statement per batch
+ * of up to a thousand records). Idempotent: a tenant that already holds sample products is left
+ * as it is.
+ */
+import { type Database, insertRecords, inTenant, type Model, tableName } from "@bizdata/core";
+import { generateSampleData, type SampleOptions, sampleTotals } from "@bizdata/examples";
+
+export interface SeedProgress {
+  start(total: number): void;
+  advance(records: number): void;
+  stop(): void;
+}
+
+/** batches per transaction: big enough to amortize commits, small enough to keep memory flat */
+const BATCHES_PER_TRANSACTION = 20;
+
+export async function seedSampleData(
+  db: Database,
+  model: Model,
+  tenantId: string,
+  options: SampleOptions,
+  progress?: SeedProgress,
+): Promise<{ seeded: boolean; records: number }> {
+  const product = model.entity("Product")!;
+  const [existing] = await inTenant(db, tenantId, (tx) =>
+    tx.query<{ n: number }>({
+      sql: `SELECT count(*)::int AS n FROM ${tableName(product)} WHERE tenant_id = $1`,
+      params: [tenantId],
+    }),
+  );
+  if ((existing?.n ?? 0) > 0) return { seeded: false, records: 0 };
+  const totals = sampleTotals(options);
+  const total = Object.values(totals).reduce((a, b) => a + b, 0);
+  progress?.start(total);
+  let records = 0;
+  let pending: { entity: string; records: Record<string, unknown>[] }[] = [];
+  const flush = async () => {
+    const batches = pending;
+    pending = [];
+    await inTenant(db, tenantId, async (tx) => {
+      for (const batch of batches) {
+        await insertRecords(tx, model.entity(batch.entity)!, tenantId, batch.records);
+        progress?.advance(batch.records.length);
+      }
+    });
+  };
+  for (const batch of generateSampleData(options)) {
+    pending.push(batch);
+    records += batch.records.length;
+    if (pending.length >= BATCHES_PER_TRANSACTION) await flush();
+  }
+  await flush();
+  progress?.stop();
+  return { seeded: true, records };
+}

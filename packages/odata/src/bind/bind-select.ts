@@ -1,0 +1,86 @@
+/**
+ * `$select` against the model. Without `$select` only `Guid` is returned (spec 2.1); `*` selects
+ * every persisted property (virtual ones, which cost computation, only when named).
+ */
+import { type AnyEntity, badRequest, columnOf, type PersistedField, persistedColumns } from "@bizdata/core";
+import type { SelectItem } from "../syntax/ast.js";
+import { unknownProperty } from "./bind-errors.js";
+import type { SelectedProperty } from "./read-query.js";
+
+const propertyNames = (entity: AnyEntity) => [
+  ...Object.keys(entity.fields),
+  ...Object.keys(entity.virtuals),
+  "RecordReadOnly",
+];
+
+function bindProperty(entity: AnyEntity, name: string, option: string): SelectedProperty {
+  if (name === "RecordReadOnly") return { kind: "recordReadOnly", name };
+  const field = Object.hasOwn(entity.fields, name) ? (entity.fields[name] as PersistedField) : undefined;
+  if (field !== undefined) {
+    switch (field.kind) {
+      case "collection":
+        throw badRequest(
+          "NotSelectable",
+          `${entity.name}.${name} is a collection; use $expand=${name} to read its items.`,
+          option,
+        );
+      case "complex":
+        return { kind: "complex", name, members: persistedColumns(entity).filter((c) => c.path[0] === name) };
+      default:
+        return { kind: "column", name, column: columnOf(entity, [name])! };
+    }
+  }
+  const virtual = Object.hasOwn(entity.virtuals, name) ? entity.virtuals[name] : undefined;
+  if (virtual !== undefined) {
+    return {
+      kind: "virtual",
+      name,
+      field: virtual,
+      dependsOn: virtual.dependsOn.flatMap((dep: string) => {
+        const columns = persistedColumns(entity).filter((c) => c.path[0] === dep);
+        return columns;
+      }),
+    };
+  }
+  throw unknownProperty(entity.name, name, option, propertyNames(entity));
+}
+
+export function bindSelect(
+  entity: AnyEntity,
+  items: readonly SelectItem[] | undefined,
+  option = "$select",
+): SelectedProperty[] {
+  const guid = bindProperty(entity, "Guid", option);
+  if (items === undefined) return [guid];
+  const names: string[] = [];
+  for (const item of items) {
+    if (item.path.length === 1 && item.path[0] === "*") {
+      for (const [name, field] of Object.entries(entity.fields as Record<string, PersistedField>)) {
+        if (field.kind !== "collection") names.push(name);
+      }
+      continue;
+    }
+    if (item.path.length > 1) {
+      // `MailingAddress/City` selects the whole complex value: members are cheap and it keeps one shape
+      const [head] = item.path as [string];
+      const field = Object.hasOwn(entity.fields, head) ? (entity.fields[head] as PersistedField) : undefined;
+      if (field?.kind !== "complex") {
+        throw badRequest(
+          "NotSelectable",
+          `"${item.path.join("/")}" is not a property path of ${entity.name}; use $expand for related entities.`,
+          option,
+        );
+      }
+      const member = item.path[1]!;
+      if (!Object.hasOwn(field.fields, member)) {
+        throw unknownProperty(`${entity.name}.${head}`, member, option, Object.keys(field.fields));
+      }
+      names.push(head);
+      continue;
+    }
+    names.push(item.path[0]!);
+  }
+  // Guid first, each property once, in the order asked for
+  const unique = [...new Set(["Guid", ...names])];
+  return unique.map((name) => (name === "Guid" ? guid : bindProperty(entity, name, option)));
+}
