@@ -48,18 +48,22 @@ export function recordColumns(def: AnyEntity, record: Record<string, unknown>): 
   return out;
 }
 
+/** sets a value at a one- or two-step property path (complex members), creating the nested object */
+export function assignPath(record: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  if (path.length === 1) {
+    record[path[0]!] = value;
+    return;
+  }
+  const outer = path[0]!;
+  record[outer] ??= {};
+  (record[outer] as Record<string, unknown>)[path[1]!] = value;
+}
+
 /** a row (selected as `persistedColumns` with their column names) as a nested record */
 export function rowToRecord(def: AnyEntity, row: Record<string, unknown>): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const c of persistedColumns(def)) {
-    const value = fromColumnValue(c.field, row[c.column]);
-    if (c.path.length === 1) {
-      record[c.path[0]!] = value;
-    } else {
-      const [outer, inner] = c.path as [string, string];
-      record[outer] ??= {};
-      (record[outer] as Record<string, unknown>)[inner] = value;
-    }
+    assignPath(record, c.path, fromColumnValue(c.field, row[c.column]));
   }
   return record;
 }

@@ -45,7 +45,7 @@ export function tableDdl(table: PgTable): TableDdl {
     : config.columns.filter((c) => c.primary).map((c) => q(c.name));
   const create = [
     `CREATE TABLE IF NOT EXISTS ${name} (${[...columnSql, `PRIMARY KEY (${pkColumns.join(", ")})`].join(", ")})`,
-    ...config.columns.map((c, i) => `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${columnSql[i]}`),
+    ...columnSql.map((column) => `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${column}`),
     ...config.indexes.map((ix) => {
       const columns = ix.config.columns.map((c) => q((c as { name: string }).name));
       return `CREATE ${ix.config.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${q(ix.config.name!)} ON ${name} (${columns.join(", ")})`;

@@ -3,7 +3,7 @@
  * …`) and are written straight into JSON text: decimals keep PostgreSQL's exact text, nothing is
  * parsed and re-serialized, and virtual properties are computed only when selected.
  */
-import { type ColumnMapping, fromColumnValue } from "@bizdata/core";
+import { assignPath, type ColumnMapping, fromColumnValue } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { SelectedProperty } from "../bind/read-query.js";
 
@@ -77,20 +77,15 @@ export function selectColumns(
         const deps = p.dependsOn.map((c) => ({ c, a: alias(c) }));
         return (row) => {
           const record: Record<string, unknown> = {};
-          for (const { c, a } of deps) {
-            const value = fromColumnValue(c.field, row[a]);
-            if (c.path.length === 1) record[c.path[0]!] = value;
-            else {
-              const outer = (record[c.path[0]!] ??= {}) as Record<string, unknown>;
-              outer[c.path[1]!] = value;
-            }
-          }
+          for (const { c, a } of deps) assignPath(record, c.path, fromColumnValue(c.field, row[a]));
           return `${key}:${json(p.field.compute(record) ?? null)}`;
         };
       }
       case "recordReadOnly":
         // methods and their DisableIf conditions arrive with custom methods; until then none is disabled
         return () => `${key}:[]`;
+      default:
+        return p satisfies never;
     }
   });
   return {
