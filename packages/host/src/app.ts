@@ -5,7 +5,7 @@
  */
 import type { Database, Model } from "@bizdata/core";
 import { Hono } from "hono";
-import type { Logger } from "pino";
+import pino, { type Logger } from "pino";
 import { entityRoutes } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
@@ -17,11 +17,12 @@ export interface AppOptions {
   readonly db: Database;
   readonly model: Model;
   readonly keys: SigningKeys;
-  readonly config: Pick<HostConfig, "auth" | "queryLimits" | "bodyLimits">;
-  readonly logger: Logger;
+  readonly config: Pick<HostConfig, "auth" | "queryLimits" | "bodyLimits" | "logLevel">;
+  /** defaults to a pino logger at `config.logLevel` */
+  readonly logger?: Logger;
 }
 
-export function createApp({ db, model, keys, config, logger }: AppOptions) {
+export function createApp({ db, model, keys, config, logger = pino({ level: config.logLevel }) }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
 

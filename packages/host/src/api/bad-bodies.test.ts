@@ -1,0 +1,127 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Caller, config, signedInTenant } from "../../../../test/host-app.js";
+
+let admin: Caller;
+let productGuid: string;
+beforeAll(async () => {
+  ({ admin } = await signedInTenant("bodies"));
+  const res = await admin.request("POST", "/api/Product", { SKU: "B-1", Cost: 1 });
+  productGuid = ((await res.json()) as { Guid: string }).Guid;
+});
+
+const error = async (res: Response) => ((await res.json()) as { error: any }).error;
+
+/** every bad write must leave the data as it was */
+async function productUnchanged() {
+  const res = await admin.request("GET", `/api/Product(${productGuid})?$select=SKU,Cost,SalesDescription`);
+  expect(await res.json()).toEqual({ Guid: productGuid, SKU: "B-1", Cost: 1, SalesDescription: null });
+  const count = await admin.request("GET", "/api/Product/$count");
+  expect(await count.text()).toBe("1");
+}
+
+describe("bad write bodies", () => {
+  it.each([
+    ["not JSON", "{SKU: 1}", "InvalidJson", undefined],
+    ["empty", "", "InvalidJson", undefined],
+    ["an array", "[]", "ValidationError", undefined],
+    ["wrong type", { SKU: 5 }, "ValidationError", "SKU"],
+    ["decimal as text without IEEE754Compatible", { Cost: "1.5" }, "ValidationError", "Cost"],
+    ["too many decimal places", { Cost: 1.23456 }, "ValidationError", "Cost"],
+    ["out of bounds", { Cost: -1 }, "ValidationError", "Cost"],
+    ["unknown property", { Colour: "red" }, "ValidationError", "Colour"],
+    ["wrongly-cased property", { sku: "x" }, "ValidationError", "sku"],
+    ["__proto__", '{"__proto__":{"SKU":"x"}}', "ValidationError", "__proto__"],
+    ["constructor", { constructor: "x" }, "ValidationError", "constructor"],
+    ["read-only Guid on update", { Guid: "6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f" }, "ValidationError", "Guid"],
+    ["virtual property", { RecordReadOnly: [] }, "ValidationError", "RecordReadOnly"],
+    ["number JSON cannot carry exactly", '{"Cost": 0.1000000000000000000001}', "NumberNotExact", "Cost"],
+    ["huge number", '{"Cost": 123456789012345678901234567890}', "NumberNotExact", "Cost"],
+    ["null for a required property", { SKU: null }, "ValidationError", "SKU"],
+  ])("PATCH with %s → 400", async (_, body, code, target) => {
+    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, body);
+    expect(res.status).toBe(400);
+    const err = await error(res);
+    expect(err.code).toBe(code);
+    const targets = [err.target, ...(err.details ?? []).map((d: { target?: string }) => d.target)];
+    if (target !== undefined) expect(targets).toContain(target);
+    await productUnchanged();
+  });
+
+  it("lists one detail per offending property", async () => {
+    const res = await admin.request("POST", "/api/Product", { SKU: 1, Cost: "x", Nope: true });
+    const err = await error(res);
+    expect(res.status).toBe(400);
+    expect(err.code).toBe("ValidationError");
+    expect(err.details.map((d: { target: string }) => d.target).sort()).toEqual(["Cost", "Nope", "SKU"]);
+    for (const d of err.details) expect(d.message).toEqual(expect.any(String));
+    await productUnchanged();
+  });
+
+  it("requires required properties on create", async () => {
+    const err = await error(await admin.request("POST", "/api/Product", { Cost: 1 }));
+    expect(err).toMatchObject({ code: "ValidationError" });
+    expect(JSON.stringify(err)).toContain('"target":"SKU"');
+  });
+
+  it("rejects a read-only property on create", async () => {
+    const res = await admin.request("POST", "/api/SalesOrder", { DocNumber: "X", TotalPrice: 5 });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await error(res))).toContain('"target":"TotalPrice"');
+  });
+
+  it("accepts decimals as strings with IEEE754Compatible=true", async () => {
+    const res = await admin.request(
+      "PATCH",
+      `/api/Product(${productGuid})?$select=Cost`,
+      { Cost: "2.5" },
+      {
+        "Content-Type": "application/json;IEEE754Compatible=true",
+        Accept: "application/json;IEEE754Compatible=true",
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ Guid: productGuid, Cost: "2.5000" });
+    await admin.request("PATCH", `/api/Product(${productGuid})`, { Cost: 1 });
+  });
+
+  it("rejects a body that is not JSON by Content-Type with 415", async () => {
+    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, '{"Cost":2}', {
+      "Content-Type": "text/plain",
+    });
+    expect(res.status).toBe(415);
+    await productUnchanged();
+  });
+
+  it("rejects JSON nested deeper than the limit", async () => {
+    const deep = `{"SKU":${"[".repeat(100)}${"]".repeat(100)}}`;
+    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, deep);
+    expect(res.status).toBe(400);
+    expect((await error(res)).code).toBe("JsonTooDeep");
+  });
+
+  it("rejects an oversize body with 413", async () => {
+    const big = JSON.stringify({ SalesDescription: "x".repeat(config.bodyLimits.maxBytes) });
+    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, big);
+    expect(res.status).toBe(413);
+    expect((await error(res)).code).toBe("PayloadTooLarge");
+    await productUnchanged();
+  });
+
+  it("rejects an oversize chunked body without Content-Length with 413", async () => {
+    const chunk = new TextEncoder().encode(`"${"x".repeat(8 * 1024)}`);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(sent === 0 ? new TextEncoder().encode('{"SalesDescription":') : chunk);
+        sent++;
+        if (sent > 1000) controller.close();
+      },
+    });
+    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, stream);
+    expect(res.status).toBe(413);
+    expect((await error(res)).code).toBe("PayloadTooLarge");
+    // reading stopped at the limit instead of draining the whole stream
+    expect(sent).toBeLessThan(1000);
+    await productUnchanged();
+  });
+});

@@ -1,0 +1,131 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Caller, config, signedInTenant } from "../../../../test/host-app.js";
+
+let admin: Caller;
+const skus = Array.from({ length: 60 }, (_, i) => `R-${String(i).padStart(3, "0")}`);
+const guids: string[] = [];
+
+beforeAll(async () => {
+  ({ admin } = await signedInTenant("reads"));
+  for (const sku of skus) {
+    const res = await admin.request("POST", "/api/Product", { SKU: sku, Cost: 1.5, SalesDescription: `Item ${sku}` });
+    expect(res.status).toBe(201);
+    guids.push(((await res.json()) as { Guid: string }).Guid);
+  }
+});
+
+const json = async (res: Response) => (await res.json()) as any;
+
+describe("GET /api/{Entity}", () => {
+  it("returns only Guid without $select, and OData-Version on every response", async () => {
+    const res = await admin.request("GET", "/api/Product?$top=3");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("OData-Version")).toBe("4.01");
+    expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+    const body = await json(res);
+    expect(body.value).toHaveLength(3);
+    for (const item of body.value) expect(Object.keys(item)).toEqual(["Guid"]);
+  });
+
+  it("returns the selected properties, exact decimals, and RecordReadOnly", async () => {
+    const res = await admin.request(
+      "GET",
+      `/api/Product(${guids[0]})?$select=SKU,Cost,SalesDescription,RecordReadOnly`,
+    );
+    expect(await res.text()).toBe(
+      `{"Guid":"${guids[0]}","SKU":"R-000","Cost":1.5000,"SalesDescription":"Item R-000","RecordReadOnly":[]}`,
+    );
+  });
+
+  it("writes decimals as strings with IEEE754Compatible=true", async () => {
+    const res = await admin.request("GET", `/api/Product(${guids[0]})?$select=Cost`, undefined, {
+      Accept: "application/json;IEEE754Compatible=true",
+    });
+    expect(await json(res)).toEqual({ Guid: guids[0], Cost: "1.5000" });
+  });
+
+  it("counts before paging with $count=true, and /$count as text", async () => {
+    const body = await json(await admin.request("GET", "/api/Product?$count=true&$top=2&$skip=1"));
+    expect(body["@odata.count"]).toBe(60);
+    expect(body.value).toHaveLength(2);
+    const beyond = await json(await admin.request("GET", "/api/Product?$count=true&$skip=100"));
+    expect(beyond).toEqual({ "@odata.count": 60, value: [] });
+    const count = await admin.request("GET", "/api/Product/$count");
+    expect(count.status).toBe(200);
+    expect(count.headers.get("Content-Type")).toMatch(/^text\/plain/);
+    expect(await count.text()).toBe("60");
+  });
+
+  it("pages with $top/$skip in a stable order and covers every record once", async () => {
+    const seen: string[] = [];
+    for (let skip = 0; skip < 60; skip += 25) {
+      const body = await json(await admin.request("GET", `/api/Product?$top=25&$skip=${skip}&$select=SKU`));
+      seen.push(...body.value.map((p: { SKU: string }) => p.SKU));
+    }
+    expect([...seen].sort()).toEqual(skus);
+  });
+
+  it("cuts a page at the server page size and links the next page", async () => {
+    const first = await json(await admin.request("GET", "/api/Product?$select=SKU"));
+    expect(first.value).toHaveLength(config.queryLimits.maxPageSize);
+    expect(first["@odata.nextLink"]).toBe("/api/Product?%24select=SKU&%24skip=50");
+    const second = await json(await admin.request("GET", first["@odata.nextLink"]));
+    expect(second.value).toHaveLength(10);
+    expect(second["@odata.nextLink"]).toBeUndefined();
+    const all = [...first.value, ...second.value].map((p: { SKU: string }) => p.SKU).sort();
+    expect(all).toEqual(skus);
+  });
+
+  it("computes a virtual property only from its persisted inputs and selects complex values", async () => {
+    const created = await json(
+      await admin.request("POST", "/api/Contact?$select=FullName,MailingAddress", {
+        Email: "ada@example.com",
+        FirstName: "Ada",
+        LastName: "Lovelace",
+        MailingAddress: { City: "London" },
+      }),
+    );
+    expect(created).toMatchObject({
+      FullName: "Ada Lovelace",
+      MailingAddress: { Street: null, City: "London", State: null, PostalCode: null, Country: null },
+    });
+    const viaPath = await json(await admin.request("GET", `/api/Contact(${created.Guid})?$select=MailingAddress/City`));
+    expect(viaPath.MailingAddress.City).toBe("London");
+  });
+
+  it.each([
+    ["/api/Product(00000000-0000-4000-8000-000000000000)", 404, "NotFound"],
+    ["/api/Nope", 404, "NotFound"],
+    ["/api/product", 404, "NotFound"],
+    ["/api/Product(42)", 400, "QuerySyntaxError"],
+    ["/api/Product('SKU-1')", 400, "InvalidKey"],
+    ["/api/Product?$select=sku", 400, "UnknownProperty"],
+    ["/api/Product?$select=Nope", 400, "UnknownProperty"],
+    ["/api/Product?$select=Uoms", 400, "NotSelectable"],
+    ["/api/Product?$select=SKU,", 400, "QuerySyntaxError"],
+    ["/api/Product?$top=-1", 400, "QuerySyntaxError"],
+    ["/api/Product?$top=1.5", 400, "QuerySyntaxError"],
+    ["/api/Product?$top=51", 400, "QuerySyntaxError"],
+    ["/api/Product?$skip=-3", 400, "QuerySyntaxError"],
+    ["/api/Product?$count=yes", 400, "QuerySyntaxError"],
+    ["/api/Product?$bogus=1", 400, "QuerySyntaxError"],
+  ])("GET %s → %i %s", async (path, status, code) => {
+    const res = await admin.request("GET", path);
+    expect(res.status).toBe(status);
+    expect(res.headers.get("OData-Version")).toBe("4.01");
+    const body = await json(res);
+    expect(body.error.code).toBe(code);
+    expect(typeof body.error.message).toBe("string");
+  });
+
+  it("names the option and the position of a syntax error", async () => {
+    const body = await json(await admin.request("GET", "/api/Product?$select=SKU,,Cost"));
+    expect(body.error).toMatchObject({ code: "QuerySyntaxError", target: "$select" });
+    expect(body.error.message).toMatch(/\$select at position 4/);
+  });
+
+  it("suggests the right case for a wrongly-cased property", async () => {
+    const body = await json(await admin.request("GET", "/api/Product?$select=sku"));
+    expect(body.error.message).toContain('"SKU"');
+  });
+});

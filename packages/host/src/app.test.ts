@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { testApp } from "../../../test/host-app.js";
+
+describe("app", () => {
+  it("answers GET /health without authentication once the database answers", async () => {
+    const res = await (await testApp()).request("/health");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+    expect(res.headers.get("OData-Version")).toBe("4.01");
+  });
+
+  it("publishes the public signing keys, never a private part", async () => {
+    const jwks = (await (await (await testApp()).request("/.well-known/jwks.json")).json()) as {
+      keys: Record<string, unknown>[];
+    };
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    for (const key of jwks.keys) {
+      expect(key).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
+      expect(key).not.toHaveProperty("d");
+    }
+  });
+
+  it("answers an unknown path with a 404 error body", async () => {
+    const res = await (await testApp()).request("/nowhere");
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error.code).toBe("NotFound");
+  });
+});

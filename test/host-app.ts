@@ -1,0 +1,80 @@
+/**
+ * The reference host's app over the shared test database, driven through `app.request` (no
+ * server). Each call to `signedInTenant` makes a fresh tenant with an admin and a reader, so
+ * tests never see each other's data.
+ */
+import { migrate } from "@bizdata/core";
+import { sampleModel } from "@bizdata/examples";
+import { createApp, createTenant, loadConfig, loadSigningKeys, setUser } from "@bizdata/host";
+import { testDatabase, uniqueTenant } from "./database.js";
+
+type App = ReturnType<typeof createApp>;
+
+let shared: Promise<App> | undefined;
+
+export const config = loadConfig({ MAX_PAGE_SIZE: "50", MAX_BODY_BYTES: String(64 * 1024), LOG_LEVEL: "silent" });
+
+/** the app, built once per worker */
+export function testApp(): Promise<App> {
+  shared ??= (async () => {
+    const db = await testDatabase();
+    await migrate(db, sampleModel);
+    const keys = await loadSigningKeys(db);
+    return createApp({ db, model: sampleModel, keys, config });
+  })();
+  return shared;
+}
+
+export interface Caller {
+  readonly tenantId: string;
+  /** `fetch`-like: path relative to the app, JSON bodies serialized, bearer token attached */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+const PASSWORD = "correct horse battery staple";
+
+async function signIn(app: App, tenantId: string, username: string): Promise<string> {
+  const res = await app.request("/api/auth/signin", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ TenantId: tenantId, Username: username, Password: PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+export function caller(app: App, tenantId: string, token: string | undefined): Caller {
+  return {
+    tenantId,
+    request: (method, path, body, headers = {}) =>
+      app.request(path, {
+        method,
+        headers: {
+          ...(token !== undefined && { Authorization: `Bearer ${token}` }),
+          ...(body !== undefined && { "Content-Type": "application/json" }),
+          ...headers,
+        },
+        // a stream goes out chunked, without Content-Length
+        ...(body instanceof ReadableStream
+          ? { body, duplex: "half" }
+          : body !== undefined && { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      } as RequestInit),
+  };
+}
+
+/** a new tenant with an `admin` and a `reader` user, both signed in */
+export async function signedInTenant(label = "t"): Promise<{ admin: Caller; reader: Caller; app: App }> {
+  const app = await testApp();
+  const db = await testDatabase();
+  const tenantId = uniqueTenant(label);
+  await createTenant(db, tenantId);
+  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
+  await setUser(db, tenantId, "reader", PASSWORD, ["reader"]);
+  return {
+    app,
+    admin: caller(app, tenantId, await signIn(app, tenantId, "admin")),
+    reader: caller(app, tenantId, await signIn(app, tenantId, "reader")),
+  };
+}
+
+export { PASSWORD };
