@@ -46,7 +46,7 @@ async function signIn(app: App, tenantId: string, username: string): Promise<str
 export function caller(app: App, tenantId: string, token: string | undefined): Caller {
   return {
     tenantId,
-    request: (method, path, body, headers = {}) =>
+    request: async (method, path, body, headers = {}) =>
       app.request(path, {
         method,
         headers: {
