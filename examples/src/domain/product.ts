@@ -1,12 +1,5 @@
 import { collection, decimal, entity, type RecordOf, reference, text } from "@bizdata/core";
 
-// Declared apart from entity(): inside its `fields` the builders currently infer `required: true` as boolean, which would make every record property nullable.
-const uomFields = {
-  Product: reference("Product", { required: true }),
-  Name: text({ required: true, maxLength: 32 }),
-  Factor: decimal({ precision: 18, scale: 4, min: 0, default: 1 }),
-};
-
 /**
  * A unit of measure a product is sold in (`Each`, `Box`), with how many base units it holds.
  * Names repeat across products, so the natural key is not unique: a reference by name alone
@@ -14,22 +7,24 @@ const uomFields = {
  */
 export const ProductUom = entity("ProductUom", {
   naturalKey: { property: "Name", unique: false },
-  fields: uomFields,
+  fields: {
+    Product: reference("Product", { required: true }),
+    Name: text({ required: true, maxLength: 32 }),
+    Factor: decimal({ precision: 18, scale: 4, min: 0, default: 1 }),
+  },
   title: (u) => u.Name,
 });
 export type ProductUomRecord = RecordOf<typeof ProductUom>;
 
-const productFields = {
-  SKU: text({ required: true, maxLength: 64 }),
-  SalesDescription: text(),
-  Cost: decimal({ precision: 18, scale: 4, min: 0 }),
-  Price: decimal({ precision: 18, scale: 4, min: 0 }),
-  Uoms: collection(ProductUom, { inverse: "Product" }),
-};
-
 export const Product = entity("Product", {
   naturalKey: "SKU",
-  fields: productFields,
+  fields: {
+    SKU: text({ required: true, maxLength: 64 }),
+    SalesDescription: text(),
+    Cost: decimal({ precision: 18, scale: 4, min: 0 }),
+    Price: decimal({ precision: 18, scale: 4, min: 0 }),
+    Uoms: collection(ProductUom, { inverse: "Product" }),
+  },
   title: (p) => p.SalesDescription ?? p.SKU,
 });
 export type ProductRecord = RecordOf<typeof Product>;
