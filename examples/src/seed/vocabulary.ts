@@ -84,7 +84,21 @@ export const companySuffixes = ["Trading", "Supply", "Industries", "& Sons", "Gr
 export const streetNames = ["Oak", "Maple", "Harbor", "Mill", "Station", "Church", "Park", "River", "Hill", "Market"];
 export const streetKinds = ["Street", "Avenue", "Road", "Lane", "Way"];
 export const cities = ["Springfield", "Riverton", "Fairview", "Lakeside", "Georgetown", "Ashford", "Kingsport"];
-export const states = ["CA", "NY", "TX", "WA", "IL", "Ontario", "Bavaria", "Catalonia", "Lombardy", "Kanto"];
+export const states = [
+  "PA",
+  "CA",
+  "NY",
+  "TX",
+  "WA",
+  "IL",
+  "OH",
+  "FL",
+  "Ontario",
+  "Bavaria",
+  "Catalonia",
+  "Lombardy",
+  "Kanto",
+];
 
 export const productAdjectives = ["Compact", "Heavy-duty", "Deluxe", "Slim", "Classic", "Rugged", "Portable"];
 export const productMaterials = ["Steel", "Oak", "Aluminium", "Ceramic", "Cotton", "Bamboo", "Brass", "Glass"];

@@ -9,7 +9,7 @@
  */
 
 export { bindQuery } from "./bind/bind-query.js";
-export { bindSelect } from "./bind/bind-select.js";
+export type * from "./bind/bound-expr.js";
 export type * from "./bind/read-query.js";
 export { type CompileContext, compileCollection, compileCount, compileSingle } from "./compile/compile-read.js";
 export * from "./limits.js";

@@ -53,8 +53,9 @@ export function formatDecimal(d: Decimal): string {
 /** Negative, zero or positive as `a` is less than, equal to or greater than `b`, exactly. */
 export function compareDecimal(a: Decimal, b: Decimal): number {
   if (a.negative !== b.negative) return a.negative ? -1 : 1;
-  const magnitude = compareMagnitude(a, b);
-  return a.negative ? -magnitude : magnitude;
+  const magnitude = Math.sign(compareMagnitude(a, b));
+  // `|| 0` turns the -0 of two equal negatives into 0
+  return (a.negative ? -magnitude : magnitude) || 0;
 }
 
 function compareMagnitude(a: Decimal, b: Decimal): number {

@@ -79,7 +79,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       if (path.kind === "method")
         throw new ServiceError(501, "MethodNotImplemented", "Custom methods are not available yet.");
       const entity = resolveEntity(model, path.entity);
-      const query = bindQuery(entity, options);
+      const query = bindQuery(model, entity, options, { limits: settings.queryLimits });
       const ctx = readContext(c);
       return inTenant(
         db,
@@ -114,7 +114,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
         throw new ServiceError(405, "MethodNotAllowed", "POST creates records on an entity set: POST /api/{Entity}.");
       const entity = resolveEntity(model, path.entity);
       if (!canWrite(c.get("principal"))) throw forbidden();
-      const query = bindQuery(entity, options);
+      const query = bindQuery(model, entity, options, { limits: settings.queryLimits });
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const ctx = readContext(c);
       const result = await inTenant(db, ctx.tenantId, async (tx) => {
@@ -135,7 +135,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const entity = resolveEntity(model, path.entity);
       if (!canWrite(c.get("principal"))) throw forbidden();
       const guid = keyOf(path.key);
-      const query = bindQuery(entity, options);
+      const query = bindQuery(model, entity, options, { limits: settings.queryLimits });
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const ctx = readContext(c);
       const result = await inTenant(db, ctx.tenantId, async (tx) => {

@@ -13,3 +13,15 @@ export function unknownProperty(entity: string, name: string, option: string, kn
     option,
   );
 }
+
+/** spec 4.4 rules 1-2: virtual properties cannot feed `$filter`, `$orderby`, `$apply`, `$compute` */
+export const virtualNotAllowed = (entity: string, name: string, option: string): ServiceError =>
+  badRequest(
+    "VirtualPropertyNotAllowed",
+    `${entity}.${name} is computed, not persisted, so it cannot be used in ${option}; it can only be selected ($select, $expand).`,
+    option,
+  );
+
+/** a well-formed expression that does not make sense for the model (types, functions, shapes) */
+export const invalidExpression = (option: string, message: string): ServiceError =>
+  badRequest("InvalidExpression", `${message} (in ${option})`, option);

@@ -1,25 +1,156 @@
 /**
- * Binds parsed query options to a read of one entity. Options this release does not compile yet
- * are refused with a clear 400 rather than ignored, so a client never gets a silently wrong answer.
+ * Binds parsed query options to a read of one entity, recursively for `$expand`: `$compute`
+ * first (its aliases feed the other options), then `$filter`, `$orderby`, `$select`, `$expand`.
+ * Limits on expand depth and width are checked here, where the tree is built.
  */
-import { type AnyEntity, badRequest } from "@bizdata/core";
-import type { QueryOptions } from "../syntax/ast.js";
+import { type AnyEntity, badRequest, columnOf, type Model, type PersistedField } from "@bizdata/core";
+import { defaultQueryLimits, type QueryLimits } from "../limits.js";
+import type { ExpandItem, QueryOptions } from "../syntax/ast.js";
+import { invalidExpression, unknownProperty } from "./bind-errors.js";
+import { bindExpr, bindPredicate } from "./bind-expression.js";
+import type { BindScope } from "./bind-path.js";
 import { bindSelect } from "./bind-select.js";
-import type { ReadQuery } from "./read-query.js";
+import type { BoundExpr } from "./bound-expr.js";
+import type { ExpandNode, OrderItem, ReadQuery } from "./read-query.js";
 
-const notYet = ["filter", "orderby", "expand", "apply", "compute"] as const;
+export interface BindOptions {
+  readonly limits?: QueryLimits;
+}
 
-export function bindQuery(entity: AnyEntity, options: QueryOptions): ReadQuery {
-  for (const name of notYet) {
-    if (options[name] !== undefined) {
-      throw badRequest("NotSupported", `$${name} is not supported on ${entity.name} yet.`, `$${name}`);
+function bindCompute(model: Model, entity: AnyEntity, options: QueryOptions, prefix: string): Map<string, BoundExpr> {
+  const aliases = new Map<string, BoundExpr>();
+  for (const item of options.compute ?? []) {
+    const option = `${prefix}$compute`;
+    if (
+      Object.hasOwn(entity.fields, item.alias) ||
+      Object.hasOwn(entity.virtuals, item.alias) ||
+      aliases.has(item.alias)
+    ) {
+      throw invalidExpression(option, `the alias "${item.alias}" is already a property or alias of ${entity.name}`);
     }
+    // an alias may use the aliases defined before it
+    const scope: BindScope = { model, option, entity, variables: new Map(), aliases };
+    aliases.set(item.alias, bindExpr(scope, item.expr));
   }
+  return aliases;
+}
+
+function bindExpand(
+  model: Model,
+  entity: AnyEntity,
+  item: ExpandItem,
+  prefix: string,
+  depth: number,
+  limits: QueryLimits,
+): ExpandNode {
+  const option = `${prefix}$expand`;
+  const [head, member] = item.path as [string, string | undefined];
+  const field = Object.hasOwn(entity.fields, head) ? (entity.fields[head] as PersistedField) : undefined;
+  if (field === undefined) {
+    if (Object.hasOwn(entity.virtuals, head)) {
+      throw badRequest("NotExpandable", `${entity.name}.${head} is a value, not a related entity.`, option);
+    }
+    throw unknownProperty(entity.name, head, option, Object.keys(entity.fields));
+  }
+  const nested = `${prefix}$expand(${item.path.join("/")})/`;
+  if (field.kind === "collection" && member === undefined) {
+    const query = bindRead(model, field.target, item.options, { limits }, nested, depth + 1);
+    return { kind: "collection", name: head, inverse: columnOf(field.target, [field.inverse])!, query };
+  }
+  const referenceField =
+    field.kind === "reference"
+      ? field
+      : field.kind === "complex" && member !== undefined
+        ? field.fields[member]
+        : undefined;
+  if (referenceField?.kind !== "reference" || item.path.length > (field.kind === "complex" ? 2 : 1)) {
+    throw badRequest(
+      "NotExpandable",
+      `${entity.name}.${item.path.join("/")} is not a reference or collection.`,
+      option,
+    );
+  }
+  const target = model.entity(referenceField.target)!;
+  const { filter, orderby, top, skip, count, apply } = item.options;
+  if (filter || orderby || top !== undefined || skip !== undefined || count || apply) {
+    throw badRequest(
+      "NotSupported",
+      `${item.path.join("/")} is a single record: only $select, $expand and $compute apply inside its $expand.`,
+      option,
+    );
+  }
+  const query = bindRead(model, target, item.options, { limits }, nested, depth + 1);
+  return { kind: "reference", path: item.path, navigation: { column: columnOf(entity, item.path)!, target }, query };
+}
+
+function bindRead(
+  model: Model,
+  entity: AnyEntity,
+  options: QueryOptions,
+  bindOptions: BindOptions,
+  prefix: string,
+  depth: number,
+): ReadQuery {
+  const limits = bindOptions.limits ?? defaultQueryLimits;
+  if (options.apply !== undefined)
+    throw badRequest("NotSupported", "$apply cannot be combined with a read of records here.", `${prefix}$apply`);
+  const aliases = bindCompute(model, entity, options, prefix);
+  const scope = (option: string): BindScope => ({
+    model,
+    option: `${prefix}${option}`,
+    entity,
+    variables: new Map(),
+    aliases,
+  });
+  const expandItems = options.expand ?? [];
+  if (expandItems.length > 0 && depth >= limits.maxExpandDepth) {
+    throw badRequest(
+      "ExpandTooDeep",
+      `$expand is nested deeper than ${limits.maxExpandDepth} levels.`,
+      `${prefix}$expand`,
+    );
+  }
+  if (expandItems.length > limits.maxExpandWidth) {
+    throw badRequest(
+      "ExpandTooWide",
+      `$expand names more than ${limits.maxExpandWidth} items at one level.`,
+      `${prefix}$expand`,
+    );
+  }
+  const expand = expandItems.map((item) => bindExpand(model, entity, item, prefix, depth, limits));
+  const expanded = new Set(expand.map((e) => (e.kind === "collection" ? e.name : e.path.join("/"))));
+  if (expanded.size < expand.length)
+    throw badRequest("InvalidExpand", "The same property is expanded twice.", `${prefix}$expand`);
+  const orderBy: OrderItem[] = (options.orderby ?? []).map((item) => {
+    const expr = bindExpr(scope("$orderby"), item.expr);
+    if (expr.kind === "lambda" || expr.type === "null") {
+      throw invalidExpression(`${prefix}$orderby`, "order by a property or an expression over properties");
+    }
+    return { expr, direction: item.direction };
+  });
   return {
     entity,
-    select: bindSelect(entity, options.select),
+    // an expanded reference replaces its Guid in the output, so it is not also selected as a value
+    select: bindSelect(entity, options.select, aliases, `${prefix}$select`).filter(
+      (p) => !(p.kind === "column" && expanded.has(p.name)),
+    ),
+    expand,
+    orderBy,
     count: options.count ?? false,
+    ...(options.filter !== undefined && { filter: bindPredicate(scope("$filter"), options.filter) }),
     ...(options.top !== undefined && { top: options.top }),
     ...(options.skip !== undefined && { skip: options.skip }),
   };
+}
+
+/**
+ * @example bindQuery(model, model.entity("Customer")!, parseQueryOptions(params))
+ */
+export function bindQuery(
+  model: Model,
+  entity: AnyEntity,
+  options: QueryOptions,
+  bindOptions: BindOptions = {},
+): ReadQuery {
+  return bindRead(model, entity, options, bindOptions, "", 0);
 }

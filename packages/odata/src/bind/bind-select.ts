@@ -1,20 +1,30 @@
 /**
  * `$select` against the model. Without `$select` only `Guid` is returned (spec 2.1); `*` selects
- * every persisted property (virtual ones, which cost computation, only when named).
+ * every persisted property (virtual ones, which cost computation, only when named). `$compute`
+ * aliases are selectable by name.
  */
 import { type AnyEntity, badRequest, columnOf, type PersistedField, persistedColumns } from "@bizdata/core";
 import type { SelectItem } from "../syntax/ast.js";
 import { unknownProperty } from "./bind-errors.js";
+import type { BoundExpr } from "./bound-expr.js";
 import type { SelectedProperty } from "./read-query.js";
 
-const propertyNames = (entity: AnyEntity) => [
+const propertyNames = (entity: AnyEntity, aliases: ReadonlyMap<string, BoundExpr>) => [
   ...Object.keys(entity.fields),
   ...Object.keys(entity.virtuals),
+  ...aliases.keys(),
   "RecordReadOnly",
 ];
 
-function bindProperty(entity: AnyEntity, name: string, option: string): SelectedProperty {
+function bindProperty(
+  entity: AnyEntity,
+  name: string,
+  option: string,
+  aliases: ReadonlyMap<string, BoundExpr>,
+): SelectedProperty {
   if (name === "RecordReadOnly") return { kind: "recordReadOnly", name };
+  const computed = aliases.get(name);
+  if (computed !== undefined) return { kind: "computed", name, expr: computed };
   const field = Object.hasOwn(entity.fields, name) ? (entity.fields[name] as PersistedField) : undefined;
   if (field !== undefined) {
     switch (field.kind) {
@@ -36,21 +46,19 @@ function bindProperty(entity: AnyEntity, name: string, option: string): Selected
       kind: "virtual",
       name,
       field: virtual,
-      dependsOn: virtual.dependsOn.flatMap((dep: string) => {
-        const columns = persistedColumns(entity).filter((c) => c.path[0] === dep);
-        return columns;
-      }),
+      dependsOn: virtual.dependsOn.flatMap((dep: string) => persistedColumns(entity).filter((c) => c.path[0] === dep)),
     };
   }
-  throw unknownProperty(entity.name, name, option, propertyNames(entity));
+  throw unknownProperty(entity.name, name, option, propertyNames(entity, aliases));
 }
 
 export function bindSelect(
   entity: AnyEntity,
   items: readonly SelectItem[] | undefined,
+  aliases: ReadonlyMap<string, BoundExpr> = new Map(),
   option = "$select",
 ): SelectedProperty[] {
-  const guid = bindProperty(entity, "Guid", option);
+  const guid = bindProperty(entity, "Guid", option, aliases);
   if (items === undefined) return [guid];
   const names: string[] = [];
   for (const item of items) {
@@ -82,5 +90,5 @@ export function bindSelect(
   }
   // Guid first, each property once, in the order asked for
   const unique = [...new Set(["Guid", ...names])];
-  return unique.map((name) => (name === "Guid" ? guid : bindProperty(entity, name, option)));
+  return unique.map((name) => (name === "Guid" ? guid : bindProperty(entity, name, option, aliases)));
 }

@@ -1,9 +1,9 @@
 /**
  * The bound form of a read: every name resolved against the model, so the compiler never sees a
- * string from the URL. Shaped like the response, one node per entity (the `$expand` tree hangs
- * off it in the query-language work).
+ * string from the URL. Shaped like the response: one node per entity, `$expand` children below.
  */
 import type { AnyEntity, ColumnMapping, VirtualField } from "@bizdata/core";
+import type { BoundExpr, Navigation } from "./bound-expr.js";
 
 export type SelectedProperty =
   /** a scalar, or a reference's Guid */
@@ -17,12 +17,41 @@ export type SelectedProperty =
       readonly field: VirtualField;
       readonly dependsOn: readonly ColumnMapping[];
     }
+  /** a `$compute` alias */
+  | { readonly kind: "computed"; readonly name: string; readonly expr: BoundExpr }
   /** the names of methods currently disabled for the record (spec 4.8) */
   | { readonly kind: "recordReadOnly"; readonly name: "RecordReadOnly" };
+
+export interface OrderItem {
+  readonly expr: BoundExpr;
+  readonly direction: "asc" | "desc";
+}
+
+/** `$expand` of a to-one reference (top level or inside a complex value): an object or null */
+export interface ReferenceExpand {
+  readonly kind: "reference";
+  /** `["PrimaryContact"]` or `["MailingAddress", "Country"]`: where the object goes in the output */
+  readonly path: readonly string[];
+  readonly navigation: Navigation;
+  readonly query: ReadQuery;
+}
+
+/** `$expand` of an owned collection: an array, with its own filter, order and paging */
+export interface CollectionExpand {
+  readonly kind: "collection";
+  readonly name: string;
+  readonly inverse: ColumnMapping;
+  readonly query: ReadQuery;
+}
+
+export type ExpandNode = ReferenceExpand | CollectionExpand;
 
 export interface ReadQuery {
   readonly entity: AnyEntity;
   readonly select: readonly SelectedProperty[];
+  readonly expand: readonly ExpandNode[];
+  readonly filter?: BoundExpr;
+  readonly orderBy: readonly OrderItem[];
   readonly top?: number;
   readonly skip?: number;
   readonly count: boolean;

@@ -1,50 +1,68 @@
 /**
  * Compiles a bound read into one SQL statement (architecture: one prepared statement per
- * request). The tenant predicate is always part of it; row-level security checks it again.
+ * request): filter, order, paging, expanded references as joins and expanded collections as
+ * correlated subqueries. The tenant predicate is always part of it; row-level security checks it
+ * again.
  */
-import { TENANT_COLUMN, tableName } from "@bizdata/core";
+import { TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
-import { type SerializeOptions, selectColumns } from "./select-columns.js";
+import { compileExpr } from "./compile-expression.js";
+import { orderClause } from "./order-clause.js";
+import type { OutputOptions } from "./output-value.js";
+import { AliasSource, QueryScope } from "./query-scope.js";
+import { type RowPlan, rowPlan } from "./row-plan.js";
 
-export interface CompileContext extends SerializeOptions {
+export interface CompileContext extends OutputOptions {
   readonly tenantId: string;
   /** server page size: a longer result is cut and gets a next link */
   readonly pageSize: number;
 }
 
-export interface CompiledCollection {
+export interface CompiledRead {
   readonly statement: SQL;
-  readonly serialize: (row: Record<string, unknown>) => string;
+  readonly write: RowPlan["write"];
+  /** rows with a null here are no record (the count row of an empty page) */
+  readonly guidAlias: string;
   /** rows asked for; one more comes back when the page was cut */
   readonly limit: number;
   readonly serverPaged: boolean;
 }
 
-const T = "t";
-
-const from = (query: ReadQuery, ctx: CompileContext): SQL =>
-  sql`FROM ${sql.identifier(tableName(query.entity))} AS ${sql.identifier(T)} WHERE ${sql.identifier(T)}.${sql.identifier(TENANT_COLUMN)} = ${ctx.tenantId}`;
-
-export function compileCollection(query: ReadQuery, ctx: CompileContext): CompiledCollection {
-  const { columns, serialize } = selectColumns(T, query.select, ctx);
-  const serverPaged = query.top === undefined || query.top > ctx.pageSize;
-  const limit = serverPaged ? ctx.pageSize : query.top!;
-  const page = sql`SELECT ${columns} ${from(query, ctx)} ORDER BY ${sql.identifier(T)}.guid LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
-  if (!query.count) return { statement: page, serialize, limit, serverPaged };
-  // the count and the page in one statement; an empty page still yields the one count row
-  const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count ${from(query, ctx)}) n LEFT JOIN LATERAL (${page}) p ON true`;
-  return { statement, serialize, limit, serverPaged };
+/** FROM … WHERE tenant [AND filter] for the query's entity, in a fresh scope */
+function filtered(query: ReadQuery, tenantId: string, aliases: AliasSource): { scope: QueryScope; where: SQL } {
+  const scope = QueryScope.over(query.entity, aliases);
+  const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${tenantId}`;
+  const where = query.filter
+    ? sql`${tenant} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]) })}`
+    : tenant;
+  return { scope, where };
 }
 
-export function compileSingle(query: ReadQuery, guid: string, ctx: CompileContext) {
-  const { columns, serialize } = selectColumns(T, query.select, ctx);
-  return {
-    statement: sql`SELECT ${columns} ${from(query, ctx)} AND ${sql.identifier(T)}.guid = ${guid}::uuid`,
-    serialize,
-  };
+export function compileCollection(query: ReadQuery, ctx: CompileContext): CompiledRead {
+  const aliases = new AliasSource();
+  const { scope, where } = filtered(query, ctx.tenantId, aliases);
+  const order = orderClause(query.orderBy, scope);
+  const plan = rowPlan(query, scope, ctx);
+  const serverPaged = query.top === undefined || query.top > ctx.pageSize;
+  const limit = serverPaged ? ctx.pageSize : query.top!;
+  const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order} LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
+  const base = { write: plan.write, guidAlias: plan.guidAlias, limit, serverPaged };
+  if (!query.count) return { statement: page, ...base };
+  // the count and the page in one statement; an empty page still yields the one count row
+  const counted = filtered(query, ctx.tenantId, aliases);
+  const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}) n LEFT JOIN LATERAL (${page}) p ON true`;
+  return { statement, ...base };
+}
+
+export function compileSingle(query: ReadQuery, guid: string, ctx: CompileContext): CompiledRead {
+  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource());
+  const plan = rowPlan(query, scope, ctx);
+  const statement = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
+  return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false };
 }
 
 export function compileCount(query: ReadQuery, ctx: CompileContext): SQL {
-  return sql`SELECT count(*) AS count ${from(query, ctx)}`;
+  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource());
+  return sql`SELECT count(*) AS count ${scope.from()} WHERE ${where}`;
 }

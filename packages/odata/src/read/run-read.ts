@@ -17,12 +17,12 @@ export async function readCollection(session: Session, query: ReadQuery, ctx: Co
   const rows = await session.query(compiled.statement);
   const count = query.count ? Number(rows[0]?.$count ?? 0) : undefined;
   // with $count the page is LEFT JOINed to the count, so an empty page is one row without a Guid
-  const records = query.count ? rows.filter((r) => r.c0 !== null) : rows;
+  const records = query.count ? rows.filter((r) => r[compiled.guidAlias] !== null) : rows;
   const truncated = compiled.serverPaged && records.length > compiled.limit;
   const page = truncated ? records.slice(0, compiled.limit) : records;
   let body = "{";
   if (count !== undefined) body += `"@odata.count":${count},`;
-  body += `"value":[${page.map(compiled.serialize).join(",")}]`;
+  body += `"value":[${page.map(compiled.write).join(",")}]`;
   if (truncated) body += `,"@odata.nextLink":${JSON.stringify(ctx.nextLink((query.skip ?? 0) + compiled.limit))}`;
   return `${body}}`;
 }
@@ -36,7 +36,7 @@ export async function readSingle(
 ): Promise<string | undefined> {
   const compiled = compileSingle(query, guid, ctx);
   const [row] = await session.query(compiled.statement);
-  return row === undefined ? undefined : compiled.serialize(row);
+  return row === undefined ? undefined : compiled.write(row);
 }
 
 export async function readCount(session: Session, query: ReadQuery, ctx: CompileContext): Promise<number> {

@@ -1,0 +1,245 @@
+/**
+ * Binds a filter/orderby/compute expression: resolves names (bind-path.ts), gives every node a
+ * type and refuses what cannot be evaluated (comparing text with a number, `and` on a number, an
+ * unknown function) with a 400 that says where.
+ */
+import type { Expr, Literal } from "../syntax/ast.js";
+import { printExpr } from "../syntax/print-expr.js";
+import { invalidExpression } from "./bind-errors.js";
+import { type BindScope, resolvePath } from "./bind-path.js";
+import { type BoundExpr, isNumeric, type ValueType } from "./bound-expr.js";
+import { accepts, functions } from "./functions.js";
+
+function bindLiteral(literal: Literal): BoundExpr {
+  switch (literal.kind) {
+    case "null":
+      return { kind: "literal", type: "null", value: null };
+    case "boolean":
+      return { kind: "literal", type: "boolean", value: literal.value };
+    case "integer":
+      return { kind: "literal", type: "integer", value: literal.text };
+    case "decimal":
+      return { kind: "literal", type: "decimal", value: literal.text };
+    case "string":
+      return { kind: "literal", type: "string", value: literal.value };
+    case "guid":
+      return { kind: "literal", type: "guid", value: literal.value.toLowerCase() };
+    case "date":
+      return { kind: "literal", type: "date", value: literal.value };
+    case "dateTimeOffset":
+      return { kind: "literal", type: "datetime", value: literal.value };
+  }
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether two operands can be compared; a string literal may stand for a Guid, as clients often send. */
+function comparable(a: BoundExpr, b: BoundExpr): boolean {
+  if (a.type === "null" || b.type === "null" || a.type === b.type) return true;
+  if (isNumeric(a.type) && isNumeric(b.type)) return true;
+  const guidString = (x: BoundExpr, y: BoundExpr) =>
+    x.type === "guid" && y.kind === "literal" && y.type === "string" && GUID.test(String(y.value));
+  return guidString(a, b) || guidString(b, a);
+}
+
+/** a string literal compared with a Guid becomes a Guid literal; an enum value must exist */
+function coerce(option: string, target: BoundExpr, value: BoundExpr): BoundExpr {
+  if (value.kind !== "literal" || value.type !== "string") return value;
+  if (target.type === "guid") return { kind: "literal", type: "guid", value: String(value.value).toLowerCase() };
+  if (target.kind === "column" && target.column.field.kind === "enum") {
+    const allowed = target.column.field.values;
+    if (!allowed.includes(String(value.value))) {
+      throw invalidExpression(
+        option,
+        `'${value.value}' is not a value of ${target.column.path.join("/")}; it is one of ${allowed.map((v) => `'${v}'`).join(", ")}`,
+      );
+    }
+  }
+  return value;
+}
+
+const describe = (e: Expr) => `"${printExpr(e)}"`;
+
+export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
+  const { option } = scope;
+  const sub = (e: Expr, s: BindScope = scope) => bindExpr(s, e);
+  switch (expr.kind) {
+    case "null":
+    case "boolean":
+    case "integer":
+    case "decimal":
+    case "string":
+    case "guid":
+    case "date":
+    case "dateTimeOffset":
+      return bindLiteral(expr);
+    case "path": {
+      const resolved = resolvePath(scope, expr.segments);
+      if (resolved.kind === "collection") {
+        throw invalidExpression(option, `${describe(expr)} is a collection: use any(), all() or $count on it`);
+      }
+      return resolved.expr;
+    }
+    case "not": {
+      const operand = sub(expr.operand);
+      if (operand.type !== "boolean" && operand.type !== "null") {
+        throw invalidExpression(
+          option,
+          `not needs a true/false operand, and ${describe(expr.operand)} is ${operand.type}`,
+        );
+      }
+      return { kind: "not", type: "boolean", operand };
+    }
+    case "negate": {
+      const operand = sub(expr.operand);
+      if (!isNumeric(operand.type)) throw invalidExpression(option, `${describe(expr.operand)} is not a number`);
+      return { kind: "negate", type: operand.type, operand };
+    }
+    case "binary": {
+      let left = sub(expr.left);
+      let right = sub(expr.right);
+      switch (expr.op) {
+        case "and":
+        case "or":
+          for (const [side, e] of [
+            [left, expr.left],
+            [right, expr.right],
+          ] as const) {
+            if (side.type !== "boolean" && side.type !== "null") {
+              throw invalidExpression(
+                option,
+                `${expr.op} needs true/false operands, and ${describe(e)} is ${side.type}`,
+              );
+            }
+          }
+          return { kind: "binary", type: "boolean", op: expr.op, left, right };
+        case "eq":
+        case "ne":
+        case "gt":
+        case "ge":
+        case "lt":
+        case "le":
+          if (!comparable(left, right)) {
+            throw invalidExpression(option, `${describe(expr)} compares ${left.type} with ${right.type}`);
+          }
+          right = coerce(option, left, right);
+          left = coerce(option, right, left);
+          if (expr.op !== "eq" && expr.op !== "ne" && (left.type === "null" || right.type === "null")) {
+            throw invalidExpression(option, `${describe(expr)}: only eq and ne can compare with null`);
+          }
+          return { kind: "binary", type: "boolean", op: expr.op, left, right };
+        case "has":
+          throw invalidExpression(
+            option,
+            "has applies to flag enumerations, which this model does not declare; use eq",
+          );
+        case "add":
+        case "sub":
+        case "mul":
+        case "div":
+        case "mod": {
+          for (const [side, e] of [
+            [left, expr.left],
+            [right, expr.right],
+          ] as const) {
+            if (!isNumeric(side.type))
+              throw invalidExpression(option, `${expr.op} needs numbers, and ${describe(e)} is ${side.type}`);
+          }
+          const type: ValueType = left.type === "integer" && right.type === "integer" ? "integer" : "decimal";
+          return { kind: "binary", type, op: expr.op, left, right };
+        }
+      }
+      break;
+    }
+    case "in": {
+      const operand = sub(expr.operand);
+      const list = expr.list.map((item) => {
+        const bound = sub(item);
+        if (bound.kind !== "literal") throw invalidExpression(option, `the list after in holds literal values only`);
+        if (!comparable(operand, bound)) {
+          throw invalidExpression(
+            option,
+            `${describe(item)} (${bound.type}) cannot be compared with ${describe(expr.operand)}`,
+          );
+        }
+        return coerce(option, operand, bound);
+      });
+      return { kind: "in", type: "boolean", operand, list };
+    }
+    case "call": {
+      const signature = Object.hasOwn(functions, expr.name) ? functions[expr.name] : undefined;
+      if (signature === undefined) {
+        throw invalidExpression(
+          option,
+          `unknown function ${expr.name}(); names are lower case, e.g. contains, startswith, year`,
+        );
+      }
+      const min = signature.params.length - (signature.optional ?? 0);
+      if (expr.args.length < min || expr.args.length > signature.params.length) {
+        throw invalidExpression(
+          option,
+          `${expr.name}() takes ${min === signature.params.length ? min : `${min} to ${signature.params.length}`} arguments`,
+        );
+      }
+      const args = expr.args.map((arg, i) => {
+        const bound = sub(arg);
+        if (!accepts(signature.params[i]!, bound.type)) {
+          throw invalidExpression(
+            option,
+            `argument ${i + 1} of ${expr.name}() must be ${signature.params[i]}, and ${describe(arg)} is ${bound.type}`,
+          );
+        }
+        return bound;
+      });
+      const type = signature.returns === "arg0" ? (args[0]?.type ?? "null") : signature.returns;
+      return { kind: "call", type, name: expr.name, args };
+    }
+    case "lambda": {
+      const resolved = resolvePath(scope, expr.collection.segments);
+      if (resolved.kind !== "collection") {
+        throw invalidExpression(
+          option,
+          `${expr.op}() applies to a collection, and ${describe(expr.collection)} is not one`,
+        );
+      }
+      if (expr.variable === null || expr.predicate === null) {
+        return {
+          kind: "lambda",
+          type: "boolean",
+          op: expr.op,
+          collection: resolved.path,
+          variable: null,
+          predicate: null,
+        };
+      }
+      if (expr.variable === "$it" || scope.variables.has(expr.variable)) {
+        throw invalidExpression(option, `the lambda variable "${expr.variable}" is already in use`);
+      }
+      const variables = new Map(scope.variables).set(expr.variable, resolved.path.item);
+      const predicate = sub(expr.predicate, { ...scope, variables });
+      if (predicate.type !== "boolean")
+        throw invalidExpression(option, `the condition of ${expr.op}() must be true/false`);
+      return {
+        kind: "lambda",
+        type: "boolean",
+        op: expr.op,
+        collection: resolved.path,
+        variable: expr.variable,
+        predicate,
+      };
+    }
+  }
+  throw invalidExpression(option, `cannot evaluate ${describe(expr)}`);
+}
+
+/** a `$filter` (or `filter()` in `$apply`): must be true/false */
+export function bindPredicate(scope: BindScope, expr: Expr): BoundExpr {
+  const bound = bindExpr(scope, expr);
+  if (bound.type !== "boolean") {
+    throw invalidExpression(
+      scope.option,
+      `the condition must be true or false, and ${describe(expr)} is ${bound.type}`,
+    );
+  }
+  return bound;
+}

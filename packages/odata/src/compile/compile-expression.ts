@@ -1,0 +1,152 @@
+/**
+ * Bound expressions to PostgreSQL. Every literal is a bound parameter with an explicit cast (so
+ * both drivers type it the same way); identifiers come only from the model. OData's null rules
+ * are kept: `eq null` is IS NULL, `ne` treats null as a value (IS DISTINCT FROM).
+ */
+import { TENANT_COLUMN } from "@bizdata/core";
+import { type SQL, sql } from "drizzle-orm";
+import type { BoundExpr, CollectionPath, RangeVariable, ValueType } from "../bind/bound-expr.js";
+import { QueryScope } from "./query-scope.js";
+
+export interface ExpressionContext {
+  /** the FROM clause of each range variable in reach: `null` is the resource itself */
+  readonly scopes: ReadonlyMap<RangeVariable, QueryScope>;
+}
+
+const casts: Record<Exclude<ValueType, "null">, string> = {
+  string: "text",
+  integer: "int8",
+  decimal: "numeric",
+  boolean: "bool",
+  date: "date",
+  datetime: "timestamptz",
+  guid: "uuid",
+};
+
+export const literalSql = (type: ValueType, value: unknown): SQL =>
+  type === "null" || value === null ? sql`NULL` : sql`${value}::${sql.raw(casts[type])}`;
+
+const comparison: Record<string, string> = { gt: ">", ge: ">=", lt: "<", le: "<=" };
+const arithmetic: Record<string, string> = { add: "+", sub: "-", mul: "*", div: "/", mod: "%" };
+
+const isNullLiteral = (e: BoundExpr) => e.kind === "literal" && e.value === null;
+const isLiteral = (e: BoundExpr) => e.kind === "literal";
+
+/** `EXISTS`-style subquery over a collection's items, correlated with its owner */
+function collectionSubquery(
+  path: CollectionPath,
+  ctx: ExpressionContext,
+  variable: string | null,
+  select: SQL,
+  where: (inner: ExpressionContext) => SQL | undefined,
+): SQL {
+  const outer = ctx.scopes.get(path.from)!;
+  const ownerAlias = outer.navigate(path.via);
+  const scope = QueryScope.over(path.item, outer.aliases);
+  const inner: ExpressionContext = { scopes: new Map(ctx.scopes).set(variable, scope) };
+  const condition = where(inner);
+  const item = sql.identifier(scope.alias);
+  return sql`(SELECT ${select} ${scope.from()} WHERE ${item}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(ownerAlias)}.${sql.identifier(TENANT_COLUMN)} AND ${item}.${sql.identifier(path.inverse.column)} = ${sql.identifier(ownerAlias)}.guid${condition ? sql` AND ${condition}` : sql``})`;
+}
+
+function callSql(name: string, args: readonly SQL[], types: readonly ValueType[]): SQL {
+  const [a, b, c] = args as [SQL, SQL, SQL];
+  // date parts of an instant are taken in UTC, the zone every datetime is written in
+  const utc = (x: SQL, t: ValueType | undefined) => (t === "datetime" ? sql`(${x} AT TIME ZONE 'UTC')` : x);
+  const part = (field: string) => sql`extract(${sql.raw(field)} from ${utc(a, types[0])})::int4`;
+  switch (name) {
+    case "contains":
+      return sql`(strpos(${a}, ${b}) > 0)`;
+    case "startswith":
+      return sql`starts_with(${a}, ${b})`;
+    case "endswith":
+      return sql`(right(${a}, char_length(${b})) = ${b})`;
+    case "length":
+      return sql`char_length(${a})`;
+    case "indexof":
+      return sql`(strpos(${a}, ${b}) - 1)`;
+    case "substring":
+      return args.length === 3 ? sql`substr(${a}, ${b} + 1, ${c})` : sql`substr(${a}, ${b} + 1)`;
+    case "tolower":
+      return sql`lower(${a})`;
+    case "toupper":
+      return sql`upper(${a})`;
+    case "trim":
+      return sql`btrim(${a})`;
+    case "concat":
+      return sql`(${a} || ${b})`;
+    case "year":
+    case "month":
+    case "day":
+    case "hour":
+    case "minute":
+      return part(name);
+    case "second":
+      return sql`floor(extract(second from ${utc(a, types[0])}))::int4`;
+    case "round":
+      return sql`round(${a})`;
+    case "floor":
+      return sql`floor(${a})`;
+    case "ceiling":
+      return sql`ceil(${a})`;
+    case "now":
+      return sql`now()`;
+  }
+  throw new Error(`no SQL for function ${name}`);
+}
+
+export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
+  const sub = (e: BoundExpr) => compileExpr(e, ctx);
+  switch (expr.kind) {
+    case "literal":
+      return literalSql(expr.type, expr.value);
+    case "column": {
+      const scope = ctx.scopes.get(expr.from)!;
+      return scope.column(scope.navigate(expr.via), expr.column.column);
+    }
+    case "alias":
+      return sub(expr.expr);
+    case "not":
+      return sql`(NOT ${sub(expr.operand)})`;
+    case "negate":
+      return sql`(-${sub(expr.operand)})`;
+    case "in":
+      return sql`(${sub(expr.operand)} IN (${sql.join(expr.list.map(sub), sql`, `)}))`;
+    case "call":
+      return callSql(
+        expr.name,
+        expr.args.map(sub),
+        expr.args.map((a) => a.type),
+      );
+    case "count":
+      return collectionSubquery(expr.collection, ctx, null, sql`count(*)::int8`, () => undefined);
+    case "lambda": {
+      const { op, predicate, variable } = expr;
+      if (op === "any") {
+        return sql`EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => (predicate ? compileExpr(predicate, inner) : undefined))}`;
+      }
+      if (predicate === null) return sql`true`;
+      return sql`NOT EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => sql`NOT coalesce(${compileExpr(predicate, inner)}, false)`)}`;
+    }
+    case "binary": {
+      const { op, left, right } = expr;
+      if (op === "and" || op === "or") return sql`(${sub(left)} ${sql.raw(op.toUpperCase())} ${sub(right)})`;
+      if (op === "eq" || op === "ne") {
+        if (isNullLiteral(right) || isNullLiteral(left)) {
+          const value = isNullLiteral(right) ? left : right;
+          return sql`(${sub(value)} ${sql.raw(op === "eq" ? "IS NULL" : "IS NOT NULL")})`;
+        }
+        if (op === "eq") {
+          // with a literal on one side `=` is exact and can use an index
+          return isLiteral(left) || isLiteral(right)
+            ? sql`(${sub(left)} = ${sub(right)})`
+            : sql`(${sub(left)} IS NOT DISTINCT FROM ${sub(right)})`;
+        }
+        return sql`(${sub(left)} IS DISTINCT FROM ${sub(right)})`;
+      }
+      if (op in comparison) return sql`(${sub(left)} ${sql.raw(comparison[op]!)} ${sub(right)})`;
+      if (op in arithmetic) return sql`(${sub(left)} ${sql.raw(arithmetic[op]!)} ${sub(right)})`;
+      throw new Error(`no SQL for operator ${op}`);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Records of an expanded collection, built as JSON inside PostgreSQL: one correlated subquery per
+ * collection returns the finished array as text, which goes into the response as it is. Virtual
+ * properties need TypeScript, so their inputs ride along under `@inputs` and `finishVirtuals`
+ * computes them after the fact, only when one was selected.
+ */
+import { assignPath, type ColumnMapping, fromColumnValue, TENANT_COLUMN } from "@bizdata/core";
+import { type SQL, sql } from "drizzle-orm";
+import { valueTypeOf } from "../bind/bound-expr.js";
+import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
+import { compileExpr } from "./compile-expression.js";
+import { orderClause } from "./order-clause.js";
+import { jsonValue, type OutputOptions } from "./output-value.js";
+import { QueryScope } from "./query-scope.js";
+
+const INPUTS = "@inputs";
+
+// keys come from the model or from `$compute` aliases, which the grammar limits to identifiers;
+// checked again here because they are written into the statement
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*(@odata\.count)?$|^@inputs$/;
+const jsonKey = (key: string): SQL => {
+  if (!KEY.test(key)) throw new Error(`"${key}" cannot be a JSON key in a statement`);
+  return sql.raw(`'${key}'`);
+};
+
+/** json_build_object takes at most 100 arguments: larger objects are built in parts and merged */
+function buildObject(pairs: readonly [string, SQL][]): SQL {
+  const chunks: SQL[] = [];
+  for (let i = 0; i < pairs.length; i += 50) {
+    const args = pairs.slice(i, i + 50).flatMap(([key, value]) => [jsonKey(key), value]);
+    chunks.push(sql`json_build_object(${sql.join(args, sql`, `)})`);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  // json has no merge operator; jsonb's is safe here because the parts are disjoint and small
+  return sql`(${sql.join(
+    chunks.map((c) => sql`${c}::jsonb`),
+    sql` || `,
+  )})::json`;
+}
+
+const hasVirtuals = (query: ReadQuery): boolean =>
+  query.select.some((p) => p.kind === "virtual") || query.expand.some((e) => hasVirtuals(e.query));
+
+/** the JSON object of one record of `query`, its columns read through `scope` */
+export function jsonObject(query: ReadQuery, scope: QueryScope, options: OutputOptions): SQL {
+  const col = (c: ColumnMapping) => jsonValue(scope.column(scope.alias, c.column), valueTypeOf(c), options);
+  const pairs: [string, SQL][] = [];
+  const inputs = new Map<string, ColumnMapping>();
+  for (const p of query.select) {
+    switch (p.kind) {
+      case "column":
+        pairs.push([p.name, col(p.column)]);
+        break;
+      case "complex":
+        pairs.push([p.name, buildObject(p.members.map((m) => [m.path[1]!, col(m)]))]);
+        break;
+      case "virtual":
+        for (const c of p.dependsOn) inputs.set(c.column, c);
+        break;
+      case "computed":
+        pairs.push([
+          p.name,
+          jsonValue(compileExpr(p.expr, { scopes: new Map([[null, scope]]) }), p.expr.type, options),
+        ]);
+        break;
+      case "recordReadOnly":
+        pairs.push([p.name, sql`'[]'::json`]);
+        break;
+    }
+  }
+  if (inputs.size > 0) pairs.push([INPUTS, buildObject([...inputs.values()].map((c) => [c.column, col(c)]))]);
+  for (const e of query.expand) {
+    if (e.kind === "collection") {
+      pairs.push([e.name, collectionJson(e, scope, options)]);
+      if (e.query.count) pairs.push([`${e.name}@odata.count`, collectionCount(e, scope)]);
+      continue;
+    }
+    const alias = scope.navigate([e.navigation]);
+    const target = scope.at(alias, e.navigation.target);
+    const object = sql`CASE WHEN ${sql.identifier(alias)}.guid IS NULL THEN NULL ELSE ${jsonObject(e.query, target, options)} END`;
+    if (e.path.length === 1) pairs.push([e.path[0]!, object]);
+    else {
+      // a reference inside a complex value goes inside that value's object
+      const complex = pairs.find(([key]) => key === e.path[0]);
+      if (complex)
+        complex[1] = sql`(${complex[1]}::jsonb || jsonb_build_object(${jsonKey(e.path[1]!)}, ${object}))::json`;
+      else pairs.push([e.path[0]!, buildObject([[e.path[1]!, object]])]);
+    }
+  }
+  return buildObject(pairs);
+}
+
+function itemsWhere(e: CollectionExpand, owner: QueryScope, scope: QueryScope): SQL {
+  const item = sql.identifier(scope.alias);
+  const filter = e.query.filter
+    ? sql` AND ${compileExpr(e.query.filter, { scopes: new Map([[null, scope]]) })}`
+    : sql``;
+  return sql`${item}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(owner.alias)}.${sql.identifier(TENANT_COLUMN)} AND ${item}.${sql.identifier(e.inverse.column)} = ${sql.identifier(owner.alias)}.guid${filter}`;
+}
+
+/** the items of a collection as a JSON array (empty, never null), ordered and paged as asked */
+export function collectionJson(e: CollectionExpand, owner: QueryScope, options: OutputOptions): SQL {
+  const scope = QueryScope.over(e.query.entity, owner.aliases);
+  const where = itemsWhere(e, owner, scope);
+  const order = orderClause(e.query.orderBy, scope);
+  const object = jsonObject(e.query, scope, options);
+  if (e.query.top === undefined && e.query.skip === undefined) {
+    return sql`(SELECT coalesce(json_agg(${object} ORDER BY ${order}), '[]'::json) ${scope.from()} WHERE ${where})`;
+  }
+  const page = sql`SELECT ${object} AS j, row_number() OVER (ORDER BY ${order}) AS n ${scope.from()} WHERE ${where} ORDER BY ${order} LIMIT ${e.query.top ?? null} OFFSET ${e.query.skip ?? 0}`;
+  return sql`(SELECT coalesce(json_agg(p.j ORDER BY p.n), '[]'::json) FROM (${page}) p)`;
+}
+
+/** `Details@odata.count`: the filtered count, before paging */
+export function collectionCount(e: CollectionExpand, owner: QueryScope): SQL {
+  const scope = QueryScope.over(e.query.entity, owner.aliases);
+  return sql`(SELECT count(*) ${scope.from()} WHERE ${itemsWhere(e, owner, scope)})`;
+}
+
+/** whether a collection's JSON needs `finishVirtuals` before it can be sent */
+export const needsFinishing = hasVirtuals;
+
+/** computes the virtual properties of records built by `jsonObject`, in place, recursively */
+export function finishVirtuals(query: ReadQuery, record: Record<string, unknown>): void {
+  const inputs = (record[INPUTS] ?? {}) as Record<string, unknown>;
+  delete record[INPUTS];
+  for (const p of query.select) {
+    if (p.kind !== "virtual") continue;
+    const source: Record<string, unknown> = {};
+    for (const c of p.dependsOn) assignPath(source, c.path, fromColumnValue(c.field, inputs[c.column]));
+    record[p.name] = p.field.compute(source) ?? null;
+  }
+  for (const e of query.expand) {
+    const value = e.kind === "collection" ? record[e.name] : e.path.reduce<any>((o, k) => o?.[k], record);
+    for (const child of Array.isArray(value) ? value : value ? [value] : []) finishVirtuals(e.query, child);
+  }
+}

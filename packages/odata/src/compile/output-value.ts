@@ -1,0 +1,44 @@
+/**
+ * How a value leaves PostgreSQL for the response, the same for flat rows and for JSON built in
+ * the database: instants as ISO 8601 in UTC, decimals as PostgreSQL's exact text (a JSON number,
+ * or a string with IEEE754Compatible=true), everything else as its JSON form.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { ValueType } from "../bind/bound-expr.js";
+
+export interface OutputOptions {
+  /** IEEE754Compatible=true: decimals as JSON strings (api-conventions: Numbers) */
+  readonly ieee754Compatible: boolean;
+}
+
+/** the SQL that selects a value of `type` for a flat row */
+export const rowValue = (value: SQL, type: ValueType): SQL =>
+  type === "datetime" ? sql`to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : value;
+
+/** the SQL that puts a value of `type` into a `json_build_object` */
+export const jsonValue = (value: SQL, type: ValueType, options: OutputOptions): SQL =>
+  type === "decimal" && options.ieee754Compatible ? sql`(${value})::text` : rowValue(value, type);
+
+export type Writer = (value: unknown) => string;
+
+const nullable =
+  (write: Writer): Writer =>
+  (v) =>
+    v === null || v === undefined ? "null" : write(v);
+
+const json: Writer = nullable((v) => JSON.stringify(v));
+const raw: Writer = nullable((v) => String(v));
+
+/** writes a flat-row value of `type` as JSON text */
+export const writerFor = (type: ValueType, options: OutputOptions): Writer => {
+  switch (type) {
+    case "decimal":
+      // PostgreSQL's numeric text is already a valid JSON number, exactly as stored
+      return options.ieee754Compatible ? json : raw;
+    case "integer":
+    case "boolean":
+      return raw;
+    default:
+      return json;
+  }
+};
