@@ -3,15 +3,33 @@
  * (names and rules against the model) → compile (one PostgreSQL statement) → run (response JSON).
  *
  * @example
- * const options = parseQueryOptions(new URL(url).searchParams);
- * const query = bindQuery(model.entity("Product")!, options);
- * const body = await readCollection(session, query, { tenantId, pageSize: 1000, ieee754Compatible: false, nextLink });
+ * const planner = new ReadPlanner(model);
+ * const read = planner.plan({ path: "Product", search: url.searchParams, ieee754Compatible: false });
+ * if (read.kind === "collection") body = await runCollection(session, read.prepared, { tenantId });
  */
 
+export type * from "./bind/apply-query.js";
+export { bindApply } from "./bind/bind-apply.js";
 export { bindQuery } from "./bind/bind-query.js";
 export type * from "./bind/bound-expr.js";
 export type * from "./bind/read-query.js";
+export { compileApply } from "./compile/compile-apply.js";
 export { type CompileContext, compileCollection, compileCount, compileSingle } from "./compile/compile-read.js";
 export * from "./limits.js";
-export { type CollectionContext, readCollection, readCount, readSingle } from "./read/run-read.js";
+export {
+  type PreparedRead,
+  type PrepareOptions,
+  prepareCollection,
+  prepareCount,
+  prepareSingle,
+} from "./read/prepare-read.js";
+export {
+  keyOf,
+  type PlannedRead,
+  type PlannerOptions,
+  type PlanRequest,
+  ReadPlanner,
+  resolveEntity,
+} from "./read/read-planner.js";
+export { type RunArgs, runCollection, runCount, runSingle } from "./read/run-read.js";
 export * from "./syntax/index.js";

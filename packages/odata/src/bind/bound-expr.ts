@@ -56,7 +56,16 @@ export type BoundExpr =
       readonly variable: string | null;
       readonly predicate: BoundExpr | null;
     }
-  | { readonly kind: "count"; readonly type: "integer"; readonly collection: CollectionPath };
+  | { readonly kind: "count"; readonly type: "integer"; readonly collection: CollectionPath }
+  /** `$apply` aggregates; the operand is null for `$count as N` */
+  | {
+      readonly kind: "aggregate";
+      readonly type: ValueType;
+      readonly method: AggregateMethod;
+      readonly operand: BoundExpr | null;
+    };
+
+export type AggregateMethod = "sum" | "min" | "max" | "average" | "countdistinct" | "count";
 
 export const valueTypeOf = (column: ColumnMapping): ValueType => {
   switch (column.field.kind) {

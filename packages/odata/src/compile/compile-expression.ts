@@ -128,6 +128,25 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
       if (predicate === null) return sql`true`;
       return sql`NOT EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => sql`NOT coalesce(${compileExpr(predicate, inner)}, false)`)}`;
     }
+    case "aggregate": {
+      if (expr.operand === null) return sql`count(*)`;
+      const operand = sub(expr.operand);
+      switch (expr.method) {
+        case "sum":
+          return sql`sum(${operand})`;
+        case "min":
+          return sql`min(${operand})`;
+        case "max":
+          return sql`max(${operand})`;
+        case "average":
+          return sql`avg(${operand})`;
+        case "countdistinct":
+          return sql`count(DISTINCT ${operand})`;
+        case "count":
+          return sql`count(${operand})`;
+      }
+      break;
+    }
     case "binary": {
       const { op, left, right } = expr;
       if (op === "and" || op === "or") return sql`(${sub(left)} ${sql.raw(op.toUpperCase())} ${sub(right)})`;

@@ -5,7 +5,7 @@
  * again.
  */
 import { TENANT_COLUMN } from "@bizdata/core";
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import { orderClause } from "./order-clause.js";
@@ -14,7 +14,8 @@ import { AliasSource, QueryScope } from "./query-scope.js";
 import { type RowPlan, rowPlan } from "./row-plan.js";
 
 export interface CompileContext extends OutputOptions {
-  readonly tenantId: string;
+  /** a value, or a placeholder filled at execution so that one compiled statement serves every tenant */
+  readonly tenantId: string | Placeholder;
   /** server page size: a longer result is cut and gets a next link */
   readonly pageSize: number;
 }
@@ -27,10 +28,16 @@ export interface CompiledRead {
   /** rows asked for; one more comes back when the page was cut */
   readonly limit: number;
   readonly serverPaged: boolean;
+  /** where the page starts, for the next link */
+  readonly skip: number;
 }
 
 /** FROM … WHERE tenant [AND filter] for the query's entity, in a fresh scope */
-function filtered(query: ReadQuery, tenantId: string, aliases: AliasSource): { scope: QueryScope; where: SQL } {
+function filtered(
+  query: ReadQuery,
+  tenantId: string | Placeholder,
+  aliases: AliasSource,
+): { scope: QueryScope; where: SQL } {
   const scope = QueryScope.over(query.entity, aliases);
   const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${tenantId}`;
   const where = query.filter
@@ -47,7 +54,7 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext): Compil
   const serverPaged = query.top === undefined || query.top > ctx.pageSize;
   const limit = serverPaged ? ctx.pageSize : query.top!;
   const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order} LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
-  const base = { write: plan.write, guidAlias: plan.guidAlias, limit, serverPaged };
+  const base = { write: plan.write, guidAlias: plan.guidAlias, limit, serverPaged, skip: query.skip ?? 0 };
   if (!query.count) return { statement: page, ...base };
   // the count and the page in one statement; an empty page still yields the one count row
   const counted = filtered(query, ctx.tenantId, aliases);
@@ -55,11 +62,11 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext): Compil
   return { statement, ...base };
 }
 
-export function compileSingle(query: ReadQuery, guid: string, ctx: CompileContext): CompiledRead {
+export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx: CompileContext): CompiledRead {
   const { scope, where } = filtered(query, ctx.tenantId, new AliasSource());
   const plan = rowPlan(query, scope, ctx);
   const statement = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
-  return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false };
+  return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false, skip: 0 };
 }
 
 export function compileCount(query: ReadQuery, ctx: CompileContext): SQL {

@@ -1,0 +1,138 @@
+/**
+ * Binds `$apply`: `filter(…)` steps, then one `aggregate(…)` or `groupby((…),aggregate(…))`,
+ * then `filter(…)` steps on the result. Inputs must be persisted properties (spec 4.4 rule 1),
+ * paths through references allowed. `$orderby`, `$top`, `$skip` and `$count` apply to the result;
+ * `$filter`, `$select` and `$expand` do not combine with `$apply` here and say so.
+ */
+import { type AnyEntity, badRequest, type Model } from "@bizdata/core";
+import type { AggregateItem, Expr, QueryOptions } from "../syntax/ast.js";
+import type { AggregateProperty, ApplyQuery, GroupProperty } from "./apply-query.js";
+import { invalidExpression } from "./bind-errors.js";
+import { bindExpr, bindPredicate } from "./bind-expression.js";
+import type { BindScope } from "./bind-path.js";
+import { type BoundExpr, isNumeric, type ValueType } from "./bound-expr.js";
+
+const OPTION = "$apply";
+
+function and(a: BoundExpr | undefined, b: BoundExpr): BoundExpr {
+  return a === undefined ? b : { kind: "binary", type: "boolean", op: "and", left: a, right: b };
+}
+
+function bindAggregate(scope: BindScope, item: AggregateItem): AggregateProperty {
+  if (item.expr === null)
+    return { alias: item.alias, expr: { kind: "aggregate", type: "integer", method: "count", operand: null } };
+  const operand = bindExpr(scope, item.expr);
+  if (operand.kind === "lambda" || operand.type === "null")
+    throw invalidExpression(OPTION, `${item.alias}: aggregate a property or an expression`);
+  let type: ValueType;
+  switch (item.method) {
+    case "sum":
+    case "average":
+      if (!isNumeric(operand.type))
+        throw invalidExpression(OPTION, `${item.method} needs numbers, and ${item.alias}'s input is ${operand.type}`);
+      type = item.method === "average" ? "decimal" : operand.type;
+      break;
+    case "min":
+    case "max":
+      type = operand.type;
+      break;
+    case "countdistinct":
+    case "count":
+      type = "integer";
+      break;
+  }
+  return { alias: item.alias, expr: { kind: "aggregate", type, method: item.method, operand } };
+}
+
+/** whether an expression over the grouped result reads only grouped values and aggregates */
+function groupedOnly(expr: BoundExpr, groups: readonly GroupProperty[]): boolean {
+  const same = (a: BoundExpr, b: BoundExpr) => JSON.stringify(a) === JSON.stringify(b);
+  switch (expr.kind) {
+    case "literal":
+    case "aggregate":
+      return true;
+    case "column":
+      return groups.some((g) => same(g.expr, expr));
+    case "alias":
+      return groupedOnly(expr.expr, groups);
+    case "binary":
+      return groupedOnly(expr.left, groups) && groupedOnly(expr.right, groups);
+    case "not":
+    case "negate":
+      return groupedOnly(expr.operand, groups);
+    case "in":
+      return groupedOnly(expr.operand, groups);
+    case "call":
+      return expr.args.every((a) => groupedOnly(a, groups));
+    case "lambda":
+    case "count":
+      return false;
+  }
+}
+
+export function bindApply(model: Model, entity: AnyEntity, options: QueryOptions): ApplyQuery {
+  for (const name of ["filter", "select", "expand", "compute"] as const) {
+    if (options[name] !== undefined) {
+      throw badRequest(
+        "NotSupported",
+        `$${name} cannot be combined with $apply; put it inside $apply (e.g. filter(…)).`,
+        `$${name}`,
+      );
+    }
+  }
+  const scope: BindScope = { model, option: OPTION, entity, variables: new Map(), aliases: new Map() };
+  let where: BoundExpr | undefined;
+  let having: BoundExpr | undefined;
+  let groups: GroupProperty[] = [];
+  let aggregates: AggregateProperty[] = [];
+  let grouped = false;
+  const resultAliases = new Map<string, BoundExpr>();
+  for (const step of options.apply ?? []) {
+    if (step.kind === "filter") {
+      if (!grouped) where = and(where, bindPredicate(scope, step.predicate));
+      else {
+        const predicate = bindPredicate({ ...scope, aliases: resultAliases }, step.predicate);
+        if (!groupedOnly(predicate, groups))
+          throw invalidExpression(OPTION, "a filter after grouping can use only grouped properties and aggregates");
+        having = and(having, predicate);
+      }
+      continue;
+    }
+    if (grouped) throw badRequest("NotSupported", "$apply supports one aggregate() or groupby() step.", OPTION);
+    grouped = true;
+    const items = step.kind === "aggregate" ? step.items : (step.aggregate ?? []);
+    if (step.kind === "groupby") {
+      groups = step.groups.map((path) => ({ path: path.segments, expr: bindExpr(scope, path as Expr) }));
+    }
+    aggregates = items.map((item) => bindAggregate(scope, item));
+    for (const a of aggregates) {
+      if (resultAliases.has(a.alias) || Object.hasOwn(entity.fields, a.alias)) {
+        throw invalidExpression(OPTION, `the alias "${a.alias}" is used twice or names a property`);
+      }
+      resultAliases.set(a.alias, a.expr);
+    }
+  }
+  if (!grouped)
+    throw badRequest(
+      "NotSupported",
+      "$apply needs an aggregate() or groupby() step; use $filter to filter records.",
+      OPTION,
+    );
+  const orderBy = (options.orderby ?? []).map((item) => {
+    const expr = bindExpr({ ...scope, option: "$orderby", aliases: resultAliases }, item.expr);
+    if (!groupedOnly(expr, groups))
+      throw invalidExpression("$orderby", "with $apply, order by grouped properties and aggregate aliases");
+    return { expr, direction: item.direction };
+  });
+  return {
+    entity,
+    groups,
+    aggregates,
+    orderBy,
+    count: options.count ?? false,
+    ...(where !== undefined && { where }),
+    ...(having !== undefined && { having }),
+    ...(options.top !== undefined && { top: options.top }),
+    ...(options.skip !== undefined && { skip: options.skip }),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Compiles an `$apply` read into one statement: WHERE for the filters before grouping, GROUP BY
+ * for the grouping properties, HAVING for the filters after, the aggregates in the select list.
+ * Rows are written as objects with the grouping properties nested by path and the aggregates
+ * by alias.
+ */
+import { TENANT_COLUMN } from "@bizdata/core";
+import { type SQL, sql } from "drizzle-orm";
+import type { ApplyQuery } from "../bind/apply-query.js";
+import { compileExpr, type ExpressionContext } from "./compile-expression.js";
+import type { CompileContext, CompiledRead } from "./compile-read.js";
+import { rowValue, writerFor } from "./output-value.js";
+import { AliasSource, QueryScope } from "./query-scope.js";
+
+type Row = Record<string, unknown>;
+
+interface OutputNode {
+  readonly key: string;
+  readonly write?: (row: Row) => string;
+  readonly children: OutputNode[];
+}
+
+function writeNode(node: OutputNode, row: Row): string {
+  if (node.write) return node.write(row);
+  return `{${node.children.map((c) => `${JSON.stringify(c.key)}:${writeNode(c, row)}`).join(",")}}`;
+}
+
+export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRead {
+  const scope = QueryScope.over(query.entity, new AliasSource());
+  const ectx: ExpressionContext = { scopes: new Map([[null, scope]]) };
+  const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${ctx.tenantId}`;
+  const where = query.where ? sql`${tenant} AND ${compileExpr(query.where, ectx)}` : tenant;
+  const columns: SQL[] = [];
+  const root: OutputNode = { key: "", children: [] };
+  const groupBy: SQL[] = [];
+  query.groups.forEach((g, i) => {
+    const alias = `g${i}`;
+    const value = compileExpr(g.expr, ectx);
+    groupBy.push(value);
+    columns.push(sql`${rowValue(value, g.expr.type)} AS ${sql.identifier(alias)}`);
+    let node = root;
+    for (const segment of g.path.slice(0, -1)) {
+      let child = node.children.find((c) => c.key === segment && !c.write);
+      if (!child) {
+        child = { key: segment, children: [] };
+        node.children.push(child);
+      }
+      node = child;
+    }
+    const write = writerFor(g.expr.type, ctx);
+    node.children.push({ key: g.path.at(-1)!, write: (row) => write(row[alias]), children: [] });
+  });
+  query.aggregates.forEach((a, i) => {
+    const alias = `a${i}`;
+    columns.push(sql`${rowValue(compileExpr(a.expr, ectx), a.expr.type)} AS ${sql.identifier(alias)}`);
+    const write = writerFor(a.expr.type, ctx);
+    root.children.push({ key: a.alias, write: (row) => write(row[alias]), children: [] });
+  });
+  const terms = [
+    ...query.orderBy.map(({ expr, direction }) =>
+      direction === "asc"
+        ? sql`${compileExpr(expr, ectx)} ASC NULLS FIRST`
+        : sql`${compileExpr(expr, ectx)} DESC NULLS LAST`,
+    ),
+    // then by the groups, so that paging over groups is stable
+    ...groupBy.map((g) => sql`${g} ASC NULLS FIRST`),
+  ];
+  const serverPaged = query.top === undefined || query.top > ctx.pageSize;
+  const limit = serverPaged ? ctx.pageSize : query.top!;
+  const grouped = sql`${scope.from()} WHERE ${where}${groupBy.length > 0 ? sql` GROUP BY ${sql.join(groupBy, sql`, `)}` : sql``}${query.having ? sql` HAVING ${compileExpr(query.having, ectx)}` : sql``}`;
+  const page = sql`SELECT ${sql.join(columns, sql`, `)}, true AS "$row" ${grouped}${terms.length > 0 ? sql` ORDER BY ${sql.join(terms, sql`, `)}` : sql``} LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
+  const base = {
+    write: (row: Row) => writeNode(root, row),
+    guidAlias: "$row",
+    limit,
+    serverPaged,
+    skip: query.skip ?? 0,
+  };
+  if (!query.count) return { statement: page, ...base };
+  const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count FROM (SELECT 1 ${grouped}) g) n LEFT JOIN LATERAL (${page}) p ON true`;
+  return { statement, ...base };
+}

@@ -1,0 +1,57 @@
+/**
+ * A compiled read, ready to run any number of times: the statement text with its parameters
+ * (the tenant and the record key as placeholders), and how to write its rows.
+ */
+
+import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { ApplyQuery } from "../bind/apply-query.js";
+import type { ReadQuery } from "../bind/read-query.js";
+import { compileApply } from "../compile/compile-apply.js";
+import { type CompiledRead, compileCollection, compileCount, compileSingle } from "../compile/compile-read.js";
+import type { OutputOptions } from "../compile/output-value.js";
+
+export interface PreparedRead extends Omit<CompiledRead, "statement"> {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  /** the rows carry `$count` */
+  readonly counted: boolean;
+}
+
+export interface PrepareOptions extends OutputOptions {
+  readonly pageSize: number;
+}
+
+const dialect = new PgDialect();
+const tenantId = sql.placeholder("tenant");
+
+function prepared(compiled: CompiledRead, counted: boolean): PreparedRead {
+  const { statement, ...rest } = compiled;
+  const query = dialect.sqlToQuery(statement);
+  return { ...rest, sql: query.sql, params: query.params, counted };
+}
+
+export const prepareCollection = (query: ReadQuery | ApplyQuery, options: PrepareOptions): PreparedRead =>
+  prepared(
+    "aggregates" in query
+      ? compileApply(query, { ...options, tenantId })
+      : compileCollection(query, { ...options, tenantId }),
+    query.count,
+  );
+
+export const prepareSingle = (query: ReadQuery, options: PrepareOptions): PreparedRead =>
+  prepared(compileSingle(query, sql.placeholder("key"), { ...options, tenantId }), false);
+
+export function prepareCount(query: ReadQuery, options: PrepareOptions): PreparedRead {
+  const query_ = dialect.sqlToQuery(compileCount(query, { ...options, tenantId }));
+  return {
+    sql: query_.sql,
+    params: query_.params,
+    counted: false,
+    write: () => "",
+    guidAlias: "count",
+    limit: 1,
+    serverPaged: false,
+    skip: 0,
+  };
+}

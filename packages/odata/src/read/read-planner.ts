@@ -1,0 +1,103 @@
+/**
+ * Turns a request URL into a prepared read and caches it by URL shape, so a repeated query costs
+ * no parse, bind or compile: only the statement's run (architecture: cache compiled statements
+ * per query shape). The record key and the tenant are parameters, so `Product(<any guid>)` with
+ * the same options is one cache entry for every tenant.
+ */
+import { type AnyEntity, type Model, notFound, ServiceError } from "@bizdata/core";
+import { bindApply } from "../bind/bind-apply.js";
+import { bindQuery } from "../bind/bind-query.js";
+import { defaultQueryLimits, type QueryLimits } from "../limits.js";
+import type { ResourcePath } from "../syntax/ast.js";
+import { parseQueryOptions } from "../syntax/parse-query-options.js";
+import { parseResourcePath } from "../syntax/parse-resource-path.js";
+import { type PreparedRead, prepareCollection, prepareCount, prepareSingle } from "./prepare-read.js";
+
+export type PlannedRead =
+  | { readonly kind: "collection" | "count"; readonly entity: AnyEntity; readonly prepared: PreparedRead }
+  | { readonly kind: "entity"; readonly entity: AnyEntity; readonly key: string; readonly prepared: PreparedRead };
+
+export interface PlannerOptions {
+  readonly limits?: QueryLimits;
+  /** compiled statements kept; the oldest is dropped first */
+  readonly cacheSize?: number;
+}
+
+export interface PlanRequest {
+  /** the resource path after `/api/`, decoded: `Product`, `Product(…)`, `Product/$count` */
+  readonly path: string;
+  readonly search: URLSearchParams;
+  readonly ieee754Compatible: boolean;
+}
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const KEYED = /^([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)$/;
+
+export function resolveEntity(model: Model, name: string): AnyEntity {
+  const entity = model.entity(name);
+  if (entity === undefined) {
+    const suggestion = [...model.entities.keys()].find((k) => k.toLowerCase() === name.toLowerCase());
+    throw notFound(
+      `There is no entity set "${name}"${suggestion ? `; names are case sensitive: did you mean "${suggestion}"?` : "."}`,
+      name,
+    );
+  }
+  return entity;
+}
+
+export function keyOf(key: string): string {
+  if (!GUID.test(key)) throw new ServiceError(400, "InvalidKey", `The key "${key}" is not a Guid.`, "path");
+  return key.toLowerCase();
+}
+
+export class ReadPlanner {
+  private readonly cache = new Map<string, Omit<PlannedRead, "key">>();
+  private readonly limits: QueryLimits;
+  private readonly cacheSize: number;
+
+  constructor(
+    private readonly model: Model,
+    options: PlannerOptions = {},
+  ) {
+    this.limits = options.limits ?? defaultQueryLimits;
+    this.cacheSize = options.cacheSize ?? 1000;
+  }
+
+  /**
+   * A read for the request, from the cache when its shape was seen before. Method paths are not
+   * reads; they come back as their parsed path for the caller to dispatch.
+   */
+  plan(request: PlanRequest): PlannedRead | Extract<ResourcePath, { kind: "method" }> {
+    // `Entity(<guid>)` shares one entry whatever the Guid
+    const keyed = KEYED.exec(request.path);
+    const key = keyed && GUID.test(keyed[2]!) ? keyed[2]!.toLowerCase() : undefined;
+    const shape = `${request.ieee754Compatible ? 1 : 0}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
+    const cached = this.cache.get(shape);
+    if (cached !== undefined && (cached.kind !== "entity" || key !== undefined)) {
+      return cached.kind === "entity" ? { ...cached, kind: "entity", key: key! } : (cached as PlannedRead);
+    }
+    const planned = this.compile(request);
+    if (planned.kind === "method") return planned;
+    if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+    if (planned.kind !== "entity" || key !== undefined) this.cache.set(shape, planned);
+    return planned;
+  }
+
+  private compile(request: PlanRequest): PlannedRead | Extract<ResourcePath, { kind: "method" }> {
+    const path = parseResourcePath(request.path);
+    if (path.kind === "method") return path;
+    const entity = resolveEntity(this.model, path.entity);
+    const options = parseQueryOptions(request.search, this.limits);
+    const prepare = { pageSize: this.limits.maxPageSize, ieee754Compatible: request.ieee754Compatible };
+    if (path.kind === "collection") {
+      const query =
+        options.apply !== undefined
+          ? bindApply(this.model, entity, options)
+          : bindQuery(this.model, entity, options, { limits: this.limits });
+      return { kind: "collection", entity, prepared: prepareCollection(query, prepare) };
+    }
+    const query = bindQuery(this.model, entity, options, { limits: this.limits });
+    if (path.kind === "count") return { kind: "count", entity, prepared: prepareCount(query, prepare) };
+    return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare) };
+  }
+}
