@@ -3,7 +3,7 @@
  * and `OData-Version: 4.01` on every response. It takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import type { Database, Model } from "@bizdata/core";
+import { type Database, type Model, ServiceError } from "@bizdata/core";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { entityRoutes } from "./api/entity-routes.js";
@@ -49,6 +49,9 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
 
   app.route("/api/auth", authRoutes(db, keys, auth));
   app.use("/api/*", authenticate(keys, auth));
+  app.post("/api/$batch", () => {
+    throw new ServiceError(501, "NotImplemented", "$batch is not available in this release yet; send the requests one by one.");
+  });
   app.route("/api", entityRoutes(db, model, config));
   return app;
 }

@@ -14,7 +14,7 @@ import { demoTenants, demoUsers, isEmpty, seedDemo } from "./seed/demo-tenants.j
 
 export interface StartOptions {
   readonly model?: Model;
-  /** seed the demo tenants into an empty embedded database (default true) */
+  /** seed the demo tenants into an empty embedded database (default: true for the sample model) */
   readonly seedDemo?: boolean;
 }
 
@@ -25,7 +25,9 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
   const db = await openDatabase(dbOptions);
   await migrate(db, model);
   const embedded = db.driver === "pglite";
-  if (embedded && (options.seedDemo ?? true) && (await isEmpty(db))) {
+  // the demo set is the sample domain's: another model starts empty
+  const demo = embedded && (options.seedDemo ?? model === sampleModel);
+  if (demo && (await isEmpty(db))) {
     logger.info("empty embedded database: seeding the demo tenants and sample data");
     await seedDemo(db, model, {}, (tenant) => consoleProgress(`seeding ${tenant}`));
   }
@@ -38,7 +40,7 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   logger.info({ url, database: describeDatabase(dbOptions) }, "listening");
-  if (embedded) {
+  if (demo) {
     const signIns = demoTenants.flatMap((t) => demoUsers.map((u) => `  tenant ${t.id}: ${u.username} / ${u.password}`));
     console.log(
       `\nbizdata host on ${url} (${describeDatabase(dbOptions)})\nsign in with POST ${url}/api/auth/signin:\n${signIns.join("\n")}\n`,

@@ -16,7 +16,8 @@ export function migrationStatements(model: Model): string[] {
   const ddl = [...systemTables, ...modelTables(model)].map(tableDdl);
   return [
     // roles are cluster-wide: create once, tolerate a concurrent creator
-    `DO $$ BEGIN CREATE ROLE ${APP_ROLE} NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
+    // (checked first, so that an owner without CREATEROLE can migrate once the role exists)
+    `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN CREATE ROLE ${APP_ROLE} NOLOGIN; END IF; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
     ...ddl.flatMap((d) => d.create),
     ...ddl.flatMap((d) => d.constraints),
     ...ddl.flatMap((d) => d.security),
