@@ -1,7 +1,11 @@
 /**
  * Bound expressions to PostgreSQL. Every literal is a bound parameter with an explicit cast (so
  * both drivers type it the same way); identifiers come only from the model. OData's null rules
- * are kept: `eq null` is IS NULL, `ne` treats null as a value (IS DISTINCT FROM).
+ * are kept: `eq null` is IS NULL, `ne` treats null as a value (IS DISTINCT FROM), `in` matches
+ * null by equality, and a comparison with a null operand is false, not SQL's unknown, so that
+ * `not (Cost gt 5)` and `not (Cost eq 5)` hold for a product without a cost (OData 4.01
+ * 5.1.1.1). Where only truth counts (a WHERE or EXISTS condition) the plain comparison is kept,
+ * because there unknown and false drop the same rows and the plain form can use an index.
  */
 import { TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
@@ -11,6 +15,12 @@ import { QueryScope } from "./query-scope.js";
 export interface ExpressionContext {
   /** the FROM clause of each range variable in reach: `null` is the resource itself */
   readonly scopes: ReadonlyMap<RangeVariable, QueryScope>;
+  /**
+   * The expression is a condition whose result is only tested for truth (WHERE, EXISTS), so a
+   * comparison may yield unknown where OData says false. Unset: the value itself is used (under
+   * `not`, selected by `$compute`, ordered by), so comparisons are exactly true or false.
+   */
+  readonly condition?: boolean;
 }
 
 const casts: Record<Exclude<ValueType, "null">, string> = {
@@ -66,7 +76,10 @@ function callSql(name: string, args: readonly SQL[], types: readonly ValueType[]
     case "indexof":
       return sql`(strpos(${a}, ${b}) - 1)`;
     case "substring":
-      return args.length === 3 ? sql`substr(${a}, ${b} + 1, ${c})` : sql`substr(${a}, ${b} + 1)`;
+      // substr takes int4; the integer literals are int8
+      return args.length === 3
+        ? sql`substr(${a}, (${b} + 1)::int4, (${c})::int4)`
+        : sql`substr(${a}, (${b} + 1)::int4)`;
     case "tolower":
       return sql`lower(${a})`;
     case "toupper":
@@ -97,6 +110,10 @@ function callSql(name: string, args: readonly SQL[], types: readonly ValueType[]
 
 export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
   const sub = (e: BoundExpr) => compileExpr(e, ctx);
+  // operands of operators and functions are values, never conditions
+  const value = (e: BoundExpr) => compileExpr(e, { scopes: ctx.scopes });
+  // a comparison that SQL leaves unknown on a null operand is false in OData
+  const twoValued = (comparison: SQL) => (ctx.condition ? comparison : sql`coalesce(${comparison}, false)`);
   switch (expr.kind) {
     case "literal":
       return literalSql(expr.type, expr.value);
@@ -107,15 +124,21 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
     case "alias":
       return sub(expr.expr);
     case "not":
-      return sql`(NOT ${sub(expr.operand)})`;
+      return sql`(NOT ${value(expr.operand)})`;
     case "negate":
-      return sql`(-${sub(expr.operand)})`;
-    case "in":
-      return sql`(${sub(expr.operand)} IN (${sql.join(expr.list.map(sub), sql`, `)}))`;
+      return sql`(-${value(expr.operand)})`;
+    case "in": {
+      // `in` is `eq` with each item, so a null item matches a null operand
+      const items = expr.list.filter((item) => !isNullLiteral(item));
+      const isNull = items.length < expr.list.length ? sql`(${value(expr.operand)} IS NULL)` : undefined;
+      if (items.length === 0) return isNull ?? sql`false`;
+      const member = twoValued(sql`(${value(expr.operand)} IN (${sql.join(items.map(value), sql`, `)}))`);
+      return isNull ? sql`(${member} OR ${isNull})` : member;
+    }
     case "call":
       return callSql(
         expr.name,
-        expr.args.map(sub),
+        expr.args.map(value),
         expr.args.map((a) => a.type),
       );
     case "count":
@@ -123,14 +146,14 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
     case "lambda": {
       const { op, predicate, variable } = expr;
       if (op === "any") {
-        return sql`EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => (predicate ? compileExpr(predicate, inner) : undefined))}`;
+        return sql`EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => (predicate ? compileExpr(predicate, { ...inner, condition: true }) : undefined))}`;
       }
       if (predicate === null) return sql`true`;
-      return sql`NOT EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => sql`NOT coalesce(${compileExpr(predicate, inner)}, false)`)}`;
+      return sql`NOT EXISTS ${collectionSubquery(expr.collection, ctx, variable, sql`1`, (inner) => sql`NOT coalesce(${compileExpr(predicate, { ...inner, condition: true })}, false)`)}`;
     }
     case "aggregate": {
       if (expr.operand === null) return sql`count(*)`;
-      const operand = sub(expr.operand);
+      const operand = value(expr.operand);
       switch (expr.method) {
         case "sum":
           return sql`sum(${operand})`;
@@ -152,19 +175,20 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
       if (op === "and" || op === "or") return sql`(${sub(left)} ${sql.raw(op.toUpperCase())} ${sub(right)})`;
       if (op === "eq" || op === "ne") {
         if (isNullLiteral(right) || isNullLiteral(left)) {
-          const value = isNullLiteral(right) ? left : right;
-          return sql`(${sub(value)} ${sql.raw(op === "eq" ? "IS NULL" : "IS NOT NULL")})`;
+          const operand = isNullLiteral(right) ? left : right;
+          return sql`(${value(operand)} ${sql.raw(op === "eq" ? "IS NULL" : "IS NOT NULL")})`;
         }
         if (op === "eq") {
-          // with a literal on one side `=` is exact and can use an index
+          // with a literal on one side `=` can use an index; the literal is not null, so only the
+          // other side can make it unknown
           return isLiteral(left) || isLiteral(right)
-            ? sql`(${sub(left)} = ${sub(right)})`
-            : sql`(${sub(left)} IS NOT DISTINCT FROM ${sub(right)})`;
+            ? twoValued(sql`(${value(left)} = ${value(right)})`)
+            : sql`(${value(left)} IS NOT DISTINCT FROM ${value(right)})`;
         }
-        return sql`(${sub(left)} IS DISTINCT FROM ${sub(right)})`;
+        return sql`(${value(left)} IS DISTINCT FROM ${value(right)})`;
       }
-      if (op in comparison) return sql`(${sub(left)} ${sql.raw(comparison[op]!)} ${sub(right)})`;
-      if (op in arithmetic) return sql`(${sub(left)} ${sql.raw(arithmetic[op]!)} ${sub(right)})`;
+      if (op in comparison) return twoValued(sql`(${value(left)} ${sql.raw(comparison[op]!)} ${value(right)})`);
+      if (op in arithmetic) return sql`(${value(left)} ${sql.raw(arithmetic[op]!)} ${value(right)})`;
       throw new Error(`no SQL for operator ${op}`);
     }
   }

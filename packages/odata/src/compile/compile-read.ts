@@ -41,7 +41,7 @@ function filtered(
   const scope = QueryScope.over(query.entity, aliases);
   const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${tenantId}`;
   const where = query.filter
-    ? sql`${tenant} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]) })}`
+    ? sql`${tenant} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
     : tenant;
   return { scope, where };
 }

@@ -93,7 +93,7 @@ export function jsonObject(query: ReadQuery, scope: QueryScope, options: OutputO
 function itemsWhere(e: CollectionExpand, owner: QueryScope, scope: QueryScope): SQL {
   const item = sql.identifier(scope.alias);
   const filter = e.query.filter
-    ? sql` AND ${compileExpr(e.query.filter, { scopes: new Map([[null, scope]]) })}`
+    ? sql` AND ${compileExpr(e.query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
     : sql``;
   return sql`${item}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(owner.alias)}.${sql.identifier(TENANT_COLUMN)} AND ${item}.${sql.identifier(e.inverse.column)} = ${sql.identifier(owner.alias)}.guid${filter}`;
 }
