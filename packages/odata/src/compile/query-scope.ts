@@ -18,6 +18,9 @@ export class AliasSource {
 
 interface Joins {
   readonly byPath: Map<string, string>;
+  /** the path key of each joined alias, so a chain continued from a joined record (an expanded
+   * reference's own paths) finds the joins its prefix already made */
+  readonly pathOf: Map<string, string>;
   readonly clauses: SQL[];
 }
 
@@ -31,7 +34,7 @@ export class QueryScope {
 
   /** a new FROM clause over `entity` */
   static over(entity: AnyEntity, aliases: AliasSource): QueryScope {
-    return new QueryScope(aliases.take(), entity, aliases, { byPath: new Map(), clauses: [] });
+    return new QueryScope(aliases.take(), entity, aliases, { byPath: new Map(), pathOf: new Map(), clauses: [] });
   }
 
   /** the same FROM clause seen from a joined record (paths of an expanded reference start there) */
@@ -42,13 +45,14 @@ export class QueryScope {
   /** the alias of the record at the end of a navigation chain, joining what is missing */
   navigate(via: readonly Navigation[]): string {
     let alias = this.alias;
-    let key = alias;
+    let key = this.joins.pathOf.get(alias) ?? alias;
     for (const step of via) {
       key += `/${step.column.column}`;
       let joined = this.joins.byPath.get(key);
       if (joined === undefined) {
         joined = this.aliases.take();
         this.joins.byPath.set(key, joined);
+        this.joins.pathOf.set(joined, key);
         const target = sql.identifier(joined);
         this.joins.clauses.push(
           sql` LEFT JOIN ${sql.identifier(tableName(step.target))} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
