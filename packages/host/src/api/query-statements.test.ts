@@ -1,0 +1,128 @@
+/**
+ * One statement per read (architecture: one prepared statement per request): the app runs over a
+ * database wrapper that records every statement, and each representative read below must cost
+ * exactly one, however many options, expanded levels and counts it has. The statement every
+ * tenant transaction opens with (role and tenant settings) is not the read's and is left out.
+ */
+import { type Database, migrate, type Session, type Statement, toQuery } from "@bizdata/core";
+import { sampleModel } from "@bizdata/examples";
+import { createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { type Caller, caller, config, PASSWORD } from "../../../../test/host-app.js";
+import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
+
+const TRANSACTION_SETUP = "SELECT set_config('role'";
+
+/** `db` with every statement (but the transaction set-up) appended to `log` */
+function recording(db: Database, log: string[]): Database {
+  const record = (session: Session): Session => ({
+    query: <R>(statement: Statement) => {
+      const { sql } = toQuery(statement);
+      if (!sql.startsWith(TRANSACTION_SETUP)) log.push(sql);
+      return session.query<R>(statement);
+    },
+  });
+  return {
+    driver: db.driver,
+    query: (statement) => record(db).query(statement),
+    transaction: (fn, options) => db.transaction((tx) => fn(record(tx)), options),
+    close: () => db.close(),
+  };
+}
+
+const log: string[] = [];
+let admin: Caller;
+let fixture: LoadedFixture;
+
+beforeAll(async () => {
+  const db = await testDatabase();
+  await migrate(db, sampleModel);
+  const app = createApp({ db: recording(db, log), model: sampleModel, keys: await loadSigningKeys(db), config });
+  const tenantId = uniqueTenant("stmts");
+  await createTenant(db, tenantId);
+  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
+  const signIn = await app.request("/api/auth/signin", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ TenantId: tenantId, Username: "admin", Password: PASSWORD }),
+  });
+  expect(signIn.status).toBe(200);
+  admin = caller(app, tenantId, ((await signIn.json()) as { access_token: string }).access_token);
+  fixture = await loadFixture(admin, db);
+});
+
+const reads: [string, (f: LoadedFixture) => string, (body: any) => void][] = [
+  [
+    "a list with $filter through references, $orderby, $count and a collection expand with nested expands and its own count",
+    () =>
+      `/api/SalesOrder?${new URLSearchParams({
+        $filter:
+          "Status ne 'Closed' and SellToCustomer/PrimaryContact/MailingAddress/Country/Code eq 'US' and Details/any(d: d/Product/Cost gt 1)",
+        $orderby: "SellToCustomer/Name desc,DocNumber",
+        $count: "true",
+        $top: "5",
+        $compute: "Details/$count as Lines",
+        $select: "DocNumber,Lines",
+        $expand:
+          "Details($filter=Quantity ge 1;$orderby=Quantity desc;$count=true;$top=2;$expand=Product($select=SKU;$expand=Uoms($select=Name))),SellToCustomer($select=Id;$expand=PrimaryContact($select=FullName;$expand=MailingAddress/Country))",
+      })}`,
+    (body) => {
+      expect(body["@odata.count"]).toBe(2);
+      expect(body.value.map((o: any) => [o.DocNumber, o.Lines, o["Details@odata.count"]])).toEqual([
+        ["SO-002", 2, 2],
+        ["SO-001", 3, 3],
+      ]);
+      expect(body.value[1].SellToCustomer.PrimaryContact.FullName).toBe("Ann Able");
+    },
+  ],
+  [
+    "a single record with references and collections expanded",
+    (f) =>
+      `/api/SalesOrder(${f.guids.SalesOrder!["SO-005"]})?$select=DocNumber&$expand=Details($expand=Product($select=SKU)),SellToCustomer($expand=PrimaryContact($select=FullName)),PriceLevel`,
+    (body) => {
+      expect(body.DocNumber).toBe("SO-005");
+      expect(body.Details).toHaveLength(4);
+      expect(body.SellToCustomer.PrimaryContact.FullName).toBe("Cy");
+    },
+  ],
+  [
+    "/$count with a filter",
+    () => `/api/SalesOrder/$count?$filter=${encodeURIComponent("Details/$count gt 1 and Status eq 'Open'")}`,
+    (body) => expect(body).toBe(2),
+  ],
+  [
+    "$apply with filter and groupby through a reference, ordered",
+    () =>
+      `/api/SalesOrderDetail?$apply=${encodeURIComponent("filter(Quantity gt 0)/groupby((SalesOrder/Status),aggregate(Quantity with sum as Q, $count as N))")}&$orderby=Q%20desc`,
+    (body) => expect(body.value[0]).toEqual({ SalesOrder: { Status: "Open" }, Q: 116, N: 5 }),
+  ],
+  [
+    "$apply aggregate only",
+    () => `/api/SalesOrder?$apply=${encodeURIComponent("aggregate(TotalPrice with sum as Total, $count as N)")}`,
+    (body) => expect(body).toEqual({ value: [{ Total: 584.25, N: 6 }] }),
+  ],
+  [
+    "a plain list with $top",
+    () => `/api/Product?$select=SKU&$orderby=SKU&$top=50`,
+    (body) => expect(body.value).toHaveLength(7),
+  ],
+];
+
+describe("statements per read", () => {
+  it.each(reads)("%s: exactly one", async (_, path, check) => {
+    log.length = 0;
+    const res = await admin.request("GET", path(fixture));
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    check(JSON.parse(text));
+    expect(log, log.join("\n\n")).toHaveLength(1);
+  });
+
+  it("counts the statements of a read that follows a write (the wrapper sees every statement)", async () => {
+    log.length = 0;
+    const res = await admin.request("POST", "/api/Country?$select=Code", { Code: "FR", Name: "France" });
+    expect(res.status).toBe(201);
+    expect(log.length).toBeGreaterThan(1);
+  });
+});
