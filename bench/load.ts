@@ -1,0 +1,85 @@
+/**
+ * Drives one target with one scenario: a probe request that must succeed, an unmeasured warm-up,
+ * then the measured autocannon run on loopback.
+ */
+import autocannon from "autocannon";
+import type { Scenario, ScenarioData } from "./scenarios.js";
+import type { BenchSettings } from "./settings.js";
+
+export interface Target {
+  readonly name: "host" | "floor";
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface Measurement {
+  /** mean of autocannon's per-second samples, all responses */
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly ok: number;
+  readonly non2xx: number;
+  /** connection errors and timeouts */
+  readonly errors: number;
+  /** non-2xx responses by status code, to tell a 401 from a 500 at a glance */
+  readonly statuses: Readonly<Record<string, number>>;
+}
+
+const headersOf = (target: Target) => ({ ...target.headers, "content-type": "application/json" });
+
+/**
+ * Sends a scenario's first request once and returns the parsed body, so a broken scenario fails
+ * with the server's own error before any load, and the caller can compare the targets' answers.
+ */
+export async function probe(target: Target, scenario: Scenario, data: ScenarioData): Promise<unknown> {
+  const request = scenario.requests(data)();
+  const response = await fetch(target.url + request.path, {
+    method: request.method,
+    headers: headersOf(target),
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  const text = await response.text();
+  if (!response.ok)
+    throw new Error(
+      `${scenario.name} on ${target.name}: ${request.method} ${request.path} → ${response.status} ${text}`,
+    );
+  return JSON.parse(text);
+}
+
+function run(target: Target, scenario: Scenario, data: ScenarioData, seconds: number, connections: number) {
+  const next = scenario.requests(data);
+  return autocannon({
+    url: target.url,
+    connections,
+    duration: seconds,
+    headers: headersOf(target),
+    requests: [{ setupRequest: (request) => ({ ...request, ...next() }) }],
+  });
+}
+
+export async function measure(
+  target: Target,
+  scenario: Scenario,
+  data: ScenarioData,
+  settings: BenchSettings,
+): Promise<Measurement> {
+  await run(target, scenario, data, settings.warmup, settings.connections);
+  const result = await run(target, scenario, data, settings.duration, settings.connections);
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {})
+      .filter(([status]) => !status.startsWith("2"))
+      .map(([status, { count }]) => [status, count ?? 0]),
+  );
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statuses,
+  };
+}
+
+/** more failed than successful requests: the numbers describe error handling, not the scenario */
+export const mostlyFailed = (m: Measurement): boolean => m.non2xx + m.errors > m.ok;

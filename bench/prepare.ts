@@ -1,0 +1,51 @@
+/**
+ * Brings the database to what every scenario reads: the schema, tenant `bench` with an admin
+ * user, and the sample data. Idempotent, so repeated runs reuse the seeded tenant: the sizes and
+ * BENCH_SCALE only matter for the run that first seeds it. Products added by the create scenario
+ * stay in tenant `bench` (a tenant for benchmarks only), so it grows by a few thousand per run.
+ */
+import { inTenant, migrate, openDatabase } from "@bizdata/core";
+import { defaultSampleSizes, type SampleOptions, sampleModel } from "@bizdata/examples";
+import { createTenant, seedSampleData, setUser } from "@bizdata/host";
+
+export const benchTenant = { id: "bench", username: "bench", password: "bench" } as const;
+
+/** how many product guids the read-one scenario rotates among */
+const KNOWN_GUIDS = 300;
+
+const scaled = (scale: number): SampleOptions => {
+  const { products, customers, orders, invoices, journals } = defaultSampleSizes;
+  const part = (n: number) => Math.max(1, Math.round(n * scale));
+  return {
+    products: part(products),
+    customers: part(customers),
+    orders: part(orders),
+    invoices: part(invoices),
+    journals: part(journals),
+  };
+};
+
+export interface BenchData {
+  /** product guids spread over the key range (hashed order), so point reads do not hit one page */
+  readonly guids: readonly string[];
+}
+
+export async function prepareDatabase(databaseUrl: string, scale: number): Promise<BenchData> {
+  const db = await openDatabase({ url: databaseUrl, max: 2 });
+  try {
+    await migrate(db, sampleModel);
+    await createTenant(db, benchTenant.id, "Benchmarks");
+    await setUser(db, benchTenant.id, benchTenant.username, benchTenant.password, ["admin"]);
+    const seeded = await seedSampleData(db, sampleModel, benchTenant.id, scaled(scale));
+    if (seeded.seeded) console.log(`seeded ${seeded.records} sample records into tenant ${benchTenant.id}`);
+    const rows = await inTenant(db, benchTenant.id, (tx) =>
+      tx.query<{ guid: string }>({
+        sql: "SELECT guid::text AS guid FROM product WHERE tenant_id = $1 ORDER BY md5(guid::text) LIMIT $2",
+        params: [benchTenant.id, KNOWN_GUIDS],
+      }),
+    );
+    return { guids: rows.map((r) => r.guid) };
+  } finally {
+    await db.close();
+  }
+}
