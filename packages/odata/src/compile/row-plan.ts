@@ -61,7 +61,13 @@ function objectWriter(
         return { key: p.name, part: (row) => `${key}:${write(row[alias])}` };
       }
       case "complex": {
-        const members = p.members.map((m) => ({ key: JSON.stringify(m.path[1]), ...column(m) }));
+        // a member expanded as a reference (`MailingAddress/Country`) is written by its expansion
+        const expanded = new Set(
+          query.expand.flatMap((e) => (e.kind === "reference" && e.path[0] === p.name ? [e.path[1]] : [])),
+        );
+        const members = p.members
+          .filter((m) => !expanded.has(m.path[1]))
+          .map((m) => ({ key: JSON.stringify(m.path[1]), ...column(m) }));
         return {
           key: p.name,
           part: (row) => `${key}:{${members.map((m) => `${m.key}:${m.write(row[m.alias])}`).join(",")}}`,
@@ -126,7 +132,10 @@ function objectWriter(
     const complex = parts.find((p) => p.key === e.path[0]);
     if (complex) {
       const outer = complex.part;
-      complex.part = (row) => `${outer(row).slice(0, -1)},${part(row)}}`;
+      complex.part = (row) => {
+        const object = outer(row);
+        return `${object.slice(0, -1)}${object.endsWith("{}") ? "" : ","}${part(row)}}`;
+      };
     } else {
       const outerKey = JSON.stringify(e.path[0]);
       parts.push({ key: e.path[0]!, part: (row) => `${outerKey}:{${part(row)}}` });
