@@ -199,6 +199,20 @@ describe("spec 4.4 examples", () => {
     ]);
   });
 
+  it("counts a collection expand whose $filter walks a reference path", async () => {
+    const body = await ok("SalesOrder", {
+      $filter: "DocNumber in ('SO-001','SO-005')",
+      $orderby: "DocNumber",
+      $select: "DocNumber",
+      $expand:
+        "Details($filter=Product/SKU eq 'WID-001' or Product/Cost eq null;$count=true;$orderby=Product/SKU;$select=Quantity)",
+    });
+    expect(body.value.map((o: any) => [o["Details@odata.count"], o.Details.map((d: any) => d.Quantity)])).toEqual([
+      [2, [3, 2]],
+      [2, [4, 1]],
+    ]);
+  });
+
   it("expands several levels and several collections inside a collection", async () => {
     const body = await ok("SalesOrder", {
       $filter: "DocNumber eq 'SO-002'",

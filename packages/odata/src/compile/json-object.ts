@@ -114,7 +114,9 @@ export function collectionJson(e: CollectionExpand, owner: QueryScope, options: 
 /** `Details@odata.count`: the filtered count, before paging */
 export function collectionCount(e: CollectionExpand, owner: QueryScope): SQL {
   const scope = QueryScope.over(e.query.entity, owner.aliases);
-  return sql`(SELECT count(*) ${scope.from()} WHERE ${itemsWhere(e, owner, scope)})`;
+  // the condition first: the joins its paths need must be in the FROM clause
+  const where = itemsWhere(e, owner, scope);
+  return sql`(SELECT count(*) ${scope.from()} WHERE ${where})`;
 }
 
 /** whether a collection's JSON needs `finishVirtuals` before it can be sent */
