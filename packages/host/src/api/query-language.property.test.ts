@@ -339,33 +339,41 @@ const orderAtom: fc.Arbitrary<Term<Tri>> = fc.oneof(
   })),
 );
 
-const lineAtom: fc.Arbitrary<Term<Tri>> = fc.oneof(
-  {
-    weight: 3,
-    arbitrary: numericComparisons([
-      { text: "d/Quantity", eval: (s: Scope) => exact(s.line!.Quantity) },
-      { text: "d/UnitPrice", eval: (s: Scope) => exact(s.line!.UnitPrice) },
-      { text: "d/Product/Cost", eval: (s: Scope) => exact(lineProduct(s).Cost) },
-    ]),
-  },
-  fc.tuple(op, fc.integer({ min: 0, max: 5 })).map(([o, n]) => ({
-    text: `d/LineNumber ${o} ${n}`,
-    eval: (s: Scope) => compare(o, BigInt(s.line!.LineNumber), BigInt(n)),
-  })),
-  {
-    weight: 2,
-    arbitrary: stringPredicates([
-      { text: "d/Product/SKU", eval: (s: Scope) => lineProduct(s).SKU },
-      { text: "d/Description", eval: (s: Scope) => s.line!.Description },
-      { text: "d/Product/SalesDescription", eval: (s: Scope) => lineProduct(s).SalesDescription },
-    ]),
-  },
-  uomCollection("d/Product/Uoms", lineProduct),
-  // the order the line belongs to is still in reach inside the lambda
-  orderAtom,
-);
+/** conditions on an order line: `d/…` inside a lambda, where the order is in reach too, or bare inside `$expand=Details(…)` */
+function lineAtoms(prefix: "d/" | ""): fc.Arbitrary<Term<Tri>> {
+  // inside a lambda the order the line belongs to is still in reach
+  const outer = prefix === "d/" ? [orderAtom] : [];
+  return fc.oneof(
+    {
+      weight: 3,
+      arbitrary: numericComparisons([
+        { text: `${prefix}Quantity`, eval: (s: Scope) => exact(s.line!.Quantity) },
+        { text: `${prefix}UnitPrice`, eval: (s: Scope) => exact(s.line!.UnitPrice) },
+        { text: `${prefix}Product/Cost`, eval: (s: Scope) => exact(lineProduct(s).Cost) },
+      ]),
+    },
+    fc.tuple(op, fc.integer({ min: 0, max: 5 })).map(([o, n]) => ({
+      text: `${prefix}LineNumber ${o} ${n}`,
+      eval: (s: Scope) => compare(o, BigInt(s.line!.LineNumber), BigInt(n)),
+    })),
+    {
+      weight: 2,
+      arbitrary: stringPredicates([
+        { text: `${prefix}Product/SKU`, eval: (s: Scope) => lineProduct(s).SKU },
+        { text: `${prefix}Description`, eval: (s: Scope) => s.line!.Description },
+        { text: `${prefix}Product/SalesDescription`, eval: (s: Scope) => lineProduct(s).SalesDescription },
+      ]),
+    },
+    uomCollection(`${prefix}Product/Uoms`, lineProduct),
+    ...outer,
+    fc.tuple(fc.constantFrom<Op>("eq", "ne"), fc.constantFrom(...statuses)).map(([o, status]) => ({
+      text: `${prefix}SalesOrder/Status ${o} '${status}'`,
+      eval: (s: Scope) => compare(o, s.order!.Status, status),
+    })),
+  );
+}
 
-const linePredicate = logic(lineAtom, 2);
+const linePredicate = logic(lineAtoms("d/"), 2);
 
 const orderFilter = logic(
   fc.oneof(
@@ -417,6 +425,58 @@ describe("generated $filter expressions select what OData's rules select", () =>
   });
 });
 
+describe("generated $expand=Details(…) options select, count and page what OData's rules select", () => {
+  const options = fc.record({
+    filter: logic(lineAtoms(""), 2),
+    orderby: fc.constantFrom(
+      { text: "LineNumber", sort: (a: FixtureLine, b: FixtureLine) => a.LineNumber - b.LineNumber },
+      { text: "LineNumber desc", sort: (a: FixtureLine, b: FixtureLine) => b.LineNumber - a.LineNumber },
+      {
+        text: "Quantity desc,LineNumber",
+        sort: (a: FixtureLine, b: FixtureLine) => b.Quantity - a.Quantity || a.LineNumber - b.LineNumber,
+      },
+    ),
+    top: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+    skip: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+  });
+
+  it("on every order at once", async () => {
+    await fc.assert(
+      fc.asyncProperty(options, async ({ filter, orderby, top, skip }) => {
+        const inner = [
+          `$filter=${filter.text}`,
+          `$orderby=${orderby.text}`,
+          "$count=true",
+          "$select=LineNumber",
+          ...(top === undefined ? [] : [`$top=${top}`]),
+          ...(skip === undefined ? [] : [`$skip=${skip}`]),
+        ].join(";");
+        const res = await get("SalesOrder", {
+          $select: "DocNumber",
+          $orderby: "DocNumber",
+          $expand: `Details(${inner})`,
+        });
+        const text = await res.text();
+        expect(res.status, `Details(${inner}) → ${text}`).toBe(200);
+        const actual = (JSON.parse(text) as { value: any[] }).value.map((o) => ({
+          count: o["Details@odata.count"],
+          lines: o.Details.map((d: { LineNumber: number }) => d.LineNumber),
+        }));
+        const expected = orders.map((order) => {
+          const kept = order.Details.filter((line) => filter.eval({ order, line }) === true).sort(orderby.sort);
+          const from = skip ?? 0;
+          return {
+            count: kept.length,
+            lines: kept.slice(from, top === undefined ? undefined : from + top).map((l) => l.LineNumber),
+          };
+        });
+        expect(actual, `Details(${inner})`).toEqual(expected);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
 // ---------------------------------------------------------------- robustness
 
 const corpus: Record<string, readonly string[]> = {
@@ -434,6 +494,7 @@ const corpus: Record<string, readonly string[]> = {
     "Details($filter=Quantity gt 1;$orderby=Quantity desc;$top=2;$count=true;$expand=Product($select=SKU))",
     "PrimaryContact($select=FullName;$expand=MailingAddress/Country)",
     "Uoms($select=Name),SellToCustomer",
+    "Details($filter=Product/SKU eq 'WID-001' or SalesOrder/Status eq 'Open';$count=true;$orderby=Product/Cost desc;$skip=1)",
   ],
 };
 
