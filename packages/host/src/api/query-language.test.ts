@@ -580,6 +580,33 @@ describe("null semantics (OData: eq/ne are two-valued, gt/ge/lt/le are false on 
   });
 });
 
+describe("decimals", () => {
+  it("are never rounded, also when a virtual property inside a collection expand makes the server finish the JSON", async () => {
+    const { admin: own } = await signedInTenant("decimals");
+    const exact = { "Content-Type": "application/json;IEEE754Compatible=true" };
+    expect((await own.request("POST", "/api/Contact", { Email: "a@example.com", FirstName: "A" })).status).toBe(201);
+    expect((await own.request("POST", "/api/Customer", { Id: "C1", PrimaryContact: "a@example.com" })).status).toBe(
+      201,
+    );
+    expect((await own.request("POST", "/api/Product", { SKU: "P1" })).status).toBe(201);
+    const order = {
+      DocNumber: "S1",
+      SellToCustomer: "C1",
+      Details: [{ Product: "P1", Quantity: "12345678901234.5678" }],
+    };
+    expect((await own.request("POST", "/api/SalesOrder", order, exact)).status).toBe(201);
+    for (const expand of [
+      "Details($select=Quantity)",
+      "Details($select=Quantity;$expand=SalesOrder($expand=SellToCustomer($expand=PrimaryContact($select=FullName))))",
+    ]) {
+      const res = await own.request("GET", url("SalesOrder", { $expand: expand }));
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      expect(text.replace(/\s/g, ""), expand).toContain('"Quantity":12345678901234.5678');
+    }
+  });
+});
+
 describe("virtual properties (spec 4.4 rules 1-3, spec 7)", () => {
   it.each([
     ["Contact", { $filter: "FullName eq 'Ann Able'" }, "$filter"],

@@ -9,6 +9,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { ExactNumber } from "./exact-json.js";
 import { orderClause } from "./order-clause.js";
 import { jsonValue, type OutputOptions } from "./output-value.js";
 import { QueryScope } from "./query-scope.js";
@@ -129,7 +130,11 @@ export function finishVirtuals(query: ReadQuery, record: Record<string, unknown>
   for (const p of query.select) {
     if (p.kind !== "virtual") continue;
     const source: Record<string, unknown> = {};
-    for (const c of p.dependsOn) assignPath(source, c.path, fromColumnValue(c.field, inputs[c.column]));
+    for (const c of p.dependsOn) {
+      const input = inputs[c.column];
+      // numbers arrive as their text, as they do from the driver in a flat row
+      assignPath(source, c.path, fromColumnValue(c.field, input instanceof ExactNumber ? input.text : input));
+    }
     record[p.name] = p.field.compute(source) ?? null;
   }
   for (const e of query.expand) {

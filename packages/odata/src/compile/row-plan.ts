@@ -10,6 +10,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { parseExactJson, writeExactJson } from "./exact-json.js";
 import { collectionCount, collectionJson, finishVirtuals, needsFinishing } from "./json-object.js";
 import { type OutputOptions, rowValue, writerFor } from "./output-value.js";
 import type { QueryScope } from "./query-scope.js";
@@ -107,9 +108,10 @@ function objectWriter(
         key: e.name,
         part: finish
           ? (row) => {
-              const items = JSON.parse(String(row[alias])) as Row[];
+              // numbers keep their text: a decimal is never rounded on the way through
+              const items = parseExactJson(String(row[alias])) as Row[];
               for (const item of items) finishVirtuals(e.query, item);
-              return `${key}:${JSON.stringify(items)}`;
+              return `${key}:${writeExactJson(items)}`;
             }
           : (row) => `${key}:${row[alias]}`,
       });
