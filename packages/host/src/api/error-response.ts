@@ -43,7 +43,10 @@ function fromDatabase(err: DatabaseError, model: Model): ServiceError | undefine
       "The record is referenced by other records or references one that does not exist.",
     );
   }
-  if (code.startsWith("22")) return new ServiceError(400, "InvalidValue", "A value is out of range for its property.");
+  if (code === "22012") return new ServiceError(400, "InvalidValue", "The query divides by zero for some record.");
+  if (code.startsWith("22")) {
+    return new ServiceError(400, "InvalidValue", "A value is out of range for its property or for the operation applied to it.");
+  }
   if (unavailable.test(code)) {
     return new ServiceError(503, "ServiceUnavailable", "The database is not available; retry shortly.");
   }

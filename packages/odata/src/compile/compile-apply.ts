@@ -29,7 +29,7 @@ export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRe
   const scope = QueryScope.over(query.entity, new AliasSource());
   const ectx: ExpressionContext = { scopes: new Map([[null, scope]]) };
   const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${ctx.tenantId}`;
-  const where = query.where ? sql`${tenant} AND ${compileExpr(query.where, ectx)}` : tenant;
+  const where = query.where ? sql`${tenant} AND ${compileExpr(query.where, { ...ectx, condition: true })}` : tenant;
   const columns: SQL[] = [];
   const root: OutputNode = { key: "", children: [] };
   const groupBy: SQL[] = [];
@@ -67,7 +67,7 @@ export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRe
   ];
   const serverPaged = query.top === undefined || query.top > ctx.pageSize;
   const limit = serverPaged ? ctx.pageSize : query.top!;
-  const grouped = sql`${scope.from()} WHERE ${where}${groupBy.length > 0 ? sql` GROUP BY ${sql.join(groupBy, sql`, `)}` : sql``}${query.having ? sql` HAVING ${compileExpr(query.having, ectx)}` : sql``}`;
+  const grouped = sql`${scope.from()} WHERE ${where}${groupBy.length > 0 ? sql` GROUP BY ${sql.join(groupBy, sql`, `)}` : sql``}${query.having ? sql` HAVING ${compileExpr(query.having, { ...ectx, condition: true })}` : sql``}`;
   const page = sql`SELECT ${sql.join(columns, sql`, `)}, true AS "$row" ${grouped}${terms.length > 0 ? sql` ORDER BY ${sql.join(terms, sql`, `)}` : sql``} LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
   const base = {
     write: (row: Row) => writeNode(root, row),
