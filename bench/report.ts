@@ -14,13 +14,15 @@ export interface ScenarioResult {
   readonly floor: Measurement;
 }
 
-export const machine = () => ({
+export type Machine = ReturnType<typeof describeMachine>;
+
+/** call before the run: the load average then shows other work sharing the cores, not the bench's own */
+export const describeMachine = () => ({
   cores: os.availableParallelism(),
   cpu: os.cpus()[0]?.model ?? "unknown",
   node: process.version,
   platform: `${os.platform()} ${os.release()}`,
-  // the machine may be shared: other work competing for the cores shows here, not in the numbers
-  loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
+  loadAverageBefore: os.loadavg().map((l) => Number(l.toFixed(2))),
 });
 
 const ratio = (r: ScenarioResult) => r.host.rps / r.floor.rps;
@@ -31,8 +33,7 @@ const failures = (m: Measurement) =>
     ...(m.errors ? [`${m.errors}×error`] : []),
   ].join(" ") || "0";
 
-export function table(results: readonly ScenarioResult[], settings: BenchSettings): string {
-  const m = machine();
+export function table(results: readonly ScenarioResult[], m: Machine, settings: BenchSettings): string {
   const head = [
     "scenario",
     "host req/s",
@@ -57,7 +58,7 @@ export function table(results: readonly ScenarioResult[], settings: BenchSetting
   ]);
   const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   return [
-    `${new Date().toISOString()} · ${m.cores} cores (${m.cpu}) · Node ${m.node} · load ${m.loadAverage.join(" ")} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up`,
+    `${new Date().toISOString()} · ${m.cores} cores (${m.cpu}) · Node ${m.node} · load before ${m.loadAverageBefore.join(" ")} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up`,
     "",
     line(head),
     line(head.map(() => "---")),
@@ -65,7 +66,11 @@ export function table(results: readonly ScenarioResult[], settings: BenchSetting
   ].join("\n");
 }
 
-export async function writeJson(results: readonly ScenarioResult[], settings: BenchSettings): Promise<string> {
+export async function writeJson(
+  results: readonly ScenarioResult[],
+  machine: Machine,
+  settings: BenchSettings,
+): Promise<string> {
   const dir = new URL("./results/", import.meta.url);
   await mkdir(dir, { recursive: true });
   const file = new URL("latest.json", dir);
@@ -73,7 +78,7 @@ export async function writeJson(results: readonly ScenarioResult[], settings: Be
   const { databaseUrl: _, ...shown } = settings;
   const json = {
     date: new Date().toISOString(),
-    machine: machine(),
+    machine,
     settings: shown,
     results: results.map((r) => ({ ...r, ratio: ratio(r) })),
   };

@@ -6,12 +6,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { type Measurement, measure, mostlyFailed, probe, type Target } from "./load.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
-import { type ScenarioResult, table, writeJson } from "./report.js";
+import { describeMachine, type ScenarioResult, table, writeJson } from "./report.js";
 import { scenarios } from "./scenarios.js";
 import { startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
 
 const settings = loadSettings();
+const machine = describeMachine();
 const data = await prepareDatabase(settings.databaseUrl, settings.scale);
 const runId = Date.now().toString(36);
 let skus = 0;
@@ -67,8 +68,8 @@ try {
     }
     results.push({ scenario: scenario.name, host: measured[0]!, floor: measured[1]! });
   }
-  console.log(table(results, settings));
-  console.log(`\nwritten to ${await writeJson(results, settings)}`);
+  console.log(table(results, machine, settings));
+  console.log(`\nwritten to ${await writeJson(results, machine, settings)}`);
   const failed = results.flatMap((r) =>
     targets.filter((t) => mostlyFailed(r[t.name])).map((t) => `${r.scenario} on ${t.name}`),
   );
