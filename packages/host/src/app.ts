@@ -26,9 +26,11 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
 
+  // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
+  // added to a finished response forces a slower copy); onError sets it on errors itself
   app.use("*", async (c, next) => {
-    await next();
     c.header("OData-Version", "4.01");
+    await next();
   });
 
   app.onError((err, c) => {
@@ -50,7 +52,11 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
   app.route("/api/auth", authRoutes(db, keys, auth));
   app.use("/api/*", authenticate(keys, auth));
   app.post("/api/$batch", () => {
-    throw new ServiceError(501, "NotImplemented", "$batch is not available in this release yet; send the requests one by one.");
+    throw new ServiceError(
+      501,
+      "NotImplemented",
+      "$batch is not available in this release yet; send the requests one by one.",
+    );
   });
   app.route("/api", entityRoutes(db, model, config));
   return app;

@@ -43,6 +43,8 @@ const ANY_KEY = "00000000-0000-0000-0000-000000000000";
 const forbidden = () => new ServiceError(403, "Forbidden", "Your role does not allow changing data.");
 const notImplemented = () => new ServiceError(501, "MethodNotImplemented", "Custom methods are not available yet.");
 
+const guidOnly = (url: URL) => ![...url.searchParams.keys()].some((k) => /^\$(select|expand|compute)$/i.test(k));
+
 /** `return=minimal` in `Prefer` (api-conventions: 204 instead of the entity) */
 const wantsMinimal = (c: Context) => /(^|[,;\s])return=minimal\b/i.test(c.req.header("prefer") ?? "");
 
@@ -111,7 +113,13 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const minimal = wantsMinimal(c);
       const result = await inTenant(db, tenantId, async (tx) => {
         const guid = await createRecord({ session: tx, model, tenantId, options: { ieee754Compatible } }, entity, body);
-        return { guid, body: minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid }) };
+        // without $select/$expand/$compute the body is the Guid alone: no need to read it back
+        const response = minimal
+          ? undefined
+          : guidOnly(url)
+            ? `{"Guid":"${guid}"}`
+            : await runSingle(tx, shape, { tenantId, key: guid });
+        return { guid, body: response };
       });
       c.header("Location", `/api/${entity.name}(${result.guid})`);
       if (result.body === undefined) {

@@ -45,7 +45,11 @@ function fromDatabase(err: DatabaseError, model: Model): ServiceError | undefine
   }
   if (code === "22012") return new ServiceError(400, "InvalidValue", "The query divides by zero for some record.");
   if (code.startsWith("22")) {
-    return new ServiceError(400, "InvalidValue", "A value is out of range for its property or for the operation applied to it.");
+    return new ServiceError(
+      400,
+      "InvalidValue",
+      "A value is out of range for its property or for the operation applied to it.",
+    );
   }
   if (unavailable.test(code)) {
     return new ServiceError(503, "ServiceUnavailable", "The database is not available; retry shortly.");

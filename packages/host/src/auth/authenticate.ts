@@ -5,7 +5,7 @@
  */
 import { ServiceError } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
-import { TokenRejected, type TokenSettings, verifyAccessToken } from "./access-tokens.js";
+import { TokenRejected, type TokenSettings, VerifiedTokens, verifyAccessToken } from "./access-tokens.js";
 import type { Principal } from "./principal.js";
 import type { SigningKeys } from "./signing-keys.js";
 
@@ -18,6 +18,7 @@ export function authenticate(
   keys: SigningKeys,
   settings: TokenSettings,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
+  const verified = new VerifiedTokens();
   return async (c, next) => {
     const header = c.req.header("authorization");
     const match = header === undefined ? null : /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
@@ -25,7 +26,7 @@ export function authenticate(
       throw unauthorized("An access token is required: send Authorization: Bearer <token>.", 'Bearer realm="api"');
     }
     try {
-      c.set("principal", await verifyAccessToken(keys, settings, match[1]!));
+      c.set("principal", await verifyAccessToken(keys, settings, match[1]!, verified));
     } catch (err) {
       if (!(err instanceof TokenRejected)) throw err;
       throw unauthorized(
