@@ -68,6 +68,11 @@ export async function seedSampleData(
     if (pending.length >= BATCHES_PER_TRANSACTION) await flush();
   }
   await flush();
+  // fresh statistics, so the planner sees the loaded sizes at once: PGlite has no autovacuum to
+  // do this later, and PostgreSQL's comes only after a while
+  for (const entity of model.entities.values()) {
+    await db.query({ sql: `ANALYZE ${tableName(entity)}`, params: [] });
+  }
   progress?.stop();
   return { seeded: true, records };
 }

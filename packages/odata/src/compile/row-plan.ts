@@ -11,7 +11,7 @@ import { valueTypeOf } from "../bind/bound-expr.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import { parseExactJson, writeExactJson } from "./exact-json.js";
-import { collectionCount, collectionJson, finishVirtuals, needsFinishing } from "./json-object.js";
+import { collectionCount, collectionJson, finishVirtuals, jsonObject, needsFinishing } from "./json-object.js";
 import { type OutputOptions, rowValue, writerFor } from "./output-value.js";
 import type { QueryScope } from "./query-scope.js";
 
@@ -147,7 +147,23 @@ function objectWriter(
   return { write: (row) => `{${list.map((part) => part(row)).join(",")}}`, guid: guid.alias };
 }
 
+/** the whole record as JSON text from PostgreSQL, copied through (virtuals finished in TypeScript) */
+function databasePlan(query: ReadQuery, scope: QueryScope, options: OutputOptions): RowPlan {
+  const columns = new Columns();
+  const guid = columns.add("guid", scope.column(scope.alias, "guid"));
+  const json = columns.add("json", sql`${jsonObject(query, scope, options)}::text`);
+  const write = needsFinishing(query)
+    ? (row: Row) => {
+        const record = parseExactJson(String(row[json])) as Row;
+        finishVirtuals(query, record);
+        return writeExactJson(record);
+      }
+    : (row: Row) => String(row[json]);
+  return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid };
+}
+
 export function rowPlan(query: ReadQuery, scope: QueryScope, options: OutputOptions): RowPlan {
+  if (options.jsonIn === "database") return databasePlan(query, scope, options);
   const columns = new Columns();
   const { write, guid } = objectWriter(query, scope, columns, options);
   return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid };

@@ -19,8 +19,10 @@ export type PlannedRead =
 
 export interface PlannerOptions {
   readonly limits?: QueryLimits;
-  /** compiled statements kept; the oldest is dropped first */
+  /** compiled statements kept (default 1000, 0 for none); the oldest is dropped first */
   readonly cacheSize?: number;
+  /** where record JSON is built (see OutputOptions.jsonIn); pick per driver */
+  readonly jsonIn?: "rows" | "database";
 }
 
 export interface PlanRequest {
@@ -54,6 +56,7 @@ export class ReadPlanner {
   private readonly cache = new Map<string, Omit<PlannedRead, "key">>();
   private readonly limits: QueryLimits;
   private readonly cacheSize: number;
+  private readonly jsonIn: "rows" | "database";
 
   constructor(
     private readonly model: Model,
@@ -61,6 +64,7 @@ export class ReadPlanner {
   ) {
     this.limits = options.limits ?? defaultQueryLimits;
     this.cacheSize = options.cacheSize ?? 1000;
+    this.jsonIn = options.jsonIn ?? "rows";
   }
 
   /**
@@ -78,8 +82,11 @@ export class ReadPlanner {
     }
     const planned = this.compile(request);
     if (planned.kind === "method") return planned;
-    if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
-    if (planned.kind !== "entity" || key !== undefined) this.cache.set(shape, planned);
+    // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled
+    if (this.cacheSize > 0 && (planned.kind !== "entity" || key !== undefined)) {
+      if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(shape, planned);
+    }
     return planned;
   }
 
@@ -88,7 +95,11 @@ export class ReadPlanner {
     if (path.kind === "method") return path;
     const entity = resolveEntity(this.model, path.entity);
     const options = parseQueryOptions(request.search, this.limits);
-    const prepare = { pageSize: this.limits.maxPageSize, ieee754Compatible: request.ieee754Compatible };
+    const prepare = {
+      pageSize: this.limits.maxPageSize,
+      ieee754Compatible: request.ieee754Compatible,
+      jsonIn: this.jsonIn,
+    };
     if (path.kind === "collection") {
       const query =
         options.apply !== undefined
