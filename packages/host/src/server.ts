@@ -31,6 +31,12 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
     logger.info("empty embedded database: seeding the demo tenants and sample data");
     await seedDemo(db, model, {}, (tenant) => consoleProgress(`seeding ${tenant}`));
   }
+  // PGlite runs no autovacuum: refresh planner statistics now and then, or plans go stale as data grows
+  const analyze = embedded
+    ? setInterval(() => {
+        db.query({ sql: "ANALYZE", params: [] }).catch((err: unknown) => logger.warn({ err }, "ANALYZE failed"));
+      }, 10 * 60_000).unref()
+    : undefined;
   const keys = await loadSigningKeys(db);
   const app = createApp({ db, model, keys, config, logger });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -51,6 +57,7 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
     app,
     db,
     async close() {
+      clearInterval(analyze);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
     },
