@@ -8,6 +8,7 @@ export * from "./model/fields.js";
 export type * from "./model/hook-context.js";
 export type * from "./model/hooks.js";
 export * from "./model/model.js";
+export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";
 export * from "./storage/index.js";
 export * from "./validation/index.js";

@@ -10,12 +10,14 @@ export interface TenantInfo {
 }
 
 export interface HookContext<R> {
-  /** the record being written, as it stands now; logic may change it */
+  /** the record being written, as it stands now (owned collections included); logic may change it */
   readonly record: R;
   /** the record as stored before this write; null on create */
   readonly previous: Readonly<R> | null;
-  /** the properties this write changed */
+  /** the properties this write changed so far (a changed collection item marks the collection) */
   readonly changed: ReadonlySet<string>;
+  /** for an item of an owned collection: the owner record as it stands now */
+  readonly owner: Readonly<Record<string, unknown>> | null;
   readonly tenant: TenantInfo;
   readonly prompts: UserPrompts;
   /** reads another record of any entity by Guid, seeing the same state this write sees */

@@ -7,5 +7,6 @@ export * from "./record-rows.js";
 export * from "./record-store.js";
 export * from "./system-tables.js";
 export * from "./table-ddl.js";
+export * from "./tenant-features.js";
 export * from "./tenant-policy.js";
 export * from "./tenant-scope.js";

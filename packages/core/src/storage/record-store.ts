@@ -104,16 +104,21 @@ export async function deleteRecords(
   return rows.map((r) => r.guid);
 }
 
-/** Guids of the items of an owned collection that belong to `ownerGuid`. */
-export async function collectionItemGuids(
+/** Records whose `column` holds one of `values` (the items of owned collections, by owner). */
+export async function loadRecordsWhere(
   session: Session,
-  item: AnyEntity,
-  inverseColumn: string,
+  def: AnyEntity,
   tenantId: string,
-  ownerGuid: string,
-): Promise<string[]> {
-  const rows = await session.query<{ guid: string }>(
-    sql`SELECT guid FROM ${id(tableName(item))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(inverseColumn)} = ${ownerGuid}::uuid`,
+  column: string,
+  values: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  if (values.length === 0) return [];
+  const columns = sql.join(
+    persistedColumns(def).map((c) => id(c.column)),
+    sql`, `,
   );
-  return rows.map((r) => r.guid);
+  const rows = await session.query(
+    sql`SELECT ${columns} FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(column)} = ANY(${sql.param([...values])}::uuid[]) ORDER BY guid`,
+  );
+  return rows.map((row) => rowToRecord(def, row));
 }

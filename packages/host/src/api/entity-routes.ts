@@ -8,8 +8,11 @@ import {
   type Database,
   deleteRecord,
   inTenant,
+  loadTenant,
   type Model,
   notFound,
+  PromptCollector,
+  type PromptEnvelope,
   ServiceError,
   updateRecord,
 } from "@bizdata/core";
@@ -44,6 +47,13 @@ const forbidden = () => new ServiceError(403, "Forbidden", "Your role does not a
 const notImplemented = () => new ServiceError(501, "MethodNotImplemented", "Custom methods are not available yet.");
 
 const guidOnly = (url: URL) => ![...url.searchParams.keys()].some((k) => /^\$(select|expand|compute)$/i.test(k));
+
+/**
+ * Adds the `@userprompts` envelope (spec 2.4) to a response object; left out when empty. With
+ * `return=minimal` there is no body to carry it.
+ */
+const withPrompts = (body: string | undefined, envelope: PromptEnvelope | undefined) =>
+  body === undefined || envelope === undefined ? body : `{"@userprompts":${JSON.stringify(envelope)},${body.slice(1)}`;
 
 /** `return=minimal` in `Prefer` (api-conventions: 204 instead of the entity) */
 const wantsMinimal = (c: Context) => /(^|[,;\s])return=minimal\b/i.test(c.req.header("prefer") ?? "");
@@ -112,14 +122,20 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
       const result = await inTenant(db, tenantId, async (tx) => {
-        const guid = await createRecord({ session: tx, model, tenantId, options: { ieee754Compatible } }, entity, body);
+        const prompts = new PromptCollector();
+        const tenant = await loadTenant(tx, tenantId);
+        const guid = await createRecord(
+          { session: tx, model, tenant, prompts, options: { ieee754Compatible } },
+          entity,
+          body,
+        );
         // without $select/$expand/$compute the body is the Guid alone: no need to read it back
         const response = minimal
           ? undefined
           : guidOnly(url)
             ? `{"Guid":"${guid}"}`
             : await runSingle(tx, shape, { tenantId, key: guid });
-        return { guid, body: response };
+        return { guid, body: withPrompts(response, prompts.envelope()) };
       });
       c.header("Location", `/api/${entity.name}(${result.guid})`);
       if (result.body === undefined) {
@@ -141,8 +157,13 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
       const result = await inTenant(db, tenantId, async (tx) => {
-        await updateRecord({ session: tx, model, tenantId, options: { ieee754Compatible } }, entity, guid, body);
-        return minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid });
+        const prompts = new PromptCollector();
+        const tenant = await loadTenant(tx, tenantId);
+        await updateRecord({ session: tx, model, tenant, prompts, options: { ieee754Compatible } }, entity, guid, body);
+        return withPrompts(
+          minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid }),
+          prompts.envelope(),
+        );
       });
       if (result === undefined) {
         c.header("Preference-Applied", "return=minimal");
@@ -159,7 +180,9 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const entity = resolveEntity(model, path.entity);
       writable(c);
       const guid = keyOf(path.key);
-      await inTenant(db, tenantId, (tx) => deleteRecord({ session: tx, model, tenantId }, entity, guid));
+      await inTenant(db, tenantId, (tx) =>
+        deleteRecord({ session: tx, tenant: { id: tenantId, features: new Set() } }, entity, guid),
+      );
       return c.body(null, 204);
     });
 }

@@ -1,0 +1,47 @@
+/**
+ * Stores a merged record tree: inserts grouped per entity (one statement per entity and level,
+ * owners before items), updates of only the changed columns, removed items deleted together.
+ */
+import type { AnyEntity } from "../model/model.js";
+import type { Session } from "../storage/database.js";
+import { recordColumns } from "../storage/record-rows.js";
+import { deleteRecords, insertRecords, updateRecordRow } from "../storage/record-store.js";
+import type { Body, RecordNode } from "./record-tree.js";
+
+/** the properties whose stored value differs from the loaded one */
+function changedProperties(node: RecordNode): Body {
+  const before = recordColumns(node.entity, node.previous ?? {});
+  const after = recordColumns(node.entity, node.record);
+  const changes: Body = {};
+  for (const [column, value] of after) {
+    const old = [...before].find(([c]) => c.column === column.column)?.[1];
+    if (String(old ?? null) !== String(value ?? null)) changes[column.path[0]!] = node.record[column.path[0]!];
+  }
+  return changes;
+}
+
+export async function persistTree(session: Session, tenantId: string, root: RecordNode): Promise<void> {
+  let level = [root];
+  while (level.length > 0) {
+    const inserts = new Map<AnyEntity, Body[]>();
+    const deletes = new Map<AnyEntity, string[]>();
+    for (const node of level) {
+      if (node.previous === null) {
+        inserts.set(node.entity, [...(inserts.get(node.entity) ?? []), node.record]);
+        continue;
+      }
+      const changes = changedProperties(node);
+      if (Object.keys(changes).length > 0)
+        await updateRecordRow(session, node.entity, tenantId, node.record.Guid as string, changes);
+    }
+    for (const node of level) {
+      for (const [name, removed] of node.removed) {
+        const field = node.entity.fields[name] as { target: AnyEntity };
+        deletes.set(field.target, [...(deletes.get(field.target) ?? []), ...removed.map((r) => r.Guid as string)]);
+      }
+    }
+    for (const [entity, guids] of deletes) await deleteRecords(session, entity, tenantId, guids);
+    for (const [entity, records] of inserts) await insertRecords(session, entity, tenantId, records);
+    level = level.flatMap((node) => [...node.items.values()].flat());
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The working state of one write: the record and its owned collection items as plain objects
+ * (what business logic reads and changes), each beside the state it had when loaded. Loading
+ * takes one statement per collection level, merging the request's changes happens in memory.
+ */
+import { randomUUID } from "node:crypto";
+import type { CollectionField } from "../model/fields.js";
+import type { AnyEntity } from "../model/model.js";
+import type { Session } from "../storage/database.js";
+import { columnOf } from "../storage/naming.js";
+import { collectionsOf } from "../storage/record-rows.js";
+import { loadRecords, loadRecordsWhere } from "../storage/record-store.js";
+
+export type Body = Record<string, unknown>;
+
+export interface RecordNode {
+  readonly entity: AnyEntity;
+  /** the state logic sees and changes; collection properties hold the items' records */
+  readonly record: Body;
+  /** as loaded; null for a new record */
+  readonly previous: Body | null;
+  /** properties the request set (plus collections whose items changed) */
+  readonly changed: Set<string>;
+  readonly owner: RecordNode | null;
+  /** property path prefix for messages and rejections: "" or "Details[2]." */
+  readonly path: string;
+  /** items of each owned collection, in the order of `record[collection]` */
+  readonly items: Map<string, RecordNode[]>;
+  /** loaded items the request removed, per collection */
+  readonly removed: Map<string, Body[]>;
+}
+
+export interface Loaded {
+  readonly record: Body;
+  readonly items: Map<string, Loaded[]>;
+}
+
+/** Loads a record with all its owned collection items (locked for update); undefined when missing. */
+export async function loadTree(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guid: string,
+): Promise<Loaded | undefined> {
+  const [record] = await loadRecords(session, def, tenantId, [guid], { forUpdate: true });
+  if (record === undefined) return undefined;
+  const root: Loaded = { record, items: new Map() };
+  // one statement per collection and level, for every owner of that level at once
+  const expand = async (owners: Loaded[], ownerDef: AnyEntity): Promise<void> => {
+    for (const { name, field } of collectionsOf(ownerDef)) {
+      const inverse = columnOf(field.target, [field.inverse])!.column;
+      const items = await loadRecordsWhere(
+        session,
+        field.target,
+        tenantId,
+        inverse,
+        owners.map((o) => o.record.Guid as string),
+      );
+      const children = items.map((record) => ({ record, items: new Map() }) as Loaded);
+      for (const owner of owners) {
+        owner.items.set(
+          name,
+          children.filter((c) => c.record[field.inverse] === owner.record.Guid),
+        );
+      }
+      if (children.length > 0) await expand(children, field.target);
+    }
+  };
+  await expand([root], def);
+  return root;
+}
+
+const copy = (record: Body): Body => {
+  const out: Body = {};
+  for (const [k, v] of Object.entries(record))
+    out[k] = v !== null && typeof v === "object" && !Array.isArray(v) ? { ...(v as Body) } : v;
+  return out;
+};
+
+/**
+ * Merges validated changes into the loaded state (or builds a new record): scalars replace,
+ * complex values merge member by member, a given collection is the new list of items (items
+ * with a known Guid are updated, others added, missing ones removed).
+ */
+export function mergeTree(
+  def: AnyEntity,
+  loaded: Loaded | undefined,
+  changes: Body,
+  owner: RecordNode | null,
+  path: string,
+): RecordNode {
+  const record = loaded ? copy(loaded.record) : {};
+  const node: RecordNode = {
+    entity: def,
+    record,
+    previous: loaded ? loaded.record : null,
+    changed: new Set(),
+    owner,
+    path,
+    items: new Map(),
+    removed: new Map(),
+  };
+  const collections = new Map(collectionsOf(def).map((c) => [c.name, c.field] as const));
+  for (const [key, value] of Object.entries(changes)) {
+    if (collections.has(key)) continue;
+    const current = record[key];
+    record[key] =
+      value !== null && typeof value === "object" && current !== null && typeof current === "object"
+        ? { ...(current as Body), ...(value as Body) }
+        : value;
+    node.changed.add(key);
+  }
+  if (!loaded) record.Guid = (changes.Guid as string | undefined) ?? randomUUID();
+  for (const [name, field] of collections) {
+    const existing = loaded?.items.get(name) ?? [];
+    const given = changes[name] as Body[] | null | undefined;
+    const items =
+      given === undefined
+        ? existing.map((item, i) => mergeTree(field.target, item, {}, node, `${path}${name}[${i}].`))
+        : mergeItems(field, existing, given ?? [], node, `${path}${name}`);
+    if (given !== undefined) {
+      node.changed.add(name);
+      const kept = new Set(items.map((i) => i.record.Guid));
+      node.removed.set(
+        name,
+        existing.filter((e) => !kept.has(e.record.Guid)).map((e) => e.record),
+      );
+    }
+    for (const item of items) item.record[field.inverse] = record.Guid;
+    node.items.set(name, items);
+    record[name] = items.map((i) => i.record);
+  }
+  return node;
+}
+
+function mergeItems(
+  field: CollectionField,
+  existing: Loaded[],
+  given: Body[],
+  owner: RecordNode,
+  path: string,
+): RecordNode[] {
+  const byGuid = new Map(existing.map((e) => [e.record.Guid as string, e]));
+  return given.map((item, i) => {
+    const guid = item.Guid as string | undefined;
+    const loaded = guid === undefined ? undefined : byGuid.get(guid);
+    if (loaded) byGuid.delete(guid!);
+    const { Guid: _, ...changes } = item;
+    return mergeTree(field.target, loaded, loaded ? changes : item, owner, `${path}[${i}].`);
+  });
+}
+
+/** every node of the tree, items before their owner (the order logic runs in) */
+export function itemsFirst(node: RecordNode): RecordNode[] {
+  return [...[...node.items.values()].flat().flatMap(itemsFirst), node];
+}

@@ -1,0 +1,63 @@
+/**
+ * Runs an entity's hooks in the write pipeline's order, each only for tenants with its feature
+ * (spec 1: "logic that belongs to a feature runs only for tenants that have the feature").
+ */
+import type { ErrorDetail } from "../errors.js";
+import type { HookContext, SaveContext, TenantInfo } from "../model/hook-context.js";
+import type { AnyEntity } from "../model/model.js";
+import type { UserPrompts } from "../prompts/prompts.js";
+import type { RecordNode } from "./record-tree.js";
+
+const enabled = (hook: { feature?: string }, tenant: TenantInfo) =>
+  hook.feature === undefined || tenant.features.has(hook.feature);
+
+/** deserialization hooks: each may rewrite the raw body before validation */
+export function runDeserializeHooks(def: AnyEntity, body: unknown, isCreate: boolean, tenant: TenantInfo): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  let current = body as Record<string, unknown>;
+  for (const hook of def.hooks.deserialize ?? []) {
+    if (enabled(hook, tenant)) current = hook.run(current, { isCreate });
+  }
+  return current;
+}
+
+export interface HookEnvironment {
+  readonly tenant: TenantInfo;
+  readonly prompts: UserPrompts;
+  readonly read: HookContext<unknown>["read"];
+}
+
+const context = (node: RecordNode, env: HookEnvironment): HookContext<any> => ({
+  record: node.record,
+  previous: node.previous,
+  changed: node.changed,
+  owner: node.owner?.record ?? null,
+  tenant: env.tenant,
+  prompts: env.prompts,
+  read: env.read,
+});
+
+/** business logic: a hook with `on` runs only when one of those properties changed (or on create) */
+export async function runLogicHooks(node: RecordNode, env: HookEnvironment): Promise<void> {
+  for (const hook of node.entity.hooks.logic ?? []) {
+    if (!enabled(hook, env.tenant)) continue;
+    const on = hook.on as readonly string[] | undefined;
+    if (on !== undefined && node.previous !== null && !on.some((p) => node.changed.has(p))) continue;
+    await hook.run(context(node, env));
+  }
+}
+
+/** save logic: collects rejections as validation details with the property's full path */
+export async function runSaveHooks(node: RecordNode, env: HookEnvironment, rejected: ErrorDetail[]): Promise<void> {
+  for (const hook of node.entity.hooks.save ?? []) {
+    if (!enabled(hook, env.tenant)) continue;
+    const ctx: SaveContext<any> = {
+      ...context(node, env),
+      reject: (property, message) => {
+        const target = property === null ? node.path.replace(/\.$/, "") : `${node.path}${property}`;
+        rejected.push({ code: "SaveRejected", message, ...(target !== "" && { target }) });
+      },
+    };
+    await hook.run(ctx);
+  }
+}
