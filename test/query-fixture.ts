@@ -182,8 +182,8 @@ export interface LoadedFixture {
 
 /**
  * Writes the data set through POSTs (references by natural key, lines and units as deep
- * collections). `TotalPrice` is read-only and no business logic keeps it yet, so it is set to the
- * value the service is meant to keep (Σ Quantity × UnitPrice) directly in the database.
+ * collections). `TotalPrice` is set in the database to the fixture's hand-computed value too, so
+ * the answers below never depend on the sample logic that also maintains it.
  */
 export async function loadFixture(admin: Caller, db: Database): Promise<LoadedFixture> {
   const guids: Record<string, Record<string, string>> = {};
@@ -201,10 +201,12 @@ export async function loadFixture(admin: Caller, db: Database): Promise<LoadedFi
   for (const product of products) await post("Product", product.SKU, product);
   const table = tableName(sampleModel.entity("SalesOrder")!);
   const column = columnOf(sampleModel.entity("SalesOrder")!, ["TotalPrice"])!.column;
+  const customerColumn = columnOf(sampleModel.entity("SalesOrder")!, ["SellToCustomer"])!.column;
   for (const { TotalPrice, ...order } of orders) {
-    await post("SalesOrder", order.DocNumber, order);
+    // save logic refuses an order without a customer; the null case is made in the database
+    await post("SalesOrder", order.DocNumber, { ...order, SellToCustomer: order.SellToCustomer ?? customers[0]!.Id });
     await db.query({
-      sql: `UPDATE ${table} SET ${column} = $1 WHERE tenant_id = $2 AND guid = $3`,
+      sql: `UPDATE ${table} SET ${column} = $1${order.SellToCustomer === null ? `, ${customerColumn} = NULL` : ""} WHERE tenant_id = $2 AND guid = $3`,
       params: [TotalPrice, admin.tenantId, guids.SalesOrder![order.DocNumber]],
     });
   }

@@ -4,7 +4,7 @@ export const sampleFeatures = [
   "PriceLevels",
   /** saving an order that takes a customer over their credit limit asks for confirmation */
   "CreditCheck",
-  /** changing a product's cost raises a message about the affected open orders */
+  /** changing a product's cost raises a warning message with the old and new cost */
   "CostChangeNotice",
 ] as const;
 

@@ -26,5 +26,23 @@ export const Product = entity("Product", {
     Uoms: collection(ProductUom, { inverse: "Product" }),
   },
   title: (p) => p.SalesDescription ?? p.SKU,
+  hooks: {
+    logic: [
+      {
+        name: "CostChangeNotice",
+        feature: "CostChangeNotice",
+        on: ["Cost"],
+        run({ record, previous, prompts }) {
+          if (previous === null || previous.Cost === record.Cost) return;
+          prompts.message({
+            text: `The cost of ${record.SKU} changed from ${previous.Cost ?? "none"} to ${record.Cost ?? "none"}.`,
+            severity: "warning",
+            entityGuid: record.Guid,
+            property: "Cost",
+          });
+        },
+      },
+    ],
+  },
 });
 export type ProductRecord = RecordOf<typeof Product>;

@@ -1,4 +1,12 @@
 import { collection, date, decimal, entity, enumeration, integer, type RecordOf, reference, text } from "@bizdata/core";
+import {
+  creditCheck,
+  legacyCustomerId,
+  priceLine,
+  requireCustomer,
+  requirePositiveQuantity,
+  totalOrder,
+} from "./sales-order-logic.js";
 
 /** A line of a sales order. Lines have no business key of their own, so they are known by Guid. */
 export const SalesOrderDetail = entity("SalesOrderDetail", {
@@ -11,6 +19,7 @@ export const SalesOrderDetail = entity("SalesOrderDetail", {
     Quantity: decimal({ precision: 18, scale: 4, required: true }),
     UnitPrice: decimal({ precision: 18, scale: 4 }),
   },
+  hooks: { logic: [priceLine], save: [requirePositiveQuantity] },
 });
 export type SalesOrderDetailRecord = RecordOf<typeof SalesOrderDetail>;
 
@@ -28,5 +37,6 @@ export const SalesOrder = entity("SalesOrder", {
     Details: collection(SalesOrderDetail, { inverse: "SalesOrder" }),
   },
   title: (o) => o.DocNumber,
+  hooks: { deserialize: [legacyCustomerId], logic: [totalOrder], save: [requireCustomer, creditCheck] },
 });
 export type SalesOrderRecord = RecordOf<typeof SalesOrder>;

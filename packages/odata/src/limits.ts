@@ -25,3 +25,19 @@ export const defaultQueryLimits: QueryLimits = {
   maxExpandWidth: 16,
   maxPageSize: 1000,
 };
+
+/**
+ * Sizes a client controls in `POST /api/$batch` (spec 4.5 and 8; api-conventions "Errors":
+ * over either → 400 `BatchTooLarge`). A larger import is split into several batches.
+ */
+export interface BatchLimits {
+  /** requests in one batch, counting those inside changesets */
+  readonly maxBatchParts: number;
+  /** write requests (POST, PATCH, DELETE) in one changeset / atomicity group */
+  readonly maxChangesetWrites: number;
+}
+
+export const defaultBatchLimits: BatchLimits = {
+  maxBatchParts: 64,
+  maxChangesetWrites: 64,
+};

@@ -14,6 +14,7 @@ import { deleteRecords, loadRecords } from "../storage/record-store.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
 import { resolveReferences } from "./natural-keys.js";
 import { persistTree } from "./persist-tree.js";
+import { decimalsAsNumbers } from "./record-numbers.js";
 import { type Body, itemsFirst, loadTree, mergeTree, type RecordNode } from "./record-tree.js";
 import { type HookEnvironment, runDeserializeHooks, runLogicHooks, runSaveHooks } from "./run-hooks.js";
 
@@ -78,6 +79,7 @@ async function run(ctx: WriteContext, def: AnyEntity, body: unknown, guid: strin
   );
   if (!result.success) throw validationError(result.issues);
   const value = result.value;
+  decimalsAsNumbers(def, value);
   await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value);
   const loaded = isCreate ? undefined : await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (!isCreate && loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);

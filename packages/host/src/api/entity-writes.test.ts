@@ -149,7 +149,13 @@ describe("POST, PATCH, DELETE", () => {
 
   it("refuses to delete a record other records reference", async () => {
     const { Guid } = await json(await admin.request("POST", "/api/PriceLevel", { Name: "Gold" }));
-    await admin.request("POST", "/api/SalesOrder", { DocNumber: "SO-PL", PriceLevel: Guid });
+    await admin.request("POST", "/api/Customer", { Id: "PL-C" });
+    const order = await admin.request("POST", "/api/SalesOrder", {
+      DocNumber: "SO-PL",
+      PriceLevel: Guid,
+      SellToCustomer: "PL-C",
+    });
+    expect(order.status).toBe(201);
     const res = await admin.request("DELETE", `/api/PriceLevel(${Guid})`);
     expect(res.status).toBe(400);
     expect((await json(res)).error.code).toBe("RecordInUse");
