@@ -1,2 +1,2 @@
-export { isGuid, resolveReferences } from "./natural-keys.js";
+export { isGuid, prefetchReferences, type ReferenceCache, resolveReferences } from "./natural-keys.js";
 export { createRecord, deleteRecord, updateRecord, type WriteContext } from "./write-record.js";

@@ -33,32 +33,95 @@ interface Site {
   readonly set: (guid: string) => void;
 }
 
-/** Every reference value in a (validated) write body, with where it sits. */
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isKey = (v: unknown): v is string | number | boolean =>
+  typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
+/**
+ * Every reference value in a write body, with where it sits. Tolerant of bodies not validated
+ * yet (a batch prefetches before each part validates): what is not shaped like a reference is
+ * skipped and left to validation.
+ */
 function collect(model: Model, def: AnyEntity, body: Record<string, unknown>, prefix: string, out: Site[]): void {
   for (const [name, value] of Object.entries(body)) {
     const field = Object.hasOwn(def.fields, name) ? (def.fields[name] as PersistedField) : undefined;
-    if (field === undefined || value === null || value === undefined) continue;
+    if (field === undefined) continue;
     const path = `${prefix}${name}`;
-    if (field.kind === "reference") {
-      out.push({ target: model.entity(field.target)!, value: value as string, path, set: (g) => (body[name] = g) });
-    } else if (field.kind === "complex") {
-      const nested = value as Record<string, unknown>;
+    if (field.kind === "reference" && isKey(value)) {
+      out.push({ target: model.entity(field.target)!, value, path, set: (g) => (body[name] = g) });
+    } else if (field.kind === "complex" && isObject(value)) {
       for (const [member, memberField] of Object.entries(field.fields)) {
-        const v = nested[member];
-        if (memberField.kind !== "reference" || v === null || v === undefined) continue;
+        const v = value[member];
+        if (memberField.kind !== "reference" || !isKey(v)) continue;
         out.push({
           target: model.entity(memberField.target)!,
-          value: v as string,
+          value: v,
           path: `${path}.${member}`,
-          set: (g) => (nested[member] = g),
+          set: (g) => (value[member] = g),
         });
       }
-    } else if (field.kind === "collection") {
-      (value as Record<string, unknown>[]).forEach((item, i) => {
-        collect(model, field.target, item, `${path}[${i}].`, out);
+    } else if (field.kind === "collection" && Array.isArray(value)) {
+      value.forEach((item, i) => {
+        if (isObject(item)) collect(model, field.target, item, `${path}[${i}].`, out);
       });
     }
   }
+}
+
+interface Known {
+  readonly guids: Set<string>;
+  readonly byKey: Map<string, string[]>;
+  /** values already looked up (as Guid and as key), found or not */
+  readonly asked: Set<string>;
+}
+
+/**
+ * What lookups have found so far, per target entity. One write fills its own; a changeset shares
+ * one, prefetched for all its parts, so its statements do not grow with its references.
+ */
+export type ReferenceCache = Map<AnyEntity, Known>;
+
+/** one statement per target entity for the values the cache has not seen yet */
+async function lookUp(session: Session, tenantId: string, sites: readonly Site[], cache: ReferenceCache): Promise<void> {
+  for (const [target, targetSites] of groupBy(sites, (s) => s.target)) {
+    let known = cache.get(target);
+    if (!known) {
+      known = { guids: new Set(), byKey: new Map(), asked: new Set() };
+      cache.set(target, known);
+    }
+    const fresh = [...new Set(targetSites.map((s) => String(s.value)))].filter((v) => !known.asked.has(v));
+    if (fresh.length === 0) continue;
+    const nk = columnOf(target, [target.naturalKey.property])!;
+    const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
+    const table = sql.identifier(tableName(target));
+    const keyColumn = sql.identifier(nk.column);
+    const rows = await session.query<{ guid: string; key: string | null }>(
+      sql`SELECT guid, ${keyColumn}::text AS key FROM ${table} WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
+          AND (guid = ANY(${sql.param(guids)}::uuid[]) OR ${keyColumn}::text = ANY(${sql.param(fresh)}::text[]))`,
+    );
+    for (const v of fresh) known.asked.add(v);
+    for (const row of rows) {
+      known.guids.add(row.guid);
+      if (row.key === null) continue;
+      const list = known.byKey.get(row.key) ?? [];
+      if (!list.includes(row.guid)) list.push(row.guid);
+      known.byKey.set(row.key, list);
+    }
+  }
+}
+
+/** Looks up the references of many write bodies at once (a changeset), one statement per target entity. */
+export async function prefetchReferences(
+  session: Session,
+  model: Model,
+  tenantId: string,
+  writes: readonly { readonly entity: AnyEntity; readonly body: unknown }[],
+): Promise<ReferenceCache> {
+  const sites: Site[] = [];
+  for (const { entity, body } of writes) if (isObject(body)) collect(model, entity, structuredClone(body), "", sites);
+  const cache: ReferenceCache = new Map();
+  await lookUp(session, tenantId, sites, cache);
+  return cache;
 }
 
 /**
@@ -71,56 +134,38 @@ export async function resolveReferences(
   def: AnyEntity,
   tenantId: string,
   body: Record<string, unknown>,
+  cache: ReferenceCache = new Map(),
 ): Promise<void> {
   const sites: Site[] = [];
   collect(model, def, body, "", sites);
   if (sites.length === 0) return;
-  const byTarget = groupBy(sites, (s) => s.target);
+  await lookUp(session, tenantId, sites, cache);
   const problems: ErrorDetail[] = [];
-  for (const [target, targetSites] of byTarget) {
-    const nk = columnOf(target, [target.naturalKey.property])!;
-    const guids = [
-      ...new Set(targetSites.filter((s) => isGuid(s.value)).map((s) => (s.value as string).toLowerCase())),
-    ];
-    const keys = [...new Set(targetSites.map((s) => String(s.value)))];
-    const table = sql.identifier(tableName(target));
-    const keyColumn = sql.identifier(nk.column);
-    const rows = await session.query<{ guid: string; key: string | null }>(
-      sql`SELECT guid, ${keyColumn}::text AS key FROM ${table} WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
-          AND (guid = ANY(${sql.param(guids)}::uuid[]) OR ${keyColumn}::text = ANY(${sql.param(keys)}::text[]))`,
-    );
-    const byGuid = new Set(rows.map((r) => r.guid));
-    const byKey = groupBy(rows, (r) => r.key);
-    for (const site of targetSites) {
-      if (isGuid(site.value) && byGuid.has(site.value.toLowerCase())) {
-        site.set(site.value.toLowerCase());
-        continue;
-      }
-      const matches = byKey.get(String(site.value)) ?? [];
-      if (matches.length === 1) site.set(matches[0]!.guid);
-      else
-        problems.push(
-          matches.length === 0
-            ? {
-                code: "ReferenceNotFound",
-                message: `No ${target.name} has Guid or ${target.naturalKey.property} ${JSON.stringify(site.value)}.`,
-                target: site.path,
-              }
-            : {
-                code: "ReferenceAmbiguous",
-                message: `${matches.length} records of ${target.name} have ${target.naturalKey.property} ${JSON.stringify(site.value)}; reference one by its Guid.`,
-                target: site.path,
-              },
-        );
+  for (const site of sites) {
+    const known = cache.get(site.target)!;
+    const target = site.target;
+    if (isGuid(site.value) && known.guids.has(site.value.toLowerCase())) {
+      site.set(site.value.toLowerCase());
+      continue;
     }
+    const matches = known.byKey.get(String(site.value)) ?? [];
+    if (matches.length === 1) site.set(matches[0]!);
+    else
+      problems.push(
+        matches.length === 0
+          ? {
+              code: "ReferenceNotFound",
+              message: `No ${target.name} has Guid or ${target.naturalKey.property} ${JSON.stringify(site.value)}.`,
+              target: site.path,
+            }
+          : {
+              code: "ReferenceAmbiguous",
+              message: `${matches.length} records of ${target.name} have ${target.naturalKey.property} ${JSON.stringify(site.value)}; reference one by its Guid.`,
+              target: site.path,
+            },
+      );
   }
   if (problems.length === 1) throw badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
   if (problems.length > 1)
-    throw new ServiceError(
-      400,
-      "ValidationError",
-      `${problems.length} references could not be resolved.`,
-      undefined,
-      problems,
-    );
+    throw new ServiceError(400, "ValidationError", `${problems.length} references could not be resolved.`, undefined, problems);
 }

@@ -12,7 +12,7 @@ import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
 import { deleteRecords, loadRecords } from "../storage/record-store.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
-import { resolveReferences } from "./natural-keys.js";
+import { type ReferenceCache, resolveReferences } from "./natural-keys.js";
 import { persistTree } from "./persist-tree.js";
 import { decimalsAsNumbers } from "./record-numbers.js";
 import { type Body, itemsFirst, loadTree, mergeTree, type RecordNode } from "./record-tree.js";
@@ -25,6 +25,8 @@ export interface WriteContext {
   /** where messages and questions go: collected for a plain request, kept by a workflow */
   readonly prompts: UserPrompts;
   readonly options?: ValidateOptions;
+  /** lookups shared by the writes of one changeset (prefetchReferences); each write has its own otherwise */
+  readonly references?: ReferenceCache;
 }
 
 /** deserialization hooks of the entity and, recursively, of its collection items */
@@ -80,7 +82,7 @@ async function run(ctx: WriteContext, def: AnyEntity, body: unknown, guid: strin
   if (!result.success) throw validationError(result.issues);
   const value = result.value;
   decimalsAsNumbers(def, value);
-  await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value);
+  await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value, ctx.references);
   const loaded = isCreate ? undefined : await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (!isCreate && loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
   const root = mergeTree(def, loaded, value, null, "");
@@ -99,6 +101,8 @@ async function run(ctx: WriteContext, def: AnyEntity, body: unknown, guid: strin
   for (const node of nodes) await runSaveHooks(node, env, rejected);
   if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
   await persistTree(ctx.session, ctx.tenant.id, root);
+  // what this write stored may answer (or change the answer to) a later lookup of the changeset
+  for (const node of nodes) ctx.references?.delete(node.entity);
   return root;
 }
 
