@@ -3,9 +3,10 @@
  * and `OData-Version: 4.01` on every response. It takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import { type Database, type Model, ServiceError } from "@bizdata/core";
+import type { Database, Model } from "@bizdata/core";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
+import { batchRoute } from "./api/batch-route.js";
 import { entityRoutes } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
@@ -51,13 +52,10 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
 
   app.route("/api/auth", authRoutes(db, keys, auth));
   app.use("/api/*", authenticate(keys, auth));
-  app.post("/api/$batch", () => {
-    throw new ServiceError(
-      501,
-      "NotImplemented",
-      "$batch is not available in this release yet; send the requests one by one.",
-    );
-  });
+  app.post(
+    "/api/$batch",
+    batchRoute(db, model, config.bodyLimits, async (request) => app.fetch(request)),
+  );
   app.route("/api", entityRoutes(db, model, config));
   return app;
 }

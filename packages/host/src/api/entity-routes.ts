@@ -7,7 +7,6 @@ import {
   createRecord,
   type Database,
   deleteRecord,
-  inTenant,
   loadTenant,
   type Model,
   notFound,
@@ -31,6 +30,13 @@ import type { AuthVariables } from "../auth/authenticate.js";
 import { canWrite } from "../auth/principal.js";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
+import { changesetReferences, inRequestTransaction } from "./request-transaction.js";
+
+/** a changeset's shared lookups, when the request is one of its parts */
+const references = () => {
+  const cache = changesetReferences();
+  return cache === undefined ? {} : { references: cache };
+};
 
 export interface EntityRouteSettings {
   readonly queryLimits: QueryLimits;
@@ -83,7 +89,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const { url, tenantId, ieee754Compatible } = request(c);
       const read = planner.plan({ path: resourcePath(url), search: url.searchParams, ieee754Compatible });
       if (read.kind === "method") throw notImplemented();
-      const body = await inTenant<string | number | undefined>(
+      const body = await inRequestTransaction<string | number | undefined>(
         db,
         tenantId,
         (tx) => {
@@ -121,11 +127,11 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const shape = shapeOf(entity.name, url, ieee754Compatible);
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
-      const result = await inTenant(db, tenantId, async (tx) => {
+      const result = await inRequestTransaction(db, tenantId, async (tx) => {
         const prompts = new PromptCollector();
         const tenant = await loadTenant(tx, tenantId);
         const guid = await createRecord(
-          { session: tx, model, tenant, prompts, options: { ieee754Compatible } },
+          { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() },
           entity,
           body,
         );
@@ -156,10 +162,15 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const shape = shapeOf(entity.name, url, ieee754Compatible);
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
-      const result = await inTenant(db, tenantId, async (tx) => {
+      const result = await inRequestTransaction(db, tenantId, async (tx) => {
         const prompts = new PromptCollector();
         const tenant = await loadTenant(tx, tenantId);
-        await updateRecord({ session: tx, model, tenant, prompts, options: { ieee754Compatible } }, entity, guid, body);
+        await updateRecord(
+          { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() },
+          entity,
+          guid,
+          body,
+        );
         return withPrompts(
           minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid }),
           prompts.envelope(),
@@ -180,8 +191,8 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const entity = resolveEntity(model, path.entity);
       writable(c);
       const guid = keyOf(path.key);
-      await inTenant(db, tenantId, (tx) =>
-        deleteRecord({ session: tx, tenant: { id: tenantId, features: new Set() } }, entity, guid),
+      await inRequestTransaction(db, tenantId, (tx) =>
+        deleteRecord({ session: tx, tenant: { id: tenantId, features: new Set() }, ...references() }, entity, guid),
       );
       return c.body(null, 204);
     });

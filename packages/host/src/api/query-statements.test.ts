@@ -4,32 +4,14 @@
  * exactly one, however many options, expanded levels and counts it has. The statement every
  * tenant transaction opens with (role and tenant settings) is not the read's and is left out.
  */
-import { type Database, migrate, type Session, type Statement, toQuery } from "@bizdata/core";
+import { migrate } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD } from "../../../../test/host-app.js";
 import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
-
-const TRANSACTION_SETUP = "SELECT set_config('role'";
-
-/** `db` with every statement (but the transaction set-up) appended to `log` */
-function recording(db: Database, log: string[]): Database {
-  const record = (session: Session): Session => ({
-    query: <R>(statement: Statement) => {
-      const { sql } = toQuery(statement);
-      if (!sql.startsWith(TRANSACTION_SETUP)) log.push(sql);
-      return session.query<R>(statement);
-    },
-  });
-  return {
-    driver: db.driver,
-    query: (statement) => record(db).query(statement),
-    transaction: (fn, options) => db.transaction((tx) => fn(record(tx)), options),
-    close: () => db.close(),
-  };
-}
+import { recording } from "../../../../test/recording-database.js";
 
 const log: string[] = [];
 let admin: Caller;

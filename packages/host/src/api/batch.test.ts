@@ -1,0 +1,273 @@
+import { migrate } from "@bizdata/core";
+import { sampleModel } from "@bizdata/examples";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { type Caller, caller, config, PASSWORD, signedInTenant, testApp } from "../../../../test/host-app.js";
+import { recording } from "../../../../test/recording-database.js";
+import { createApp } from "../app.js";
+import { loadSigningKeys } from "../auth/signing-keys.js";
+import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
+
+let admin: Caller;
+let reader: Caller;
+const json = async (res: Response) => (await res.json()) as any;
+
+beforeAll(async () => {
+  ({ admin, reader } = await signedInTenant("batch"));
+  await setFeature(await testDatabase(), admin.tenantId, "PriceLevels", true);
+  for (const [entity, body] of [
+    ["PriceLevel", { Name: "Dealer", DiscountPercent: 50 }],
+    ["Product", { SKU: "B-1", Price: 10 }],
+    ["Product", { SKU: "B-2", Price: 4 }],
+    ["Contact", { Email: "b@example.com" }],
+    ["Customer", { Id: "BC-1", PrimaryContact: "b@example.com" }],
+  ] as const) {
+    expect((await admin.request("POST", `/api/${entity}`, body)).status).toBe(201);
+  }
+});
+
+const batch = (who: Caller, requests: unknown[]) => who.request("POST", "/api/$batch", { requests });
+const count = async (path: string) => Number(await (await admin.request("GET", path)).text());
+
+describe("$batch, JSON format", () => {
+  it("runs GET, POST, PATCH and DELETE parts in order, each answered with its status, headers and body", async () => {
+    const res = await batch(admin, [
+      { id: "a", method: "POST", url: "Product?$select=SKU", body: { SKU: "J-1", Cost: 1.5 } },
+      { id: "b", method: "GET", url: "Product?$filter=SKU eq 'J-1'&$select=SKU,Cost" },
+      { id: "c", method: "PATCH", url: "$a?$select=Cost", body: { Cost: 2 }, dependsOn: ["a"] },
+      { id: "d", method: "DELETE", url: "$a", dependsOn: ["a"] },
+      { id: "e", method: "GET", url: "/api/Product/$count?$filter=SKU eq 'J-1'" },
+    ]);
+    expect(res.status).toBe(200);
+    const { responses } = await json(res);
+    expect(responses.map((r: { id: string; status: number }) => [r.id, r.status])).toEqual([
+      ["a", 201],
+      ["b", 200],
+      ["c", 200],
+      ["d", 204],
+      ["e", 200],
+    ]);
+    expect(responses[0].headers.location).toMatch(/^\/api\/Product\(/);
+    expect(responses[0].body).toEqual({ Guid: expect.any(String), SKU: "J-1" });
+    expect(responses[1].body.value).toEqual([{ Guid: responses[0].body.Guid, SKU: "J-1", Cost: 1.5 }]);
+    expect(responses[2].body).toEqual({ Guid: responses[0].body.Guid, Cost: 2 });
+    expect(responses[4].body).toBe("0");
+  });
+
+  it("commits a changeset as one: references between its parts by $id, natural keys, hooks", async () => {
+    const res = await batch(admin, [
+      { id: "1", atomicityGroup: "g", method: "POST", url: "Customer", body: { Id: "BC-NEW" } },
+      {
+        id: "2",
+        atomicityGroup: "g",
+        method: "POST",
+        url: "SalesOrder?$select=TotalPrice,SellToCustomer&$expand=Details($select=UnitPrice)",
+        body: {
+          DocNumber: "SO-B1",
+          SellToCustomer: "$1",
+          PriceLevel: "Dealer",
+          Details: [{ Product: "B-1", Quantity: 2 }],
+        },
+      },
+    ]);
+    const { responses } = await json(res);
+    expect(responses.map((r: { status: number }) => r.status)).toEqual([201, 201]);
+    expect(responses[1].body.SellToCustomer).toBe(responses[0].body.Guid);
+    // the line was priced by business logic (price level 50% off) and the order totalled
+    expect(responses[1].body.Details[0].UnitPrice).toBe(5);
+    expect(responses[1].body.TotalPrice).toBe(10);
+  });
+
+  it("rolls a failing changeset back entirely and leaves other parts and changesets alone", async () => {
+    const before = await count("/api/Product/$count");
+    const res = await batch(admin, [
+      { id: "ok1", method: "POST", url: "Product", body: { SKU: "R-ok1" } },
+      { id: "x1", atomicityGroup: "bad", method: "POST", url: "Product", body: { SKU: "R-x1" } },
+      { id: "x2", atomicityGroup: "bad", method: "POST", url: "Product", body: { SKU: "R-x2" } },
+      {
+        id: "x3",
+        atomicityGroup: "bad",
+        method: "POST",
+        url: "SalesOrder",
+        body: { DocNumber: "R", SellToCustomer: "BC-1", Details: [{ Product: "NOPE", Quantity: 1 }] },
+      },
+      { id: "y1", atomicityGroup: "good", method: "POST", url: "Product", body: { SKU: "R-y1" } },
+      { id: "after", method: "GET", url: "Product/$count", dependsOn: ["x3"] },
+    ]);
+    const { responses } = await json(res);
+    const byId = Object.fromEntries(responses.map((r: { id: string }) => [r.id, r]));
+    expect(byId.ok1.status).toBe(201);
+    expect(byId.x3.status).toBe(400);
+    expect(byId.x3.body.error).toMatchObject({ code: "ReferenceNotFound", target: "Details[0].Product" });
+    expect([byId.x1.status, byId.x2.status]).toEqual([424, 424]);
+    expect(byId.y1.status).toBe(201);
+    expect(byId.after.status).toBe(424);
+    expect(await count("/api/Product/$count")).toBe(before + 2);
+    expect(await count("/api/Product/$count?$filter=startswith(SKU,'R-x')")).toBe(0);
+  });
+
+  it("applies permissions to every part", async () => {
+    const { responses } = await json(
+      await batch(reader, [
+        { id: "r", method: "GET", url: "Product/$count" },
+        { id: "w", method: "POST", url: "Product", body: { SKU: "NO" } },
+      ]),
+    );
+    expect(responses.map((r: { status: number }) => r.status)).toEqual([200, 403]);
+  });
+
+  it("answers a part aimed at another tenant's record with 404", async () => {
+    const { admin: other } = await signedInTenant("batch-other");
+    const created = await json(await other.request("POST", "/api/Product", { SKU: "THEIRS" }));
+    const { responses } = await json(
+      await batch(admin, [
+        { id: "g", method: "GET", url: `Product(${created.Guid})` },
+        { id: "p", method: "PATCH", url: `Product(${created.Guid})`, body: { Cost: 1 } },
+        { id: "d", method: "DELETE", url: `Product(${created.Guid})` },
+      ]),
+    );
+    expect(responses.map((r: { status: number }) => r.status)).toEqual([404, 404, 404]);
+    expect((await other.request("GET", `/api/Product(${created.Guid})`)).status).toBe(200);
+  });
+
+  it.each([
+    [
+      "more than 64 parts",
+      Array.from({ length: 65 }, (_, i) => ({ id: `${i}`, method: "GET", url: "Product/$count" })),
+      "BatchTooLarge",
+    ],
+    [
+      "more than 64 writes in one changeset",
+      Array.from({ length: 65 }, (_, i) => ({
+        id: `${i}`,
+        atomicityGroup: "g",
+        method: "POST",
+        url: "Product",
+        body: { SKU: `L-${i}` },
+      })),
+      "BatchTooLarge",
+    ],
+    ["an unknown method", [{ id: "1", method: "PUT", url: "Product", body: {} }], "InvalidBatch"],
+    ["a nested batch", [{ id: "1", method: "POST", url: "$batch", body: { requests: [] } }], "InvalidBatch"],
+    ["a request without url", [{ id: "1", method: "GET" }], "InvalidBatch"],
+  ])("refuses %s with 400 and stores nothing", async (_, requests, code) => {
+    const before = await count("/api/Product/$count");
+    const res = await batch(admin, requests);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.code).toBe(code);
+    expect(await count("/api/Product/$count")).toBe(before);
+  });
+
+  it("refuses a body that is not a batch", async () => {
+    const res = await admin.request("POST", "/api/$batch", { value: [] });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.code).toBe("InvalidBatch");
+  });
+
+  it("needs a token like every other request", async () => {
+    const res = await caller(await testApp(), admin.tenantId, undefined).request("POST", "/api/$batch", {
+      requests: [],
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("$batch, multipart format", () => {
+  const CRLF = "\r\n";
+  const part = (lines: string[]) =>
+    ["Content-Type: application/http", "Content-Transfer-Encoding: binary", "", ...lines].join(CRLF);
+
+  it("runs a changeset and plain parts and answers in multipart", async () => {
+    const body = [
+      "--batch_1",
+      part(["GET Product/$count HTTP/1.1", "", ""]),
+      "--batch_1",
+      "Content-Type: multipart/mixed; boundary=changeset_1",
+      "",
+      "--changeset_1",
+      part(["POST Product HTTP/1.1", "Content-ID: 1", "Content-Type: application/json", "", '{"SKU":"M-1"}']).replace(
+        "Content-Transfer-Encoding: binary",
+        "Content-Transfer-Encoding: binary\r\nContent-ID: 1",
+      ),
+      "--changeset_1",
+      part(["PATCH $1 HTTP/1.1", "Content-Type: application/json", "", '{"Cost":3}']),
+      "--changeset_1--",
+      "--batch_1--",
+      "",
+    ].join(CRLF);
+    const res = await admin.request("POST", "/api/$batch", body, {
+      "Content-Type": "multipart/mixed; boundary=batch_1",
+    });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/^multipart\/mixed; ?boundary=/);
+    expect(text).toContain("HTTP/1.1 200 OK");
+    expect(text).toContain("HTTP/1.1 201 Created");
+    expect(text).toMatch(/HTTP\/1.1 20[04]/);
+    const products = await json(await admin.request("GET", "/api/Product?$filter=SKU eq 'M-1'&$select=Cost"));
+    expect(products.value[0].Cost).toBe(3);
+  });
+
+  it.each([
+    ["a missing boundary", "multipart/mixed", "--x\r\n\r\n--x--"],
+    ["a body without its boundary", "multipart/mixed; boundary=b", "nothing here"],
+    [
+      "a part that is not JSON",
+      "multipart/mixed; boundary=b",
+      ["--b", part(["POST Product HTTP/1.1", "Content-Type: application/json", "", "{not json"]), "--b--", ""].join(
+        CRLF,
+      ),
+    ],
+  ])("refuses %s with 400 InvalidBatch", async (_, contentType, body) => {
+    const res = await admin.request("POST", "/api/$batch", body, { "Content-Type": contentType });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.code).toBe("InvalidBatch");
+  });
+});
+
+describe("$batch statements", () => {
+  it("looks natural keys up once per target entity per changeset, however many references it has", async () => {
+    const db = await testDatabase();
+    await migrate(db, sampleModel);
+    const log: string[] = [];
+    const app = createApp({ db: recording(db, log), model: sampleModel, keys: await loadSigningKeys(db), config });
+    const tenantId = uniqueTenant("batch-stmts");
+    await createTenant(db, tenantId);
+    await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
+    const token = (
+      (await (
+        await app.request("/api/auth/signin", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ TenantId: tenantId, Username: "admin", Password: PASSWORD }),
+        })
+      ).json()) as any
+    ).access_token;
+    const who = caller(app, tenantId, token);
+    for (let i = 0; i < 5; i++) await who.request("POST", "/api/Product", { SKU: `S-${i}`, Price: 1 });
+    await who.request("POST", "/api/Customer", { Id: "SC" });
+    const orders = (n: number, lines: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `${i}`,
+        atomicityGroup: "g",
+        method: "POST",
+        url: "SalesOrder",
+        body: {
+          DocNumber: `SO-${n}-${lines}-${i}`,
+          SellToCustomer: "SC",
+          Details: Array.from({ length: lines }, (_, j) => ({ Product: `S-${j % 5}`, Quantity: 1 })),
+        },
+      }));
+    const lookups = async (n: number, lines: number) => {
+      log.length = 0;
+      const res = await who.request("POST", "/api/$batch", { requests: orders(n, lines) });
+      expect((await json(res)).responses.every((r: { status: number }) => r.status === 201)).toBe(true);
+      return log.filter((s) => s.includes("::text = ANY(")).length;
+    };
+    const few = await lookups(4, 1);
+    const many = await lookups(4, 5);
+    // customers and products: one lookup each for the whole changeset
+    expect(few).toBe(2);
+    expect(many).toBe(2);
+  });
+});

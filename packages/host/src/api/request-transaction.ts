@@ -1,0 +1,45 @@
+/**
+ * One transaction per request, or one per changeset: a `$batch` changeset runs its parts inside
+ * one tenant transaction, and each part's handler finds it here (AsyncLocalStorage follows the
+ * part through the app) instead of opening its own. That makes a changeset all or nothing with
+ * every part still going through the same routes and pipeline as a standalone request.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Database, inTenant, type ReferenceCache, type Session, type TransactionOptions } from "@bizdata/core";
+
+interface Changeset {
+  readonly tenantId: string;
+  readonly session: Session;
+  /** natural-key lookups shared by the changeset's parts */
+  readonly references: ReferenceCache;
+}
+
+const current = new AsyncLocalStorage<Changeset>();
+
+/** runs `fn` in the surrounding changeset's transaction, or in a new tenant transaction */
+export function inRequestTransaction<T>(
+  db: Database,
+  tenantId: string,
+  fn: (tx: Session) => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T> {
+  const changeset = current.getStore();
+  if (changeset !== undefined && changeset.tenantId === tenantId) return fn(changeset.session);
+  return inTenant(db, tenantId, fn, options);
+}
+
+/** the natural-key lookups of the surrounding changeset, if any */
+export const changesetReferences = (): ReferenceCache | undefined => current.getStore()?.references;
+
+/** runs the parts of a changeset in one transaction; throwing rolls all of them back */
+export function inChangeset<T>(
+  db: Database,
+  tenantId: string,
+  prefetch: (tx: Session) => Promise<ReferenceCache>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return inTenant(db, tenantId, async (session) => {
+    const references = await prefetch(session);
+    return current.run({ tenantId, session, references }, fn);
+  });
+}

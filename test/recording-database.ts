@@ -1,0 +1,25 @@
+/**
+ * A database wrapper that records every statement it runs, for tests that count statements. The
+ * statement each tenant transaction opens with (role and tenant settings) belongs to the
+ * transaction, not to the work inside it, and is left out.
+ */
+import { type Database, type Session, type Statement, toQuery } from "@bizdata/core";
+
+const TRANSACTION_SETUP = "SELECT set_config('role'";
+
+/** `db` with every statement (but the transaction set-up) appended to `log` */
+export function recording(db: Database, log: string[]): Database {
+  const record = (session: Session): Session => ({
+    query: <R>(statement: Statement) => {
+      const { sql } = toQuery(statement);
+      if (!sql.startsWith(TRANSACTION_SETUP)) log.push(sql);
+      return session.query<R>(statement);
+    },
+  });
+  return {
+    driver: db.driver,
+    query: (statement) => record(db).query(statement),
+    transaction: (fn, options) => db.transaction((tx) => fn(record(tx)), options),
+    close: () => db.close(),
+  };
+}
