@@ -8,6 +8,11 @@
  * if (read.kind === "collection") body = await runCollection(session, read.prepared, { tenantId });
  */
 
+export type * from "./batch/batch-types.js";
+export { formatJsonBatchResponse } from "./batch/format-json-response.js";
+export { formatMultipartBatchResponse } from "./batch/format-multipart-response.js";
+export { parseJsonBatch } from "./batch/parse-json-batch.js";
+export { parseMultipartBatch } from "./batch/parse-multipart-batch.js";
 export type * from "./bind/apply-query.js";
 export { bindApply } from "./bind/bind-apply.js";
 export { bindQuery } from "./bind/bind-query.js";

@@ -21,24 +21,22 @@ export function formatMultipartBatchResponse(
     return request;
   };
   // consecutive responses of one changeset form one entry
-  const entries: BatchResponsePart[][] = [];
-  parts.forEach((response, index) => {
+  const entries: { group: string | undefined; responses: BatchResponsePart[] }[] = [];
+  for (const response of parts) {
     const group = requestOf(response).atomicityGroup;
-    const previous = parts[index - 1];
     const last = entries.at(-1);
-    if (last && group !== undefined && previous && requestOf(previous).atomicityGroup === group) last.push(response);
-    else entries.push([response]);
-  });
+    if (group !== undefined && last?.group === group) last.responses.push(response);
+    else entries.push({ group, responses: [response] });
+  }
   const boundary = `batchresponse_${randomUUID()}`;
   const body = multipart(
     boundary,
-    entries.map((entry) => {
-      const first = entry[0]!;
-      if (requestOf(first).atomicityGroup === undefined) return httpPart(first, requestOf(first));
-      const failed = entry.find((response) => response.status >= 400);
-      if (failed) return httpPart(failed, requestOf(failed)); // §11.7.4: one response for the whole changeset
+    entries.map(({ group, responses }) => {
+      const single = group === undefined ? responses[0] : responses.find((response) => response.status >= 400);
+      // §11.7.4: a failed changeset answers with one response, the failure, for all its requests
+      if (single) return httpPart(single, requestOf(single));
       const changeset = `changesetresponse_${randomUUID()}`;
-      const inner = entry.map((response) => httpPart(response, requestOf(response)));
+      const inner = responses.map((response) => httpPart(response, requestOf(response)));
       return `Content-Type: multipart/mixed; boundary=${changeset}${crlf}${crlf}${multipart(changeset, inner)}`;
     }),
   );

@@ -18,12 +18,17 @@ export function headerRecord(entries: Iterable<readonly [string, string]>): Reco
   return Object.fromEntries(fields);
 }
 
+/** A name that is a token and a value without CR, LF or NUL (RFC 9110 §5.1, §5.5): what HTTP can carry. */
+export const isHeaderField = (name: string, value: string): boolean =>
+  tokenPattern.test(name) && !/[\0\r\n]/.test(value);
+
 /** `Name: value` → [name, value]; undefined for a malformed line (obsolete line folding included). */
 export function splitHeaderLine(line: string): [string, string] | undefined {
   const colon = line.indexOf(":");
   const name = line.slice(0, colon);
   // trim(), not a regular expression: /[ \t]+$/ takes quadratic time on long runs of spaces
-  return colon > 0 && tokenPattern.test(name) ? [name, line.slice(colon + 1).trim()] : undefined;
+  const value = line.slice(colon + 1).trim();
+  return colon > 0 && isHeaderField(name, value) ? [name, value] : undefined;
 }
 
 export interface MediaType {

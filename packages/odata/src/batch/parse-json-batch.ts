@@ -4,10 +4,10 @@
  * already parsed from JSON by the host.
  */
 import { type BatchLimits, defaultBatchLimits } from "../limits.js";
-import { invalidBatch, partLabel, tooManyParts } from "./batch-errors.js";
+import { invalidBatch, partLabel, quote, tooManyParts } from "./batch-errors.js";
 import { batchMethod, checkLimits, type DraftPart, finishBatch, requestIdPattern } from "./batch-rules.js";
 import type { ParsedBatch } from "./batch-types.js";
-import { headerRecord } from "./headers.js";
+import { headerRecord, isHeaderField } from "./headers.js";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -54,9 +54,11 @@ function optionalId(request: Record<string, unknown>, name: string, where: strin
 
 function readHeaders(headers: unknown, where: string): Record<string, string> {
   if (headers === undefined) return {};
-  const entries = isObject(headers) ? Object.entries(headers) : undefined;
-  if (entries === undefined || entries.some(([, value]) => typeof value !== "string")) {
-    throw invalidBatch(where, '"headers" must be an object of string values');
+  if (!isObject(headers)) throw invalidBatch(where, '"headers" must be an object of string values');
+  const entries = Object.entries(headers);
+  for (const [name, value] of entries) {
+    if (typeof value !== "string") throw invalidBatch(where, `header ${quote(name)} must have a string value`);
+    if (!isHeaderField(name, value)) throw invalidBatch(where, `header ${quote(name)} is not a valid HTTP header`);
   }
   return headerRecord(entries as [string, string][]);
 }
