@@ -208,6 +208,28 @@ describe("$batch, multipart format", () => {
     expect(products.value[0].Cost).toBe(3);
   });
 
+  it("answers a failed changeset with its one failure and stores none of it", async () => {
+    const body = [
+      "--b",
+      "Content-Type: multipart/mixed; boundary=cs",
+      "",
+      "--cs",
+      part(["POST Product HTTP/1.1", "Content-ID: 1", "Content-Type: application/json", "", '{"SKU":"MF-1"}']),
+      "--cs",
+      part(["POST Product HTTP/1.1", "Content-ID: 2", "Content-Type: application/json", "", '{"SKU":"MF-1"}']),
+      "--cs--",
+      "--b--",
+      "",
+    ].join(CRLF);
+    const res = await admin.request("POST", "/api/$batch", body, { "Content-Type": "multipart/mixed; boundary=b" });
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text).toContain("HTTP/1.1 400 Bad Request");
+    expect(text).toContain("DuplicateKey");
+    expect(text).not.toContain("201 Created");
+    expect(await count("/api/Product/$count?$filter=SKU eq 'MF-1'")).toBe(0);
+  });
+
   it.each([
     ["a missing boundary", "multipart/mixed", "--x\r\n\r\n--x--"],
     ["a body without its boundary", "multipart/mixed; boundary=b", "nothing here"],

@@ -32,7 +32,9 @@ export function formatMultipartBatchResponse(
   const body = multipart(
     boundary,
     entries.map(({ group, responses }) => {
-      const single = group === undefined ? responses[0] : responses.find((response) => response.status >= 400);
+      // the failure itself, not the 424s of the parts it rolled back
+      const failed = responses.filter((response) => response.status >= 400);
+      const single = group === undefined ? responses[0] : (failed.find((r) => r.status !== 424) ?? failed[0]);
       // §11.7.4: a failed changeset answers with one response, the failure, for all its requests
       if (single) return httpPart(single, requestOf(single));
       const changeset = `changesetresponse_${randomUUID()}`;
