@@ -82,7 +82,12 @@ interface Known {
 export type ReferenceCache = Map<AnyEntity, Known>;
 
 /** one statement per target entity for the values the cache has not seen yet */
-async function lookUp(session: Session, tenantId: string, sites: readonly Site[], cache: ReferenceCache): Promise<void> {
+async function lookUp(
+  session: Session,
+  tenantId: string,
+  sites: readonly Site[],
+  cache: ReferenceCache,
+): Promise<void> {
   for (const [target, targetSites] of groupBy(sites, (s) => s.target)) {
     let known = cache.get(target);
     if (!known) {
@@ -167,5 +172,11 @@ export async function resolveReferences(
   }
   if (problems.length === 1) throw badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
   if (problems.length > 1)
-    throw new ServiceError(400, "ValidationError", `${problems.length} references could not be resolved.`, undefined, problems);
+    throw new ServiceError(
+      400,
+      "ValidationError",
+      `${problems.length} references could not be resolved.`,
+      undefined,
+      problems,
+    );
 }
