@@ -1,11 +1,13 @@
 /**
- * The run's results: a Markdown table on stdout (pasteable into an issue) and the same numbers
- * with the machine and settings as JSON in bench/results/latest.json (ignored by git: results
- * belong to a machine and a moment, not to the source).
+ * The run's results: Markdown tables on stdout (pasteable into an issue), one for the parsers and
+ * one for HTTP, and the same numbers with the machine and settings as JSON in
+ * bench/results/latest.json (ignored by git: results belong to a machine and a moment, not to the
+ * source).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import type { Measurement } from "./load.js";
+import type { ParserResult } from "./parser.js";
 import type { BenchSettings } from "./settings.js";
 
 export interface ScenarioResult {
@@ -33,6 +35,46 @@ const failures = (m: Measurement) =>
     ...(m.errors ? [`${m.errors}×error`] : []),
   ].join(" ") || "0";
 
+const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+const markdown = (head: readonly string[], rows: readonly (readonly string[])[]) => [
+  line(head),
+  line(head.map(() => "---")),
+  ...rows.map(line),
+];
+const machineLine = (m: Machine) =>
+  `${new Date().toISOString()} · ${m.cores} cores (${m.cpu}) · Node ${m.node} · load before ${m.loadAverageBefore.join(" ")}`;
+
+/** ops/s with thousands separated, so columns of very different sizes read at a glance */
+const ops = (n: number) => Math.round(n).toLocaleString("en-US");
+
+export function parserTable(results: readonly ParserResult[], m: Machine, settings: BenchSettings): string {
+  const head = [
+    "query",
+    "ours: parse ops/s",
+    "odata-v4-parser ops/s",
+    "parse ours/theirs",
+    "ours: parse+bind+compile ops/s",
+    "ours: cached plan ops/s",
+  ];
+  const rows = results.map((r) => [
+    r.name,
+    ops(r.parse),
+    r.theirs === null ? "unsupported" : ops(r.theirs),
+    r.theirs === null ? "–" : (r.parse / r.theirs).toFixed(2),
+    ops(r.plan),
+    ops(r.cached),
+  ]);
+  return [
+    `${machineLine(m)} · ${settings.parserSeconds} s per query string and parser after a warm-up; each call starts from the decoded query string`,
+    "",
+    ...markdown(head, rows),
+    "",
+    ...results.map(
+      (r) => `- ${r.name}: \`${r.path}?${r.query}\`${r.theirsError ? ` (odata-v4-parser: ${r.theirsError})` : ""}`,
+    ),
+  ].join("\n");
+}
+
 export function table(results: readonly ScenarioResult[], m: Machine, settings: BenchSettings): string {
   const head = [
     "scenario",
@@ -56,18 +98,16 @@ export function table(results: readonly ScenarioResult[], m: Machine, settings: 
     ratio(r).toFixed(2),
     `${failures(r.host)} / ${failures(r.floor)}`,
   ]);
-  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   return [
-    `${new Date().toISOString()} · ${m.cores} cores (${m.cpu}) · Node ${m.node} · load before ${m.loadAverageBefore.join(" ")} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up`,
+    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up`,
     "",
-    line(head),
-    line(head.map(() => "---")),
-    ...rows.map(line),
+    ...markdown(head, rows),
   ].join("\n");
 }
 
 export async function writeJson(
   results: readonly ScenarioResult[],
+  parser: readonly ParserResult[],
   machine: Machine,
   settings: BenchSettings,
 ): Promise<string> {
@@ -80,6 +120,7 @@ export async function writeJson(
     date: new Date().toISOString(),
     machine,
     settings: shown,
+    parser: parser.map((r) => ({ ...r, ratio: r.theirs === null ? null : r.parse / r.theirs })),
     results: results.map((r) => ({ ...r, ratio: ratio(r) })),
   };
   await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);

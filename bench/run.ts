@@ -1,22 +1,32 @@
 /**
- * `pnpm bench`: the host against a hand-written floor on the same PostgreSQL, scenario by
- * scenario (scenarios.ts), with a table on stdout and bench/results/latest.json. Settings come
- * from the environment (settings.ts); it exits non-zero when a scenario mostly failed.
+ * `pnpm bench`: first the parsers' throughput in this process (parser.ts), then the host against
+ * a hand-written floor on the same PostgreSQL, scenario by scenario (scenarios.ts), with tables
+ * on stdout and bench/results/latest.json. Settings come from the environment (settings.ts):
+ * BENCH_ONLY picks scenarios, BENCH_PARSER=0 skips the parser part and BENCH_PARSER=only runs
+ * nothing else; BENCH_PROFILE=<folder> writes CPU profiles of the host and the floor processes
+ * into its subfolders host/ and floor/. It fails before measuring a scenario when the host and the
+ * floor disagree on its answer, and exits non-zero when a scenario mostly failed.
  */
 import { isDeepStrictEqual } from "node:util";
 import { type Measurement, measure, mostlyFailed, probe, type Target } from "./load.js";
+import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
-import { describeMachine, type ScenarioResult, table, writeJson } from "./report.js";
+import { describeMachine, parserTable, type ScenarioResult, table, writeJson } from "./report.js";
 import { scenarios } from "./scenarios.js";
 import { startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
 
 const settings = loadSettings();
+const unknown = settings.only?.filter((name) => !scenarios.some((s) => s.name === name)) ?? [];
+if (unknown.length > 0)
+  throw new Error(
+    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}.`,
+  );
+const selected = settings.parser === "only" ? [] : scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
 const machine = describeMachine();
-const data = await prepareDatabase(settings.databaseUrl, settings.scale);
-const runId = Date.now().toString(36);
-let skus = 0;
-const scenarioData = { ...data, uniqueSku: () => `bench-${runId}-${skus++}` };
+
+const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
+if (parser.length > 0) console.log(`${parserTable(parser, machine, settings)}\n`);
 
 /** a JSON value with every leaf replaced by its type: what "the same response" means across targets */
 const shape = (value: unknown): unknown =>
@@ -25,6 +35,9 @@ const shape = (value: unknown): unknown =>
     : value !== null && typeof value === "object"
       ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape(v)]))
       : typeof value;
+
+/** an answer that proves nothing when both targets give it */
+const empty = (value: unknown) => isDeepStrictEqual(value, { value: [] });
 
 async function signIn(url: string): Promise<string> {
   const response = await fetch(`${url}/api/auth/signin`, {
@@ -36,47 +49,62 @@ async function signIn(url: string): Promise<string> {
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-const env = {
-  DATABASE_URL: settings.databaseUrl,
-  // one token serves the whole run, however long BENCH_DURATION makes it
-  ACCESS_TOKEN_TTL: String(24 * 3600),
-  BENCH_TENANT: benchTenant.id,
-};
-const host = await startServer("./host-server.ts", env);
-const floor = await startServer("./floor-server.ts", env).catch(async (error) => {
-  await host.stop();
-  throw error;
-});
-try {
-  // the floor ignores the token, but gets the same request bytes to parse
-  const headers = { authorization: `Bearer ${await signIn(host.url)}` };
-  const targets: Target[] = [
-    { name: "host", url: host.url, headers },
-    { name: "floor", url: floor.url, headers },
-  ];
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) {
-    const [hostAnswer, floorAnswer] = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
-    if (!isDeepStrictEqual(shape(hostAnswer), shape(floorAnswer)))
-      throw new Error(
-        `${scenario.name}: the floor answers ${JSON.stringify(floorAnswer)}, the host ${JSON.stringify(hostAnswer)}`,
-      );
-    const measured: Measurement[] = [];
-    for (const target of targets) {
-      console.error(`${scenario.name} on ${target.name}…`);
-      measured.push(await measure(target, scenario, scenarioData, settings));
+async function runHttp(): Promise<ScenarioResult[]> {
+  const data = await prepareDatabase(settings.databaseUrl, settings.scale);
+  const runId = Date.now().toString(36);
+  let skus = 0;
+  const scenarioData = { ...data, uniqueSku: () => `bench-${runId}-${skus++}` };
+  const env = {
+    DATABASE_URL: settings.databaseUrl,
+    // one token serves the whole run, however long BENCH_DURATION makes it
+    ACCESS_TOKEN_TTL: String(24 * 3600),
+    BENCH_TENANT: benchTenant.id,
+  };
+  const profile = (name: string) =>
+    settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
+  const host = await startServer("./host-server.ts", env, profile("host"));
+  const floor = await startServer("./floor-server.ts", env, profile("floor")).catch(async (error) => {
+    await host.stop();
+    throw error;
+  });
+  try {
+    // the floor ignores the token, but gets the same request bytes to parse
+    const headers = { authorization: `Bearer ${await signIn(host.url)}` };
+    const targets: Target[] = [
+      { name: "host", url: host.url, headers },
+      { name: "floor", url: floor.url, headers },
+    ];
+    const results: ScenarioResult[] = [];
+    for (const scenario of selected) {
+      const [hostAnswer, floorAnswer] = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
+      const agree =
+        scenario.compare === "values"
+          ? isDeepStrictEqual(hostAnswer, floorAnswer) && !empty(hostAnswer)
+          : isDeepStrictEqual(shape(hostAnswer), shape(floorAnswer));
+      if (!agree)
+        throw new Error(
+          `${scenario.name}: the host and the floor must give the same ${scenario.compare === "values" ? "non-empty answer" : "shape of answer"}; the floor answers ${JSON.stringify(floorAnswer)}, the host ${JSON.stringify(hostAnswer)}`,
+        );
+      const measured: Measurement[] = [];
+      for (const target of targets) {
+        console.error(`${scenario.name} on ${target.name}…`);
+        measured.push(await measure(target, scenario, scenarioData, settings));
+      }
+      results.push({ scenario: scenario.name, host: measured[0]!, floor: measured[1]! });
     }
-    results.push({ scenario: scenario.name, host: measured[0]!, floor: measured[1]! });
+    return results;
+  } finally {
+    await Promise.all([host.stop(), floor.stop()]);
   }
-  console.log(table(results, machine, settings));
-  console.log(`\nwritten to ${await writeJson(results, machine, settings)}`);
-  const failed = results.flatMap((r) =>
-    targets.filter((t) => mostlyFailed(r[t.name])).map((t) => `${r.scenario} on ${t.name}`),
-  );
-  if (failed.length > 0) {
-    console.error(`\nMOSTLY FAILED (the numbers above measure errors): ${failed.join(", ")}`);
-    process.exitCode = 1;
-  }
-} finally {
-  await Promise.all([host.stop(), floor.stop()]);
+}
+
+const results = selected.length > 0 ? await runHttp() : [];
+if (results.length > 0) console.log(table(results, machine, settings));
+console.log(`\nwritten to ${await writeJson(results, parser, machine, settings)}`);
+const failed = results.flatMap((r) =>
+  (["host", "floor"] as const).filter((t) => mostlyFailed(r[t])).map((t) => `${r.scenario} on ${t}`),
+);
+if (failed.length > 0) {
+  console.error(`\nMOSTLY FAILED (the numbers above measure errors): ${failed.join(", ")}`);
+  process.exitCode = 1;
 }

@@ -11,6 +11,14 @@ export interface BenchSettings {
   readonly connections: number;
   /** fraction of the default sample sizes seeded into a new bench tenant (0 < scale ≤ 1) */
   readonly scale: number;
+  /** the HTTP scenarios to run, by name (BENCH_ONLY=read-one,query-filter); all when undefined */
+  readonly only: readonly string[] | undefined;
+  /** the parser throughput part (BENCH_PARSER): run it too, skip it (`0`), or run nothing else (`only`) */
+  readonly parser: "on" | "off" | "only";
+  /** measured seconds per query string and parser (BENCH_PARSER_SECONDS) */
+  readonly parserSeconds: number;
+  /** a folder for CPU profiles of the host and floor processes (BENCH_PROFILE), written when they stop */
+  readonly profileDir: string | undefined;
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number, integer: boolean): number {
@@ -22,6 +30,23 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, max: n
   return n;
 }
 
+function parserMode(raw: string | undefined): BenchSettings["parser"] {
+  switch (raw?.toLowerCase()) {
+    case undefined:
+    case "":
+    case "1":
+    case "on":
+      return "on";
+    case "0":
+    case "off":
+      return "off";
+    case "only":
+      return "only";
+    default:
+      throw new Error(`BENCH_PARSER=${raw} is not 1 (default: parser and HTTP), 0 (HTTP only) or only (parser only).`);
+  }
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   return {
     databaseUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test",
@@ -29,5 +54,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     warmup: positive(env, "BENCH_WARMUP", 2, 600, true),
     connections: positive(env, "BENCH_CONNECTIONS", 10, 1000, true),
     scale: positive(env, "BENCH_SCALE", 1, 1, false),
+    only: env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((name) => name.trim()) : undefined,
+    parser: parserMode(env.BENCH_PARSER),
+    parserSeconds: positive(env, "BENCH_PARSER_SECONDS", 1, 60, false),
+    profileDir: env.BENCH_PROFILE || undefined,
   };
 }
