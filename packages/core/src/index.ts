@@ -13,3 +13,4 @@ export type * from "./prompts/prompts.js";
 export * from "./storage/index.js";
 export * from "./validation/index.js";
 export * from "./write/index.js";
+export * from "./methods/index.js";

@@ -17,6 +17,7 @@ import {
   text,
   type VirtualField,
 } from "./fields.js";
+import type { MethodDeclaration } from "../methods/method.js";
 import type { EntityHooks } from "./hooks.js";
 
 export type Fields = Readonly<Record<string, PersistedField>>;
@@ -99,6 +100,8 @@ export interface EntityDefinition<
   readonly hooks: EntityHooks<PersistedRecord<F>>;
   /** table name; defaults to the snake_case entity name */
   readonly table?: string;
+  /** custom methods (spec 4.8), exposed at `/api/{Entity}(…)/{Name}` and `/api/{Entity}/{Name}` */
+  readonly methods: Readonly<Record<string, MethodDeclaration<any, any>>>;
 }
 
 export interface EntityConfig<F extends Fields, V extends Virtuals> {
@@ -109,6 +112,7 @@ export interface EntityConfig<F extends Fields, V extends Virtuals> {
   readonly title?: (record: PersistedRecord<F>) => string;
   readonly hooks?: EntityHooks<PersistedRecord<F>>;
   readonly table?: string;
+  readonly methods?: Readonly<Record<string, MethodDeclaration<any, any>>>;
 }
 
 const reserved = new Set(["Guid", "Title", "RecordReadOnly", "__proto__", "constructor", "prototype"]);
@@ -137,6 +141,12 @@ export function entity<const Name extends string, const F extends Fields, const 
     if (!identifier.test(key)) throw new Error(`${name}.${key}: property names must be identifiers.`);
     if (reserved.has(key)) throw new Error(`${name}.${key}: "${key}" is built in or reserved; choose another name.`);
   }
+  for (const key of Object.keys(config.methods ?? {})) {
+    if (!identifier.test(key)) throw new Error(`${name}.${key}: method names must be identifiers.`);
+    if (key in config.fields || key in (config.virtuals ?? {}) || reserved.has(key)) {
+      throw new Error(`${name}.${key}: a method cannot share its name with a property.`);
+    }
+  }
   for (const [key, v] of Object.entries(config.virtuals ?? {})) {
     if (key in config.fields) throw new Error(`${name}.${key} is declared both as a field and as a virtual.`);
     for (const dep of v.dependsOn) {
@@ -158,6 +168,7 @@ export function entity<const Name extends string, const F extends Fields, const 
     virtuals: (config.virtuals ?? {}) as V,
     naturalKey: { property: nk.property, unique: "unique" in nk ? (nk.unique ?? true) : true },
     hooks: config.hooks ?? {},
+    methods: config.methods ?? {},
     ...(config.description !== undefined && { description: config.description }),
     ...(config.title !== undefined && { title: config.title }),
     ...(config.table !== undefined && { table: config.table }),

@@ -1,2 +1,2 @@
 export { isGuid, prefetchReferences, type ReferenceCache, resolveReferences } from "./natural-keys.js";
-export { createRecord, deleteRecord, updateRecord, type WriteContext } from "./write-record.js";
+export { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "./write-record.js";

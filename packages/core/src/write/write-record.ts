@@ -70,8 +70,8 @@ const withTitle = (node: RecordNode) => {
     node.record.Title = def.title(node.record as never) ?? null;
 };
 
-async function run(ctx: WriteContext, def: AnyEntity, body: unknown, guid: string | undefined): Promise<RecordNode> {
-  const isCreate = guid === undefined;
+/** a client's body: deserialization hooks, validation, natural keys */
+async function fromClient(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: boolean): Promise<Body> {
   const result = validateWrite(
     ctx.model,
     def,
@@ -83,6 +83,12 @@ async function run(ctx: WriteContext, def: AnyEntity, body: unknown, guid: strin
   const value = result.value;
   decimalsAsNumbers(def, value);
   await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value, ctx.references);
+  return value;
+}
+
+/** merges `value` into the stored state (or a new record), runs logic and save logic, stores the result */
+async function store(ctx: WriteContext, def: AnyEntity, value: Body, guid: string | undefined): Promise<RecordNode> {
+  const isCreate = guid === undefined;
   const loaded = isCreate ? undefined : await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (!isCreate && loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
   const root = mergeTree(def, loaded, value, null, "");
@@ -106,14 +112,23 @@ async function run(ctx: WriteContext, def: AnyEntity, body: unknown, guid: strin
   return root;
 }
 
-/** Creates a record (and its collection items); returns its Guid. */
+/** Creates a record (and its collection items) from a client's body; returns its Guid. */
 export async function createRecord(ctx: WriteContext, def: AnyEntity, body: unknown): Promise<string> {
-  return (await run(ctx, def, body, undefined)).record.Guid as string;
+  return (await store(ctx, def, await fromClient(ctx, def, body, true), undefined)).record.Guid as string;
 }
 
-/** Applies a partial update (PATCH) to a record and its collections; 404 when it does not exist. */
+/** Applies a client's partial update (PATCH) to a record and its collections; 404 when it does not exist. */
 export async function updateRecord(ctx: WriteContext, def: AnyEntity, guid: string, body: unknown): Promise<void> {
-  await run(ctx, def, body, guid);
+  await store(ctx, def, await fromClient(ctx, def, body, false), guid);
+}
+
+/**
+ * Stores changes made by server code (a method body): values are already typed and references
+ * are Guids, and read-only properties may change (`IsPosted` after `Post`). Business logic and
+ * save logic run as for any write.
+ */
+export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: string, changes: Body): Promise<void> {
+  await store(ctx, def, changes, guid);
 }
 
 /** Deletes a record with its owned collection items; 404 when it does not exist. */

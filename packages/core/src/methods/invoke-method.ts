@@ -1,0 +1,181 @@
+/**
+ * Calling a method (spec 4.8 execution rules, spec 6): every DisableIf and AbortIf of the
+ * enabled subscribers is checked before any body runs; bodies run in registration order; an
+ * abort inside a body runs the undo handlers of the subscribers that already ran, in reverse,
+ * and keeps what a subscriber without undo did; save-on-completion checks the record first and
+ * saves once at the end. The same function serves HTTP calls and server code.
+ */
+import { ServiceError, validationError } from "../errors.js";
+import type { AnyEntity } from "../model/model.js";
+import { loadRecords } from "../storage/record-store.js";
+import { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "../write/write-record.js";
+import { loadTree } from "../write/record-tree.js";
+import type { MethodContext, MethodDeclaration, MethodSubscriber } from "./method.js";
+import { methodArguments } from "./method-arguments.js";
+
+export interface MethodCall {
+  readonly entity: AnyEntity;
+  readonly name: string;
+  /** the record's Guid for an instance method, null for a static one */
+  readonly key: string | null;
+  readonly args: Readonly<Record<string, unknown>>;
+  /** arguments from a URL (text) rather than a JSON body */
+  readonly argsAsText: boolean;
+}
+
+export interface MethodEnvironment extends WriteContext {
+  readonly query: MethodContext["query"];
+}
+
+export type MethodOutcome =
+  | { readonly status: "done"; readonly value: unknown; readonly method: MethodDeclaration }
+  /** aborted inside a body: what stays (subscribers without undo) is to be committed, then answered 400 */
+  | { readonly status: "aborted"; readonly error: ServiceError };
+
+class Aborted extends Error {}
+
+const enabledFor = (s: MethodSubscriber, features: ReadonlySet<string>) => s.feature === undefined || features.has(s.feature);
+
+/** the method, or the error that says why it cannot be called (501, 403, 400 for the wrong verb or form) */
+export function resolveMethod(entity: AnyEntity, name: string, isStatic: boolean, verb: "GET" | "POST"): MethodDeclaration {
+  const declaration = Object.hasOwn(entity.methods, name) ? entity.methods[name] : undefined;
+  if (declaration === undefined) {
+    throw new ServiceError(404, "NotFound", `${entity.name} has no method "${name}"; names are case sensitive.`, name);
+  }
+  if (declaration.isStatic !== isStatic) {
+    throw new ServiceError(
+      400,
+      "InvalidMethodCall",
+      declaration.isStatic
+        ? `${entity.name}.${name} is static: call /api/${entity.name}/${name}.`
+        : `${entity.name}.${name} needs a record: call /api/${entity.name}({guid})/${name}.`,
+      name,
+    );
+  }
+  const expected = declaration.type === "read" ? "GET" : "POST";
+  if (verb !== expected) {
+    throw new ServiceError(405, "MethodNotAllowed", `${entity.name}.${name} is a ${declaration.type === "read" ? "Read method: use GET with ()" : "Modify method: use POST"}.`, name);
+  }
+  return declaration;
+}
+
+/** the names of the instance methods disabled for `record` (RecordReadOnly, spec 4.8 rule 2) */
+export function disabledMethods(entity: AnyEntity, record: Record<string, unknown>, features: ReadonlySet<string>): string[] {
+  const names: string[] = [];
+  for (const [name, declaration] of Object.entries(entity.methods)) {
+    if (declaration.isStatic) continue;
+    if (declaration.subscribers.some((s) => enabledFor(s, features) && s.disableIf?.(record) === true)) names.push(name);
+  }
+  return names;
+}
+
+export async function invokeMethod(env: MethodEnvironment, call: MethodCall, declaration: MethodDeclaration): Promise<MethodOutcome> {
+  const { entity, name } = call;
+  const label = `${entity.name}.${name}`;
+  if (declaration.subscribers.length === 0) {
+    throw new ServiceError(501, "MethodNotImplemented", `${label} has no subscriber registered: it is declared but not implemented.`);
+  }
+  const subscribers = declaration.subscribers.filter((s) => enabledFor(s, env.tenant.features));
+  if (subscribers.length === 0) throw new ServiceError(403, "MethodUnavailable", `${label} is not available for this tenant.`);
+  const args = methodArguments(label, declaration.params, call.args, call.argsAsText);
+  const modify = declaration.type === "modify";
+  const loaded = call.key === null ? undefined : await loadTree(env.session, entity, env.tenant.id, call.key, { lock: modify });
+  if (call.key !== null && loaded === undefined) throw new ServiceError(404, "NotFound", `${entity.name}(${call.key}) does not exist.`);
+  const record = loaded === undefined ? null : loaded.record;
+  if (record && loaded) for (const [collection, items] of loaded.items) record[collection] = items.map((i) => i.record);
+  const snapshot = record === null ? null : structuredClone(record);
+
+  const writable = <T>(fn: T): T => {
+    if (!modify) {
+      return (() => {
+        throw new Error(`${label} is a Read method and cannot change data.`);
+      }) as T;
+    }
+    return fn;
+  };
+  const save = async () => {
+    if (record === null || snapshot === null) return;
+    const changes: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(record)) {
+      if (JSON.stringify(value) !== JSON.stringify(snapshot[key])) changes[key] = value;
+    }
+    if (Object.keys(changes).length > 0) await saveChanges(env, entity, call.key!, changes);
+    Object.assign(snapshot, structuredClone(record));
+  };
+  const model = env.model;
+  const target = (e: string) => {
+    const def = model.entity(e);
+    if (def === undefined) throw new Error(`${label}: there is no entity "${e}".`);
+    return def;
+  };
+  const ctx: MethodContext<any> = {
+    record,
+    args,
+    tenant: env.tenant,
+    prompts: env.prompts,
+    read: async (e, guid) => (await loadRecords(env.session, target(e), env.tenant.id, [guid]))[0] ?? null,
+    query: (e, filter, options) => env.query(e, filter, options),
+    abort: (message) => {
+      throw new Aborted(message);
+    },
+    create: writable((e: string, body: Record<string, unknown>) => createRecord(env, target(e), body)),
+    update: writable((e: string, guid: string, body: Record<string, unknown>) => updateRecord(env, target(e), guid, body)),
+    remove: writable((e: string, guid: string) => deleteRecord(env, target(e), guid)),
+    save: writable(declaration.saveOnCompletion ? async () => {} : save),
+  };
+
+  // spec 4.8 rule 1: every condition before any body
+  for (const s of subscribers) {
+    if (record !== null && s.disableIf?.(record)) {
+      throw new ServiceError(400, "MethodDisabled", `${label} is disabled for this record.`, name);
+    }
+  }
+  for (const s of subscribers) {
+    if (!s.abortIf || !(await s.abortIf.when(ctx))) continue;
+    const ask = s.abortIf.askUser;
+    // rule 4: outside a workflow the question takes its default choice
+    const choice = ask
+      ? await env.prompts.ask({
+          key: `${label}:${s.name}`,
+          text: ask.text,
+          choices: [
+            { key: "accept", label: ask.accept },
+            { key: "reject", label: ask.reject },
+          ],
+          default: ask.default,
+          ...(record !== null && { entityGuid: record.Guid as string }),
+        })
+      : "reject";
+    if (choice !== "accept") throw new ServiceError(400, "MethodAborted", s.abortIf.message, name);
+  }
+  if (declaration.saveOnCompletion && record !== null) {
+    // rule 6: existing errors and required properties first
+    const missing = Object.entries(entity.fields as Record<string, { required?: boolean; kind: string }>)
+      .filter(([key, f]) => f.required && f.kind !== "collection" && (record[key] === null || record[key] === undefined))
+      .map(([key]) => ({ code: "Required", message: `${key} is required before ${name} can run.`, target: key }));
+    if (missing.length > 0) throw validationError(missing);
+  }
+
+  const ran: MethodSubscriber[] = [];
+  let value: unknown;
+  const undo = async () => {
+    for (const s of [...ran].reverse()) await s.undo?.(ctx);
+  };
+  try {
+    for (const s of subscribers) {
+      if (!s.run) continue;
+      ran.push(s);
+      value = await s.run(ctx);
+    }
+    if (declaration.saveOnCompletion) await save();
+  } catch (err) {
+    if (err instanceof Aborted) {
+      // rule 5: the body that aborted and the ones before it are undone in reverse; the rest never ran
+      await undo();
+      return { status: "aborted", error: new ServiceError(400, "MethodAborted", err.message, name) };
+    }
+    if (declaration.saveOnCompletion) await undo();
+    throw err;
+  }
+  return { status: "done", value, method: declaration };
+}
