@@ -35,14 +35,15 @@ export interface Loaded {
   readonly items: Map<string, Loaded[]>;
 }
 
-/** Loads a record with all its owned collection items (locked for update); undefined when missing. */
+/** Loads a record with all its owned collection items (locked for update by default); undefined when missing. */
 export async function loadTree(
   session: Session,
   def: AnyEntity,
   tenantId: string,
   guid: string,
+  options: { lock?: boolean } = {},
 ): Promise<Loaded | undefined> {
-  const [record] = await loadRecords(session, def, tenantId, [guid], { forUpdate: true });
+  const [record] = await loadRecords(session, def, tenantId, [guid], { forUpdate: options.lock ?? true });
   if (record === undefined) return undefined;
   const root: Loaded = { record, items: new Map() };
   // one statement per collection and level, for every owner of that level at once
