@@ -3,6 +3,7 @@
  * the storage layer (tables derived from definitions, schema migration, PGlite and PostgreSQL drivers).
  */
 export * from "./errors.js";
+export * from "./methods/index.js";
 export * from "./model/entity.js";
 export * from "./model/fields.js";
 export type * from "./model/hook-context.js";
@@ -13,4 +14,3 @@ export type * from "./prompts/prompts.js";
 export * from "./storage/index.js";
 export * from "./validation/index.js";
 export * from "./write/index.js";
-export * from "./methods/index.js";

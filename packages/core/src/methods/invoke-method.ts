@@ -8,8 +8,8 @@
 import { ServiceError, validationError } from "../errors.js";
 import type { AnyEntity } from "../model/model.js";
 import { loadRecords } from "../storage/record-store.js";
-import { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "../write/write-record.js";
 import { loadTree } from "../write/record-tree.js";
+import { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "../write/write-record.js";
 import type { MethodContext, MethodDeclaration, MethodSubscriber } from "./method.js";
 import { methodArguments } from "./method-arguments.js";
 
@@ -24,7 +24,13 @@ export interface MethodCall {
 }
 
 export interface MethodEnvironment extends WriteContext {
-  readonly query: MethodContext["query"];
+  /** finds records by an OData `$filter`; `args` are the call's arguments, for `@name` in the filter */
+  readonly query: (
+    entity: string,
+    filter: string,
+    options: { orderby?: string; top?: number },
+    args: Readonly<Record<string, unknown>>,
+  ) => Promise<Record<string, unknown>[]>;
 }
 
 export type MethodOutcome =
@@ -34,10 +40,16 @@ export type MethodOutcome =
 
 class Aborted extends Error {}
 
-const enabledFor = (s: MethodSubscriber, features: ReadonlySet<string>) => s.feature === undefined || features.has(s.feature);
+const enabledFor = (s: MethodSubscriber, features: ReadonlySet<string>) =>
+  s.feature === undefined || features.has(s.feature);
 
 /** the method, or the error that says why it cannot be called (501, 403, 400 for the wrong verb or form) */
-export function resolveMethod(entity: AnyEntity, name: string, isStatic: boolean, verb: "GET" | "POST"): MethodDeclaration {
+export function resolveMethod(
+  entity: AnyEntity,
+  name: string,
+  isStatic: boolean,
+  verb: "GET" | "POST",
+): MethodDeclaration {
   const declaration = Object.hasOwn(entity.methods, name) ? entity.methods[name] : undefined;
   if (declaration === undefined) {
     throw new ServiceError(404, "NotFound", `${entity.name} has no method "${name}"; names are case sensitive.`, name);
@@ -54,33 +66,54 @@ export function resolveMethod(entity: AnyEntity, name: string, isStatic: boolean
   }
   const expected = declaration.type === "read" ? "GET" : "POST";
   if (verb !== expected) {
-    throw new ServiceError(405, "MethodNotAllowed", `${entity.name}.${name} is a ${declaration.type === "read" ? "Read method: use GET with ()" : "Modify method: use POST"}.`, name);
+    throw new ServiceError(
+      405,
+      "MethodNotAllowed",
+      `${entity.name}.${name} is a ${declaration.type === "read" ? "Read method: use GET with ()" : "Modify method: use POST"}.`,
+      name,
+    );
   }
   return declaration;
 }
 
 /** the names of the instance methods disabled for `record` (RecordReadOnly, spec 4.8 rule 2) */
-export function disabledMethods(entity: AnyEntity, record: Record<string, unknown>, features: ReadonlySet<string>): string[] {
+export function disabledMethods(
+  entity: AnyEntity,
+  record: Record<string, unknown>,
+  features: ReadonlySet<string>,
+): string[] {
   const names: string[] = [];
   for (const [name, declaration] of Object.entries(entity.methods)) {
     if (declaration.isStatic) continue;
-    if (declaration.subscribers.some((s) => enabledFor(s, features) && s.disableIf?.(record) === true)) names.push(name);
+    if (declaration.subscribers.some((s) => enabledFor(s, features) && s.disableIf?.(record) === true))
+      names.push(name);
   }
   return names;
 }
 
-export async function invokeMethod(env: MethodEnvironment, call: MethodCall, declaration: MethodDeclaration): Promise<MethodOutcome> {
+export async function invokeMethod(
+  env: MethodEnvironment,
+  call: MethodCall,
+  declaration: MethodDeclaration,
+): Promise<MethodOutcome> {
   const { entity, name } = call;
   const label = `${entity.name}.${name}`;
   if (declaration.subscribers.length === 0) {
-    throw new ServiceError(501, "MethodNotImplemented", `${label} has no subscriber registered: it is declared but not implemented.`);
+    throw new ServiceError(
+      501,
+      "MethodNotImplemented",
+      `${label} has no subscriber registered: it is declared but not implemented.`,
+    );
   }
   const subscribers = declaration.subscribers.filter((s) => enabledFor(s, env.tenant.features));
-  if (subscribers.length === 0) throw new ServiceError(403, "MethodUnavailable", `${label} is not available for this tenant.`);
+  if (subscribers.length === 0)
+    throw new ServiceError(403, "MethodUnavailable", `${label} is not available for this tenant.`);
   const args = methodArguments(label, declaration.params, call.args, call.argsAsText);
   const modify = declaration.type === "modify";
-  const loaded = call.key === null ? undefined : await loadTree(env.session, entity, env.tenant.id, call.key, { lock: modify });
-  if (call.key !== null && loaded === undefined) throw new ServiceError(404, "NotFound", `${entity.name}(${call.key}) does not exist.`);
+  const loaded =
+    call.key === null ? undefined : await loadTree(env.session, entity, env.tenant.id, call.key, { lock: modify });
+  if (call.key !== null && loaded === undefined)
+    throw new ServiceError(404, "NotFound", `${entity.name}(${call.key}) does not exist.`);
   const record = loaded === undefined ? null : loaded.record;
   if (record && loaded) for (const [collection, items] of loaded.items) record[collection] = items.map((i) => i.record);
   const snapshot = record === null ? null : structuredClone(record);
@@ -114,12 +147,14 @@ export async function invokeMethod(env: MethodEnvironment, call: MethodCall, dec
     tenant: env.tenant,
     prompts: env.prompts,
     read: async (e, guid) => (await loadRecords(env.session, target(e), env.tenant.id, [guid]))[0] ?? null,
-    query: (e, filter, options) => env.query(e, filter, options),
+    query: (e, filter, options) => env.query(e, filter, options ?? {}, args),
     abort: (message) => {
       throw new Aborted(message);
     },
     create: writable((e: string, body: Record<string, unknown>) => createRecord(env, target(e), body)),
-    update: writable((e: string, guid: string, body: Record<string, unknown>) => updateRecord(env, target(e), guid, body)),
+    update: writable((e: string, guid: string, body: Record<string, unknown>) =>
+      updateRecord(env, target(e), guid, body),
+    ),
     remove: writable((e: string, guid: string) => deleteRecord(env, target(e), guid)),
     save: writable(declaration.saveOnCompletion ? async () => {} : save),
   };
@@ -151,7 +186,9 @@ export async function invokeMethod(env: MethodEnvironment, call: MethodCall, dec
   if (declaration.saveOnCompletion && record !== null) {
     // rule 6: existing errors and required properties first
     const missing = Object.entries(entity.fields as Record<string, { required?: boolean; kind: string }>)
-      .filter(([key, f]) => f.required && f.kind !== "collection" && (record[key] === null || record[key] === undefined))
+      .filter(
+        ([key, f]) => f.required && f.kind !== "collection" && (record[key] === null || record[key] === undefined),
+      )
       .map(([key]) => ({ code: "Required", message: `${key} is required before ${name} can run.`, target: key }));
     if (missing.length > 0) throw validationError(missing);
   }

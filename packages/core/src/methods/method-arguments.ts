@@ -16,24 +16,34 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 /** `'O''Brien'` → `O'Brien`; unquoted text as it is */
 const unquote = (text: string) => (/^'.*'$/s.test(text) ? text.slice(1, -1).replaceAll("''", "'") : text);
 
-function convert(field: ScalarField, raw: unknown, fromText: boolean): { ok: true; value: unknown } | { ok: false; expected: string } {
+function convert(
+  field: ScalarField,
+  raw: unknown,
+  fromText: boolean,
+): { ok: true; value: unknown } | { ok: false; expected: string } {
   const text = typeof raw === "string" ? (fromText ? unquote(raw) : raw) : undefined;
   switch (field.kind) {
     case "text":
-      return text !== undefined && text.length <= field.maxLength ? { ok: true, value: text } : { ok: false, expected: "text" };
+      return text !== undefined && text.length <= field.maxLength
+        ? { ok: true, value: text }
+        : { ok: false, expected: "text" };
     case "enum":
       return text !== undefined && field.values.includes(text)
         ? { ok: true, value: text }
         : { ok: false, expected: `one of ${field.values.join(", ")}` };
     case "integer": {
-      const n = typeof raw === "number" ? raw : fromText && text !== undefined && /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
-      return Number.isSafeInteger(n) && (field.min === undefined || n >= field.min) && (field.max === undefined || n <= field.max)
+      const n = typeof raw === "number" ? raw : text !== undefined && /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+      return Number.isSafeInteger(n) &&
+        (field.min === undefined || n >= field.min) &&
+        (field.max === undefined || n <= field.max)
         ? { ok: true, value: n }
         : { ok: false, expected: "an integer" + (field.min !== undefined ? ` ≥ ${field.min}` : "") };
     }
     case "decimal": {
       const n = typeof raw === "number" ? raw : text !== undefined && NUMBER.test(text) ? Number(text) : Number.NaN;
-      return Number.isFinite(n) && (field.min === undefined || n >= field.min) && (field.max === undefined || n <= field.max)
+      return Number.isFinite(n) &&
+        (field.min === undefined || n >= field.min) &&
+        (field.max === undefined || n <= field.max)
         ? { ok: true, value: n }
         : { ok: false, expected: "a decimal number" };
     }
@@ -42,11 +52,17 @@ function convert(field: ScalarField, raw: unknown, fromText: boolean): { ok: tru
       return b === undefined ? { ok: false, expected: "true or false" } : { ok: true, value: b };
     }
     case "guid":
-      return text !== undefined && GUID.test(text) ? { ok: true, value: text.toLowerCase() } : { ok: false, expected: "a Guid" };
+      return text !== undefined && GUID.test(text)
+        ? { ok: true, value: text.toLowerCase() }
+        : { ok: false, expected: "a Guid" };
     case "date":
-      return text !== undefined && DATE.test(text) ? { ok: true, value: text } : { ok: false, expected: "a date (YYYY-MM-DD)" };
+      return text !== undefined && DATE.test(text)
+        ? { ok: true, value: text }
+        : { ok: false, expected: "a date (YYYY-MM-DD)" };
     case "datetime":
-      return text !== undefined && DATETIME.test(text) ? { ok: true, value: text } : { ok: false, expected: "a date-time with offset" };
+      return text !== undefined && DATETIME.test(text)
+        ? { ok: true, value: text }
+        : { ok: false, expected: "a date-time with offset" };
   }
 }
 
@@ -75,9 +91,15 @@ export function methodArguments(
     }
     const converted = convert(field, raw, fromText);
     if (converted.ok) args[name] = converted.value;
-    else problems.push({ code: "InvalidParameter", message: `Parameter "${name}" of ${method} must be ${converted.expected}.`, target: name });
+    else
+      problems.push({
+        code: "InvalidParameter",
+        message: `Parameter "${name}" of ${method} must be ${converted.expected}.`,
+        target: name,
+      });
   }
   if (problems.length === 1) throw badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
-  if (problems.length > 1) throw new ServiceError(400, "InvalidParameter", `The arguments of ${method} are not valid.`, undefined, problems);
+  if (problems.length > 1)
+    throw new ServiceError(400, "InvalidParameter", `The arguments of ${method} are not valid.`, undefined, problems);
   return args;
 }

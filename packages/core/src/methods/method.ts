@@ -42,7 +42,11 @@ export interface MethodContext<A = Record<string, unknown>> {
   readonly prompts: UserPrompts;
   readonly read: (entity: string, guid: string) => Promise<Record<string, unknown> | null>;
   /** records of an entity matching an OData `$filter` (with `@name` replaced by `args.name`) */
-  readonly query: (entity: string, filter: string, options?: { orderby?: string; top?: number }) => Promise<Record<string, unknown>[]>;
+  readonly query: (
+    entity: string,
+    filter: string,
+    options?: { orderby?: string; top?: number },
+  ) => Promise<Record<string, unknown>[]>;
   /** stops the method with `400 MethodAborted` and this message; undo handlers of earlier subscribers run */
   readonly abort: (message: string) => never;
   /** Modify methods: writes through the full write pipeline (hooks, logic, save logic) */
@@ -130,6 +134,7 @@ export function subscribe<P extends MethodParams, R extends MethodReturns>(
   declaration: MethodDeclaration<P, R>,
   subscriber: MethodSubscriber<MethodArgs<P>, ReturnValue<R>>,
 ): void {
-  if (subscriber.disableIf && declaration.isStatic) throw new Error(`${subscriber.name}: DisableIf needs a record; the method is static.`);
+  if (subscriber.disableIf && declaration.isStatic)
+    throw new Error(`${subscriber.name}: DisableIf needs a record; the method is static.`);
   declaration.subscribers.push(subscriber);
 }

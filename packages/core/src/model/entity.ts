@@ -3,6 +3,7 @@
  * validation schema, its record type and its API are all derived from what is written here.
  */
 
+import type { MethodDeclaration } from "../methods/method.js";
 import {
   type CollectionField,
   type ComplexField,
@@ -17,7 +18,6 @@ import {
   text,
   type VirtualField,
 } from "./fields.js";
-import type { MethodDeclaration } from "../methods/method.js";
 import type { EntityHooks } from "./hooks.js";
 
 export type Fields = Readonly<Record<string, PersistedField>>;

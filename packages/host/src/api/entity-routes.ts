@@ -30,6 +30,7 @@ import type { AuthVariables } from "../auth/authenticate.js";
 import { canWrite } from "../auth/principal.js";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
+import { callMethod, type MethodResponse } from "./method-call.js";
 import { changesetReferences, inRequestTransaction } from "./request-transaction.js";
 
 /** a changeset's shared lookups, when the request is one of its parts */
@@ -50,7 +51,6 @@ const JSON_TYPE = "application/json";
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
 
 const forbidden = () => new ServiceError(403, "Forbidden", "Your role does not allow changing data.");
-const notImplemented = () => new ServiceError(501, "MethodNotImplemented", "Custom methods are not available yet.");
 
 const guidOnly = (url: URL) => ![...url.searchParams.keys()].some((k) => /^\$(select|expand|compute)$/i.test(k));
 
@@ -60,6 +60,14 @@ const guidOnly = (url: URL) => ![...url.searchParams.keys()].some((k) => /^\$(se
  */
 const withPrompts = (body: string | undefined, envelope: PromptEnvelope | undefined) =>
   body === undefined || envelope === undefined ? body : `{"@userprompts":${JSON.stringify(envelope)},${body.slice(1)}`;
+
+/** a method's outcome as the response: its body with `@userprompts` when it has one */
+const methodResponse = (c: Context, response: MethodResponse) => {
+  if (response.body === undefined) return c.body(null, response.status as 204);
+  return c.body(withPrompts(response.body, response.prompts) ?? "", response.status as 200, {
+    "Content-Type": JSON_TYPE,
+  });
+};
 
 /** `return=minimal` in `Prefer` (api-conventions: 204 instead of the entity) */
 const wantsMinimal = (c: Context) => /(^|[,;\s])return=minimal\b/i.test(c.req.header("prefer") ?? "");
@@ -88,7 +96,8 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
     .get("/*", async (c) => {
       const { url, tenantId, ieee754Compatible } = request(c);
       const read = planner.plan({ path: resourcePath(url), search: url.searchParams, ieee754Compatible });
-      if (read.kind === "method") throw notImplemented();
+      if (read.kind === "method")
+        return methodResponse(c, await callMethod(db, model, planner, settings.bodyLimits, c.req.raw, read, tenantId));
       const body = await inRequestTransaction<string | number | undefined>(
         db,
         tenantId,
@@ -118,7 +127,10 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
     .post("/*", async (c) => {
       const { url, tenantId, ieee754Compatible } = request(c);
       const path = parseResourcePath(resourcePath(url));
-      if (path.kind === "method") throw notImplemented();
+      if (path.kind === "method") {
+        writable(c);
+        return methodResponse(c, await callMethod(db, model, planner, settings.bodyLimits, c.req.raw, path, tenantId));
+      }
       if (path.kind !== "collection") {
         throw new ServiceError(405, "MethodNotAllowed", "POST creates records on an entity set: POST /api/{Entity}.");
       }
