@@ -20,7 +20,9 @@ export function inTenant<T>(
   if (!isTenantId(tenantId)) throw new Error(`"${tenantId}" is not a valid tenant id.`);
   return db.transaction(async (tx) => {
     await tx.query({
-      sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true)`,
+      // plan_cache_mode: a prepared statement's generic plan can be far worse than one made for the
+      // actual values (a path filter ran 8x slower in pnpm bench); planning each run is cheaper
+      sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
       params: [tenantId],
     });
     return fn(tx);

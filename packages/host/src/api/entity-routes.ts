@@ -7,7 +7,6 @@ import {
   createRecord,
   type Database,
   deleteRecord,
-  loadTenant,
   type Model,
   notFound,
   PromptCollector,
@@ -32,6 +31,7 @@ import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
 import { callMethod, type MethodResponse } from "./method-call.js";
 import { changesetReferences, inRequestTransaction } from "./request-transaction.js";
+import { tenantInfo } from "./tenant-info.js";
 
 /** a changeset's shared lookups, when the request is one of its parts */
 const references = () => {
@@ -141,7 +141,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const minimal = wantsMinimal(c);
       const result = await inRequestTransaction(db, tenantId, async (tx) => {
         const prompts = new PromptCollector();
-        const tenant = await loadTenant(tx, tenantId);
+        const tenant = await tenantInfo(tx, tenantId);
         const guid = await createRecord(
           { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() },
           entity,
@@ -176,7 +176,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const minimal = wantsMinimal(c);
       const result = await inRequestTransaction(db, tenantId, async (tx) => {
         const prompts = new PromptCollector();
-        const tenant = await loadTenant(tx, tenantId);
+        const tenant = await tenantInfo(tx, tenantId);
         await updateRecord(
           { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() },
           entity,

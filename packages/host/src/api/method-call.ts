@@ -9,7 +9,6 @@ import {
   type Database,
   invokeMethod,
   loadRecords,
-  loadTenant,
   type Model,
   PromptCollector,
   type PromptEnvelope,
@@ -29,6 +28,7 @@ import {
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
 import { changesetReferences, inRequestTransaction } from "./request-transaction.js";
+import { tenantInfo } from "./tenant-info.js";
 
 type MethodPath = Extract<ResourcePath, { kind: "method" }>;
 
@@ -99,7 +99,7 @@ export async function callMethod(
 
   const run = async (tx: Session): Promise<MethodResponse> => {
     const prompts = new PromptCollector();
-    const tenant = await loadTenant(tx, tenantId);
+    const tenant = await tenantInfo(tx, tenantId);
     const references = changesetReferences();
     const query = async (
       entityName: string,

@@ -22,7 +22,12 @@ function bindProperty(
   option: string,
   aliases: ReadonlyMap<string, BoundExpr>,
 ): SelectedProperty {
-  if (name === "RecordReadOnly") return { kind: "recordReadOnly", name };
+  if (name === "RecordReadOnly") {
+    const conditional = Object.values(entity.methods).some(
+      (m) => !m.isStatic && m.subscribers.some((s) => s.disableIf),
+    );
+    return { kind: "recordReadOnly", name, entity, dependsOn: conditional ? persistedColumns(entity) : [] };
+  }
   const computed = aliases.get(name);
   if (computed !== undefined) return { kind: "computed", name, expr: computed };
   const field = Object.hasOwn(entity.fields, name) ? (entity.fields[name] as PersistedField) : undefined;

@@ -19,8 +19,17 @@ export type SelectedProperty =
     }
   /** a `$compute` alias */
   | { readonly kind: "computed"; readonly name: string; readonly expr: BoundExpr }
-  /** the names of methods currently disabled for the record (spec 4.8) */
-  | { readonly kind: "recordReadOnly"; readonly name: "RecordReadOnly" };
+  /**
+   * the names of methods currently disabled for the record (spec 4.8), computed in TypeScript from
+   * `dependsOn` (every persisted column when some method has a DisableIf, else none) and the
+   * tenant's features
+   */
+  | {
+      readonly kind: "recordReadOnly";
+      readonly name: "RecordReadOnly";
+      readonly entity: AnyEntity;
+      readonly dependsOn: readonly ColumnMapping[];
+    };
 
 export interface OrderItem {
   readonly expr: BoundExpr;

@@ -4,7 +4,7 @@
  * properties need TypeScript, so their inputs ride along under `@inputs` and `finishVirtuals`
  * computes them after the fact, only when one was selected.
  */
-import { assignPath, type ColumnMapping, fromColumnValue, TENANT_COLUMN } from "@bizdata/core";
+import { assignPath, type ColumnMapping, disabledMethods, fromColumnValue, TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
@@ -39,8 +39,24 @@ function buildObject(pairs: readonly [string, SQL][]): SQL {
   )})::json`;
 }
 
+/** computed in TypeScript from inputs: virtual properties, and RecordReadOnly when a DisableIf exists */
+const inTypeScript = (p: ReadQuery["select"][number]) =>
+  p.kind === "virtual" || (p.kind === "recordReadOnly" && p.dependsOn.length > 0);
+
 const hasVirtuals = (query: ReadQuery): boolean =>
-  query.select.some((p) => p.kind === "virtual") || query.expand.some((e) => hasVirtuals(e.query));
+  query.select.some(inTypeScript) || query.expand.some((e) => hasVirtuals(e.query));
+
+/** whether RecordReadOnly of some record of the tree needs the tenant's features */
+export const needsFeatures = (query: ReadQuery): boolean =>
+  query.select.some((p) => p.kind === "recordReadOnly" && p.dependsOn.length > 0) ||
+  query.expand.some((e) => needsFeatures(e.query));
+
+/** the tenant's features as one comma-separated text, for the rows of `scope` */
+export const featuresColumn = (scope: QueryScope): SQL =>
+  sql`(SELECT coalesce(string_agg(f.feature, ','), '') FROM bizdata_tenant_feature AS f WHERE f.tenant_id = ${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)})`;
+
+export const featureSet = (text: unknown): ReadonlySet<string> =>
+  new Set(typeof text === "string" && text !== "" ? text.split(",") : []);
 
 /** the JSON object of one record of `query`, its columns read through `scope` */
 export function jsonObject(query: ReadQuery, scope: QueryScope, options: OutputOptions): SQL {
@@ -65,7 +81,8 @@ export function jsonObject(query: ReadQuery, scope: QueryScope, options: OutputO
         ]);
         break;
       case "recordReadOnly":
-        pairs.push([p.name, sql`'[]'::json`]);
+        if (p.dependsOn.length === 0) pairs.push([p.name, sql`'[]'::json`]);
+        else for (const c of p.dependsOn) inputs.set(c.column, c);
         break;
     }
   }
@@ -123,22 +140,26 @@ export function collectionCount(e: CollectionExpand, owner: QueryScope): SQL {
 /** whether a collection's JSON needs `finishVirtuals` before it can be sent */
 export const needsFinishing = hasVirtuals;
 
-/** computes the virtual properties of records built by `jsonObject`, in place, recursively */
-export function finishVirtuals(query: ReadQuery, record: Record<string, unknown>): void {
+/**
+ * Computes the virtual properties (and RecordReadOnly) of records built by `jsonObject`, in
+ * place, recursively.
+ */
+export function finishVirtuals(query: ReadQuery, record: Record<string, unknown>, features: ReadonlySet<string>): void {
   const inputs = (record[INPUTS] ?? {}) as Record<string, unknown>;
   delete record[INPUTS];
   for (const p of query.select) {
-    if (p.kind !== "virtual") continue;
+    if (!inTypeScript(p)) continue;
     const source: Record<string, unknown> = {};
-    for (const c of p.dependsOn) {
+    for (const c of (p as { dependsOn: readonly ColumnMapping[] }).dependsOn) {
       const input = inputs[c.column];
       // numbers arrive as their text, as they do from the driver in a flat row
       assignPath(source, c.path, fromColumnValue(c.field, input instanceof ExactNumber ? input.text : input));
     }
-    record[p.name] = p.field.compute(source) ?? null;
+    if (p.kind === "virtual") record[p.name] = p.field.compute(source) ?? null;
+    else if (p.kind === "recordReadOnly") record[p.name] = disabledMethods(p.entity, source, features);
   }
   for (const e of query.expand) {
     const value = e.kind === "collection" ? record[e.name] : e.path.reduce<any>((o, k) => o?.[k], record);
-    for (const child of Array.isArray(value) ? value : value ? [value] : []) finishVirtuals(e.query, child);
+    for (const child of Array.isArray(value) ? value : value ? [value] : []) finishVirtuals(e.query, child, features);
   }
 }

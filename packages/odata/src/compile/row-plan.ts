@@ -5,13 +5,22 @@
  * in unchanged. Nothing is parsed and re-serialized unless a virtual property inside a
  * collection asks for it.
  */
-import { assignPath, type ColumnMapping, fromColumnValue } from "@bizdata/core";
+import { assignPath, type ColumnMapping, disabledMethods, fromColumnValue } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import { parseExactJson, writeExactJson } from "./exact-json.js";
-import { collectionCount, collectionJson, finishVirtuals, jsonObject, needsFinishing } from "./json-object.js";
+import {
+  collectionCount,
+  collectionJson,
+  featureSet,
+  featuresColumn,
+  finishVirtuals,
+  jsonObject,
+  needsFeatures,
+  needsFinishing,
+} from "./json-object.js";
 import { type OutputOptions, rowValue, writerFor } from "./output-value.js";
 import type { QueryScope } from "./query-scope.js";
 
@@ -92,9 +101,19 @@ function objectWriter(
         const write = writerFor(p.expr.type, options);
         return { key: p.name, part: (row) => `${key}:${write(row[alias])}` };
       }
-      case "recordReadOnly":
-        // methods and their DisableIf conditions arrive with custom methods; until then none is disabled
-        return { key: p.name, part: () => `${key}:[]` };
+      case "recordReadOnly": {
+        if (p.dependsOn.length === 0) return { key: p.name, part: () => `${key}:[]` };
+        const deps = p.dependsOn.map((c) => ({ c, alias: column(c).alias }));
+        const features = columns.add("$features", featuresColumn(scope));
+        return {
+          key: p.name,
+          part: (row) => {
+            const source: Row = {};
+            for (const { c, alias } of deps) assignPath(source, c.path, fromColumnValue(c.field, row[alias]));
+            return `${key}:${JSON.stringify(disabledMethods(p.entity, source, featureSet(row[features])))}`;
+          },
+        };
+      }
       default:
         return p satisfies never;
     }
@@ -104,13 +123,14 @@ function objectWriter(
       const alias = columns.add(`${scope.alias}.$expand.${e.name}`, sql`${collectionJson(e, scope, options)}::text`);
       const key = JSON.stringify(e.name);
       const finish = needsFinishing(e.query);
+      const features = needsFeatures(e.query) ? columns.add("$features", featuresColumn(scope)) : undefined;
       parts.push({
         key: e.name,
         part: finish
           ? (row) => {
               // numbers keep their text: a decimal is never rounded on the way through
               const items = parseExactJson(String(row[alias])) as Row[];
-              for (const item of items) finishVirtuals(e.query, item);
+              for (const item of items) finishVirtuals(e.query, item, featureSet(row[features!]));
               return `${key}:${writeExactJson(items)}`;
             }
           : (row) => `${key}:${row[alias]}`,
@@ -152,10 +172,11 @@ function databasePlan(query: ReadQuery, scope: QueryScope, options: OutputOption
   const columns = new Columns();
   const guid = columns.add("guid", scope.column(scope.alias, "guid"));
   const json = columns.add("json", sql`${jsonObject(query, scope, options)}::text`);
+  const features = needsFeatures(query) ? columns.add("$features", featuresColumn(scope)) : undefined;
   const write = needsFinishing(query)
     ? (row: Row) => {
         const record = parseExactJson(String(row[json])) as Row;
-        finishVirtuals(query, record);
+        finishVirtuals(query, record, featureSet(features === undefined ? "" : row[features]));
         return writeExactJson(record);
       }
     : (row: Row) => String(row[json]);
