@@ -31,7 +31,7 @@ export type ReturnValue<R extends MethodReturns> = R extends { kind: "scalar"; t
     ? string | null
     : R extends { kind: "collection" }
       ? readonly string[]
-      : void;
+      : undefined;
 
 /** what a subscriber's conditions and body see */
 export interface MethodContext<A = Record<string, unknown>> {

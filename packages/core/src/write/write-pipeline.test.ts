@@ -30,7 +30,15 @@ const Line = entity("WpLine", {
   naturalKey: "Guid",
   fields: { Doc: reference("WpDoc", { required: true }), Part: reference("WpPart"), Qty: decimal(), Price: decimal() },
   hooks: {
-    deserialize: [{ name: "line-deserialize", run: (b) => (calls.push("line-deserialize"), b) }],
+    deserialize: [
+      {
+        name: "line-deserialize",
+        run: (b) => {
+          calls.push("line-deserialize");
+          return b;
+        },
+      },
+    ],
     logic: [
       {
         name: "line-logic",
@@ -64,7 +72,13 @@ const Doc = entity("WpDoc", {
   },
   hooks: {
     deserialize: [
-      { name: "doc-deserialize", run: (b) => (calls.push("doc-deserialize"), b) },
+      {
+        name: "doc-deserialize",
+        run: (b) => {
+          calls.push("doc-deserialize");
+          return b;
+        },
+      },
       {
         name: "doc-rename",
         feature: "Legacy",
