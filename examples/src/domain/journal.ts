@@ -1,4 +1,5 @@
 import { boolean, date, decimal, entity, type RecordOf, text } from "@bizdata/core";
+import { Post } from "./sample-methods.js";
 
 export const Journal = entity("Journal", {
   naturalKey: "DocNumber",
@@ -11,5 +12,6 @@ export const Journal = entity("Journal", {
     Amount: decimal({ precision: 18, scale: 4 }),
   },
   title: (j) => j.DocNumber,
+  methods: { Post },
 });
 export type JournalRecord = RecordOf<typeof Journal>;

@@ -1,4 +1,5 @@
 import { collection, decimal, entity, type RecordOf, reference, text } from "@bizdata/core";
+import { GetDefaultMarkup } from "./sample-methods.js";
 
 /**
  * A unit of measure a product is sold in (`Each`, `Box`), with how many base units it holds.
@@ -26,6 +27,7 @@ export const Product = entity("Product", {
     Uoms: collection(ProductUom, { inverse: "Product" }),
   },
   title: (p) => p.SalesDescription ?? p.SKU,
+  methods: { GetDefaultMarkup },
   hooks: {
     logic: [
       {

@@ -1,4 +1,5 @@
 import { boolean, collection, date, decimal, entity, type RecordOf, reference, text } from "@bizdata/core";
+import { UpdatePrices } from "./sample-methods.js";
 
 /** A line of a sales invoice, known by Guid like order lines. */
 export const SalesInvoiceDetail = entity("SalesInvoiceDetail", {
@@ -24,5 +25,6 @@ export const SalesInvoice = entity("SalesInvoice", {
     Details: collection(SalesInvoiceDetail, { inverse: "SalesInvoice" }),
   },
   title: (i) => i.DocNumber,
+  methods: { UpdatePrices },
 });
 export type SalesInvoiceRecord = RecordOf<typeof SalesInvoice>;

@@ -7,6 +7,7 @@ import {
   requirePositiveQuantity,
   totalOrder,
 } from "./sales-order-logic.js";
+import { CalculateLineTotal, GetOpenOrders, ReorderFrom } from "./sample-methods.js";
 
 /** A line of a sales order. Lines have no business key of their own, so they are known by Guid. */
 export const SalesOrderDetail = entity("SalesOrderDetail", {
@@ -38,5 +39,6 @@ export const SalesOrder = entity("SalesOrder", {
   },
   title: (o) => o.DocNumber,
   hooks: { deserialize: [legacyCustomerId], logic: [totalOrder], save: [requireCustomer, creditCheck] },
+  methods: { ReorderFrom, CalculateLineTotal, GetOpenOrders },
 });
 export type SalesOrderRecord = RecordOf<typeof SalesOrder>;

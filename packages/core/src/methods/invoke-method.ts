@@ -201,8 +201,9 @@ export async function invokeMethod(
   try {
     for (const s of subscribers) {
       if (!s.run) continue;
-      ran.push(s);
       value = await s.run(ctx);
+      // only completed bodies are undone: the one that aborts stopped itself
+      ran.push(s);
     }
     if (declaration.saveOnCompletion) await save();
   } catch (err) {

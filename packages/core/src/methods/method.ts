@@ -31,7 +31,8 @@ export type ReturnValue<R extends MethodReturns> = R extends { kind: "scalar"; t
     ? string | null
     : R extends { kind: "collection" }
       ? readonly string[]
-      : undefined;
+      : // biome-ignore lint/suspicious/noConfusingVoidType: a method that returns nothing has bodies that return nothing
+        void;
 
 /** what a subscriber's conditions and body see */
 export interface MethodContext<A = Record<string, unknown>> {

@@ -1,0 +1,169 @@
+import { decimal, defineModel, entity, integer, method, migrate, subscribe, text } from "@bizdata/core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { type Caller, caller, config, PASSWORD } from "../../../../test/host-app.js";
+import { createApp } from "../app.js";
+import { loadSigningKeys } from "../auth/signing-keys.js";
+import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
+
+// a model of its own: subscribers that record what ran, to pin the execution rules down
+const log: string[] = [];
+const Bump = method({ description: "Adds to Count, step by step", type: "modify", params: { failAt: integer() } });
+const Seal = method({
+  description: "Seals, saving once at the end",
+  type: "modify",
+  saveOnCompletion: true,
+  params: { fail: integer() },
+});
+const Peek = method({ description: "Tries to write from a Read method", type: "read" });
+const Gated = method({ description: "Only behind a feature", type: "read", returns: { kind: "scalar", type: text() } });
+const Unimplemented = method({ description: "Declared, never implemented", type: "read" });
+const Make = method({
+  description: "Static Modify: creates a counter",
+  type: "modify",
+  isStatic: true,
+  params: { name: text({ required: true }) },
+  returns: { kind: "entity", entity: "MsCounter" },
+});
+
+const Counter = entity("MsCounter", {
+  naturalKey: "Name",
+  fields: {
+    Name: text({ required: true }),
+    Count: integer({ default: 0 }),
+    Sealed: text({ readOnly: true }),
+    Note: text(),
+    Amount: decimal(),
+  },
+  methods: { Bump, Seal, Peek, Gated, Unimplemented, Make },
+});
+const model = defineModel([Counter]);
+
+const step = (name: string, failAt: number | null, n: number, withUndo: boolean) =>
+  subscribe(Bump, {
+    name,
+    run: async ({ record, args, abort, save }) => {
+      log.push(`run ${name}`);
+      if (args.failAt === n) abort(`stopped at ${name}`);
+      record!.Count = Number(record!.Count) + 1;
+      await save();
+    },
+    ...(withUndo && {
+      undo: async ({ record, save }) => {
+        log.push(`undo ${name}`);
+        record!.Count = Number(record!.Count) - 1;
+        await save();
+      },
+    }),
+  });
+step("first", null, 1, true);
+step("second", null, 2, false);
+step("third", null, 3, true);
+subscribe(Seal, {
+  name: "mark",
+  run: ({ record }) => {
+    log.push("seal mark");
+    record!.Sealed = "yes";
+    record!.Note = "sealed";
+  },
+  undo: () => {
+    log.push("seal undo");
+  },
+});
+subscribe(Seal, {
+  name: "maybe fail",
+  run: ({ args, abort }) => {
+    if (args.fail === 1) abort("not sealing");
+  },
+});
+subscribe(Peek, {
+  name: "peek",
+  run: async ({ record, update }) => {
+    await update("MsCounter", record!.Guid as string, { Note: "written by a read" });
+  },
+});
+subscribe(Gated, { name: "gated", feature: "Secret", run: () => "secret" });
+subscribe(Make, { name: "make", run: ({ args, create }) => create("MsCounter", { Name: args.name }) });
+
+let admin: Caller;
+let db: Awaited<ReturnType<typeof testDatabase>>;
+let tenantId: string;
+
+beforeAll(async () => {
+  db = await testDatabase();
+  await migrate(db, model);
+  const app = createApp({ db, model, keys: await loadSigningKeys(db), config });
+  tenantId = uniqueTenant("semantics");
+  await createTenant(db, tenantId);
+  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
+  const res = await app.request("/api/auth/signin", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ TenantId: tenantId, Username: "admin", Password: PASSWORD }),
+  });
+  admin = caller(app, tenantId, ((await res.json()) as { access_token: string }).access_token);
+});
+
+const json = async (res: Response) => (await res.json()) as any;
+const counter = async (name: string) => {
+  const res = await admin.request("POST", "/api/MsCounter/Make?$select=Name,Count", { name });
+  expect(res.status).toBe(200);
+  return (await json(res)) as { Guid: string; Count: number };
+};
+const read = async (guid: string) =>
+  json(await admin.request("GET", `/api/MsCounter(${guid})?$select=Count,Sealed,Note`));
+
+describe("method execution rules (spec 4.8)", () => {
+  it("runs subscribers in registration order; the return value of a static Modify method is read back", async () => {
+    const c = await counter("order");
+    expect(c).toEqual({ Guid: expect.any(String), Name: "order", Count: 0 });
+    log.length = 0;
+    expect((await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, {})).status).toBe(204);
+    expect(log).toEqual(["run first", "run second", "run third"]);
+    expect((await read(c.Guid)).Count).toBe(3);
+  });
+
+  it("on an abort inside a body undoes the subscribers that ran, in reverse; one without undo keeps its change", async () => {
+    const c = await counter("abort");
+    log.length = 0;
+    const res = await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, { failAt: 3 });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({ code: "MethodAborted", message: "stopped at third" });
+    // third stopped itself; of the completed ones, second has no undo and first's runs
+    expect(log).toEqual(["run first", "run second", "run third", "undo first"]);
+    // first's +1 undone, second's +1 kept: what stays after an abort is committed
+    expect((await read(c.Guid)).Count).toBe(1);
+  });
+
+  it("saves a save-on-completion method once at the end, and nothing when it aborts", async () => {
+    const c = await counter("seal");
+    log.length = 0;
+    const failed = await admin.request("POST", `/api/MsCounter(${c.Guid})/Seal`, { fail: 1 });
+    expect(failed.status).toBe(400);
+    expect(log).toEqual(["seal mark", "seal undo"]);
+    expect(await read(c.Guid)).toMatchObject({ Sealed: null, Note: null });
+    expect((await admin.request("POST", `/api/MsCounter(${c.Guid})/Seal`)).status).toBe(204);
+    expect(await read(c.Guid)).toMatchObject({ Sealed: "yes", Note: "sealed" });
+  });
+
+  it("keeps a Read method from writing", async () => {
+    const c = await counter("peek");
+    const res = await admin.request("GET", `/api/MsCounter(${c.Guid})/Peek()`);
+    expect(res.status).toBe(500);
+    expect((await read(c.Guid)).Note).toBeNull();
+  });
+
+  it("answers 403 MethodUnavailable when every subscriber is behind a missing feature, 501 without subscribers", async () => {
+    const c = await counter("gates");
+    const gated = await admin.request("GET", `/api/MsCounter(${c.Guid})/Gated()`);
+    expect(gated.status).toBe(403);
+    expect((await json(gated)).error.code).toBe("MethodUnavailable");
+    const none = await admin.request("GET", `/api/MsCounter(${c.Guid})/Unimplemented()`);
+    expect(none.status).toBe(501);
+    expect((await json(none)).error.code).toBe("MethodNotImplemented");
+    await setFeature(db, tenantId, "Secret", true);
+    // features are cached for a few seconds on writes; reads of methods see them at once
+    await new Promise((r) => setTimeout(r, 5_100));
+    expect(await json(await admin.request("GET", `/api/MsCounter(${c.Guid})/Gated()`))).toEqual({ value: "secret" });
+  });
+});

@@ -1,0 +1,203 @@
+import { sampleFeatures } from "@bizdata/examples";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase } from "../../../../test/database.js";
+import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { setFeature } from "../tenants/tenant-admin.js";
+
+const json = async (res: Response) => (await res.json()) as any;
+let full: Caller;
+let bare: Caller;
+const ids: Record<string, string> = {};
+
+async function catalogue(features: readonly string[]): Promise<Caller> {
+  const { admin } = await signedInTenant("methods");
+  for (const f of features) await setFeature(await testDatabase(), admin.tenantId, f, true);
+  const post = async (entity: string, body: object) => {
+    const res = await admin.request("POST", `/api/${entity}`, body);
+    expect(res.status, await res.clone().text()).toBe(201);
+    return (await res.json()) as { Guid: string };
+  };
+  await post("Product", { SKU: "M-1", Price: 100, Cost: 80 });
+  await post("Product", { SKU: "M-2", Price: 10, Cost: 9.8 });
+  await post("Customer", { Id: "MC-1" });
+  await post("Customer", { Id: "MC-2" });
+  ids.source = (
+    await post("SalesOrder", {
+      DocNumber: "MO-1",
+      Description: "Source",
+      SellToCustomer: "MC-1",
+      Details: [
+        { Product: "M-1", Quantity: 2, LineNumber: 1 },
+        { Product: "M-2", Quantity: 1, LineNumber: 2 },
+      ],
+    })
+  ).Guid;
+  ids.open2 = (
+    await post("SalesOrder", { DocNumber: "MO-2", SellToCustomer: "MC-1", Details: [{ Product: "M-1", Quantity: 1 }] })
+  ).Guid;
+  await post("SalesOrder", {
+    DocNumber: "MO-3",
+    SellToCustomer: "MC-1",
+    Status: "Closed",
+    Details: [{ Product: "M-1", Quantity: 1 }],
+  });
+  ids.target = (
+    await post("SalesOrder", { DocNumber: "MO-4", SellToCustomer: "MC-2", Details: [{ Product: "M-2", Quantity: 5 }] })
+  ).Guid;
+  ids.journal = (await post("Journal", { DocNumber: "J-1", Amount: 10 })).Guid;
+  ids.emptyJournal = (await post("Journal", { DocNumber: "J-2" })).Guid;
+  ids.product = (await post("Product", { SKU: "M-3", Price: 50, Cost: 40 })).Guid;
+  return admin;
+}
+
+beforeAll(async () => {
+  bare = await catalogue([]);
+  const bareIds = { ...ids };
+  full = await catalogue(sampleFeatures);
+  Object.assign(ids, { fullTarget: ids.target, bareTarget: bareIds.target, bareSource: bareIds.source });
+});
+
+describe("method endpoints (spec 4.8)", () => {
+  it("calls an instance Read method with parameters in the query string or inline, with ()", async () => {
+    // order MO-1: total 2×100 + 1×10 = 210 over 3 units → 70 per unit
+    const viaQuery = await full.request(
+      "GET",
+      `/api/SalesOrder(${ids.source})/CalculateLineTotal()?taxRate=0.1&quantity=2`,
+    );
+    expect(await json(viaQuery)).toEqual({ value: 154 });
+    const inline = await full.request(
+      "GET",
+      `/api/SalesOrder(${ids.source})/CalculateLineTotal(taxRate=0.1,quantity=2,discount=50)`,
+    );
+    expect(await json(inline)).toEqual({ value: 77 });
+    const product = await full.request("GET", `/api/Product(${ids.product})/GetDefaultMarkup()`);
+    expect(await json(product)).toEqual({ value: 25 });
+  });
+
+  it.each([
+    ["a missing required parameter", "CalculateLineTotal()?taxRate=0.1", 400, "MissingParameter"],
+    ["a parameter of the wrong type", "CalculateLineTotal()?taxRate=0.1&quantity=two", 400, "InvalidParameter"],
+    ["an unknown parameter", "CalculateLineTotal()?taxRate=0.1&quantity=1&colour=red", 400, "UnknownParameter"],
+    ["a Read method without ()", "CalculateLineTotal?taxRate=0.1&quantity=1", 400, "InvalidMethodCall"],
+    ["an unknown method", "Nope()", 404, "NotFound"],
+  ])("answers %s with %i %s", async (_, tail, status, code) => {
+    const res = await full.request("GET", `/api/SalesOrder(${ids.source})/${tail}`);
+    expect(res.status).toBe(status);
+    expect((await json(res)).error.code).toBe(code);
+  });
+
+  it("refuses the wrong verb and the wrong form", async () => {
+    expect(
+      (await full.request("POST", `/api/SalesOrder(${ids.source})/CalculateLineTotal`, { taxRate: 0, quantity: 1 }))
+        .status,
+    ).toBe(405);
+    expect((await full.request("GET", "/api/SalesOrder/CalculateLineTotal()?taxRate=0&quantity=1")).status).toBe(400);
+    expect((await full.request("GET", `/api/SalesOrder(${ids.source})/GetOpenOrders()?customerId=MC-1`)).status).toBe(
+      400,
+    );
+  });
+
+  it("calls a static Read method returning orders, honouring $select, $filter and $expand", async () => {
+    const res = await full.request(
+      "GET",
+      "/api/SalesOrder/GetOpenOrders()?customerId=MC-1&$select=DocNumber&$orderby=DocNumber&$expand=Details($select=Quantity)",
+    );
+    const body = await json(res);
+    expect(body.value.map((o: { DocNumber: string }) => o.DocNumber)).toEqual(["MO-1", "MO-2"]);
+    expect(body.value[1].Details).toEqual([{ Guid: expect.any(String), Quantity: 1 }]);
+    const filtered = await json(
+      await full.request(
+        "GET",
+        "/api/SalesOrder/GetOpenOrders()?customerId='MC-1'&$filter=DocNumber eq 'MO-2'&$select=DocNumber",
+      ),
+    );
+    expect(filtered.value.map((o: { DocNumber: string }) => o.DocNumber)).toEqual(["MO-2"]);
+    expect(await json(await full.request("GET", "/api/SalesOrder/GetOpenOrders()?customerId=NOBODY"))).toEqual({
+      value: [],
+    });
+  });
+
+  it("calls a Modify method with a JSON body or with the query string, and it does the work", async () => {
+    const viaBody = await full.request("POST", `/api/SalesOrder(${ids.fullTarget})/ReorderFrom`, {
+      salesOrderGuid: ids.source,
+    });
+    expect(viaBody.status).toBe(204);
+    const order = await json(
+      await full.request(
+        "GET",
+        `/api/SalesOrder(${ids.fullTarget})?$select=Description,SellToCustomer,TotalPrice&$expand=Details($select=Quantity;$orderby=LineNumber)`,
+      ),
+    );
+    expect(order.Description).toBe("Source");
+    expect(order.Details.map((d: { Quantity: number }) => d.Quantity)).toEqual([2, 1]);
+    expect(order.TotalPrice).toBe(210);
+    const viaQuery = await bare.request(
+      "POST",
+      `/api/SalesOrder(${ids.bareTarget})/ReorderFrom?salesOrderGuid=${ids.bareSource}`,
+    );
+    expect(viaQuery.status).toBe(204);
+  });
+
+  it("blocks with AbortIf before anything runs", async () => {
+    const res = await full.request("POST", `/api/SalesOrder(${ids.source})/ReorderFrom`, {
+      salesOrderGuid: ids.source,
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({
+      code: "MethodAborted",
+      message: "An order cannot be reordered from itself.",
+    });
+    const journal = await full.request("POST", `/api/Journal(${ids.emptyJournal})/Post`);
+    expect((await json(journal)).error.code).toBe("MethodAborted");
+  });
+
+  it("posts a journal: RecordReadOnly before and after, the read-only IsPosted set, then MethodDisabled", async () => {
+    const read = async () =>
+      json(await full.request("GET", `/api/Journal(${ids.journal})?$select=IsPosted,RecordReadOnly`));
+    expect(await read()).toMatchObject({ IsPosted: false, RecordReadOnly: [] });
+    expect((await full.request("POST", `/api/Journal(${ids.journal})/Post`)).status).toBe(204);
+    expect(await read()).toMatchObject({ IsPosted: true, RecordReadOnly: ["Post"] });
+    const again = await full.request("POST", `/api/Journal(${ids.journal})/Post`);
+    expect(again.status).toBe(400);
+    expect((await json(again)).error.code).toBe("MethodDisabled");
+    // and RecordReadOnly on a page of records
+    const page = await json(
+      await full.request("GET", "/api/Journal?$select=DocNumber,RecordReadOnly&$orderby=DocNumber"),
+    );
+    expect(page.value.map((j: { RecordReadOnly: string[] }) => j.RecordReadOnly)).toEqual([["Post"], []]);
+  });
+
+  it("gates subscribers by feature: two tenants, two behaviours; an abort in a body undoes earlier subscribers", async () => {
+    const invoice = async (who: Caller, quantity: number, sku: string) => {
+      const res = await who.request("POST", "/api/SalesInvoice", {
+        DocNumber: `I-${Math.random()}`,
+        Details: [{ Product: sku, Quantity: quantity, UnitPrice: 1 }],
+      });
+      return ((await res.json()) as { Guid: string }).Guid;
+    };
+    const prices = async (who: Caller, guid: string) =>
+      (
+        await json(await who.request("GET", `/api/SalesInvoice(${guid})?$expand=Details($select=UnitPrice)`))
+      ).Details.map((d: { UnitPrice: number }) => d.UnitPrice);
+    const withDiscount = await invoice(full, 10, "M-1");
+    const without = await invoice(bare, 10, "M-1");
+    expect((await full.request("POST", `/api/SalesInvoice(${withDiscount})/UpdatePrices`)).status).toBe(204);
+    expect((await bare.request("POST", `/api/SalesInvoice(${without})/UpdatePrices`)).status).toBe(204);
+    expect(await prices(full, withDiscount)).toEqual([95]);
+    expect(await prices(bare, without)).toEqual([100]);
+    // M-2 costs 9.8: 5% off 10 is below cost, the second subscriber aborts and the first one's undo restores the price
+    const belowCost = await invoice(full, 10, "M-2");
+    const res = await full.request("POST", `/api/SalesInvoice(${belowCost})/UpdatePrices`);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({
+      code: "MethodAborted",
+      message: "The volume discount would sell M-2 below cost.",
+    });
+    expect(await prices(full, belowCost)).toEqual([1]);
+  });
+
+  it("lets a reader call Read methods but not Modify methods", async () => {
+    const { reader } = await signedInTenant("methods-reader");
+    expect((await reader.request("POST", `/api/Journal(${ids.journal})/Post`)).status).toBe(403);
+  });
+});
