@@ -1,4 +1,16 @@
-import { decimal, defineModel, entity, integer, method, migrate, subscribe, text } from "@bizdata/core";
+import {
+  decimal,
+  defineModel,
+  entity,
+  inTenant,
+  integer,
+  invokeMethod,
+  method,
+  migrate,
+  PromptCollector,
+  subscribe,
+  text,
+} from "@bizdata/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD } from "../../../../test/host-app.js";
@@ -59,6 +71,7 @@ const step = (name: string, failAt: number | null, n: number, withUndo: boolean)
 step("first", null, 1, true);
 step("second", null, 2, false);
 step("third", null, 3, true);
+step("fourth", null, 4, true);
 subscribe(Seal, {
   name: "mark",
   run: ({ record }) => {
@@ -119,20 +132,44 @@ describe("method execution rules (spec 4.8)", () => {
     expect(c).toEqual({ Guid: expect.any(String), Name: "order", Count: 0 });
     log.length = 0;
     expect((await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, {})).status).toBe(204);
-    expect(log).toEqual(["run first", "run second", "run third"]);
-    expect((await read(c.Guid)).Count).toBe(3);
+    expect(log).toEqual(["run first", "run second", "run third", "run fourth"]);
+    expect((await read(c.Guid)).Count).toBe(4);
   });
 
   it("on an abort inside a body undoes the subscribers that ran, in reverse; one without undo keeps its change", async () => {
     const c = await counter("abort");
     log.length = 0;
-    const res = await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, { failAt: 3 });
+    const res = await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, { failAt: 4 });
     expect(res.status).toBe(400);
-    expect((await json(res)).error).toMatchObject({ code: "MethodAborted", message: "stopped at third" });
-    // third stopped itself; of the completed ones, second has no undo and first's runs
-    expect(log).toEqual(["run first", "run second", "run third", "undo first"]);
-    // first's +1 undone, second's +1 kept: what stays after an abort is committed
+    expect((await json(res)).error).toMatchObject({ code: "MethodAborted", message: "stopped at fourth" });
+    // fourth stopped itself; the completed ones are undone in reverse, second has no undo
+    expect(log).toEqual(["run first", "run second", "run third", "run fourth", "undo third", "undo first"]);
+    // first's and third's +1 undone, second's kept: what stays after an abort is committed
     expect((await read(c.Guid)).Count).toBe(1);
+  });
+
+  it("can be called from server code with the same semantics", async () => {
+    const c = await counter("server");
+    log.length = 0;
+    const outcome = await inTenant(db, tenantId, (session) =>
+      invokeMethod(
+        {
+          session,
+          model,
+          tenant: { id: tenantId, features: new Set() },
+          prompts: new PromptCollector(),
+          query: async () => [],
+        },
+        { entity: Counter, name: "Bump", key: c.Guid, args: { failAt: 2 }, argsAsText: false },
+        Bump,
+      ),
+    );
+    expect(outcome).toMatchObject({
+      status: "aborted",
+      error: { code: "MethodAborted", message: "stopped at second" },
+    });
+    expect(log).toEqual(["run first", "run second", "undo first"]);
+    expect((await read(c.Guid)).Count).toBe(0);
   });
 
   it("saves a save-on-completion method once at the end, and nothing when it aborts", async () => {
