@@ -34,7 +34,7 @@ export interface MethodEnvironment extends WriteContext {
 }
 
 export type MethodOutcome =
-  | { readonly status: "done"; readonly value: unknown; readonly method: MethodDeclaration }
+  | { readonly status: "done"; readonly value: unknown; readonly method: MethodDeclaration<any, any> }
   /** aborted inside a body: what stays (subscribers without undo) is to be committed, then answered 400 */
   | { readonly status: "aborted"; readonly error: ServiceError };
 
