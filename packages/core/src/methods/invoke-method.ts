@@ -94,7 +94,7 @@ export function disabledMethods(
 export async function invokeMethod(
   env: MethodEnvironment,
   call: MethodCall,
-  declaration: MethodDeclaration,
+  declaration: MethodDeclaration<any, any>,
 ): Promise<MethodOutcome> {
   const { entity, name } = call;
   const label = `${entity.name}.${name}`;
