@@ -12,7 +12,9 @@ import {
   PromptCollector,
   type PromptEnvelope,
   ServiceError,
+  type Session,
   updateRecord,
+  type WriteContext,
 } from "@bizdata/core";
 import {
   keyOf,
@@ -69,6 +71,11 @@ const methodResponse = (c: Context, response: MethodResponse) => {
   });
 };
 
+const minimalResponse = (c: Context) => {
+  c.header("Preference-Applied", "return=minimal");
+  return c.body(null, 204);
+};
+
 /** `return=minimal` in `Prefer` (api-conventions: 204 instead of the entity) */
 const wantsMinimal = (c: Context) => /(^|[,;\s])return=minimal\b/i.test(c.req.header("prefer") ?? "");
 
@@ -87,6 +94,13 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
     const planned = planner.plan({ path: `${entity}(${ANY_KEY})`, search: url.searchParams, ieee754Compatible });
     if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
     return planned.prepared;
+  };
+  /** what a write needs: its context (tenant features, a changeset's lookups) and where its prompts go */
+  const writing = async (tx: Session, tenantId: string, ieee754Compatible: boolean) => {
+    const prompts = new PromptCollector();
+    const tenant = await tenantInfo(tx, tenantId);
+    const ctx: WriteContext = { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() };
+    return { ctx, prompts };
   };
   const writable = (c: Context<Env>) => {
     if (!canWrite(c.get("principal"))) throw forbidden();
@@ -140,13 +154,8 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
       const result = await inRequestTransaction(db, tenantId, async (tx) => {
-        const prompts = new PromptCollector();
-        const tenant = await tenantInfo(tx, tenantId);
-        const guid = await createRecord(
-          { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() },
-          entity,
-          body,
-        );
+        const { ctx, prompts } = await writing(tx, tenantId, ieee754Compatible);
+        const guid = await createRecord(ctx, entity, body);
         // without $select/$expand/$compute the body is the Guid alone: no need to read it back
         const response = minimal
           ? undefined
@@ -156,10 +165,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
         return { guid, body: withPrompts(response, prompts.envelope()) };
       });
       c.header("Location", `/api/${entity.name}(${result.guid})`);
-      if (result.body === undefined) {
-        c.header("Preference-Applied", "return=minimal");
-        return c.body(null, 204);
-      }
+      if (result.body === undefined) return minimalResponse(c);
       return c.body(result.body, 201, { "Content-Type": JSON_TYPE });
     })
     .patch("/*", async (c) => {
@@ -175,23 +181,14 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
       const result = await inRequestTransaction(db, tenantId, async (tx) => {
-        const prompts = new PromptCollector();
-        const tenant = await tenantInfo(tx, tenantId);
-        await updateRecord(
-          { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() },
-          entity,
-          guid,
-          body,
-        );
+        const { ctx, prompts } = await writing(tx, tenantId, ieee754Compatible);
+        await updateRecord(ctx, entity, guid, body);
         return withPrompts(
           minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid }),
           prompts.envelope(),
         );
       });
-      if (result === undefined) {
-        c.header("Preference-Applied", "return=minimal");
-        return c.body(null, 204);
-      }
+      if (result === undefined) return minimalResponse(c);
       return c.body(result, 200, { "Content-Type": JSON_TYPE });
     })
     .delete("/*", async (c) => {
