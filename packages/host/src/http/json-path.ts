@@ -1,11 +1,4 @@
-import { closingQuote } from "./json-text.js";
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
+import { COMMA, closingQuote, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from "./json-text.js";
 
 interface Container {
   readonly isObject: boolean;

@@ -1,4 +1,18 @@
-const BACKSLASH = 0x5c;
+/** character codes the JSON scanners compare against */
+export const QUOTE = 0x22;
+export const COMMA = 0x2c;
+export const PLUS = 0x2b;
+export const MINUS = 0x2d;
+export const DOT = 0x2e;
+export const ZERO = 0x30;
+export const NINE = 0x39;
+export const UPPER_E = 0x45;
+export const LBRACKET = 0x5b;
+export const BACKSLASH = 0x5c;
+export const RBRACKET = 0x5d;
+export const LOWER_E = 0x65;
+export const LBRACE = 0x7b;
+export const RBRACE = 0x7d;
 
 /**
  * The index of the quote closing the JSON string that opens at `open`, or the text's length when

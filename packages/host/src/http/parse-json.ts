@@ -3,20 +3,21 @@ import type { BodyLimits } from "./body-limits.js";
 import { isExactNumber } from "./exact-number.js";
 import { jsonPathAt } from "./json-path.js";
 import { findJsonSyntaxError } from "./json-syntax-error.js";
-import { closingQuote } from "./json-text.js";
-
-const QUOTE = 0x22;
-const PLUS = 0x2b;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const UPPER_E = 0x45;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const LOWER_E = 0x65;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
+import {
+  closingQuote,
+  DOT,
+  LBRACE,
+  LBRACKET,
+  LOWER_E,
+  MINUS,
+  NINE,
+  PLUS,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  UPPER_E,
+  ZERO,
+} from "./json-text.js";
 
 /**
  * Parses a JSON request body, refusing what JSON.parse would accept but the service must not:
