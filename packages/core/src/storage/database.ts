@@ -5,6 +5,7 @@
  */
 import { is, SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
+import type { StagedView } from "./staged-view.js";
 
 export interface SqlQuery {
   readonly sql: string;
@@ -16,6 +17,8 @@ export type Row = Record<string, unknown>;
 
 export interface Session {
   query<R = Row>(statement: Statement): Promise<R[]>;
+  /** set inside a workflow: reads see its staged state and writes are staged (staged-view.ts) */
+  readonly view?: StagedView;
 }
 
 export interface TransactionOptions {

@@ -57,16 +57,21 @@ function columnBuilder(name: string, field: ScalarField | ReferenceField): PgCol
 
 const cache = new WeakMap<AnyEntity, EntityTable>();
 
+/** the tenant column and the persisted columns of an entity, keyed by SQL name */
+export function columnBuilders(def: AnyEntity): Record<string, PgColumnBuilderBase> {
+  const columns: Record<string, PgColumnBuilderBase> = { [TENANT_COLUMN]: text(TENANT_COLUMN).notNull() };
+  for (const c of persistedColumns(def)) {
+    columns[c.column] = c.column === "guid" ? uuid("guid").notNull() : columnBuilder(c.column, c.field);
+  }
+  return columns;
+}
+
 /** The drizzle table of an entity; columns are keyed by their SQL name. */
 export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const cached = cache.get(def);
   if (cached) return cached;
   const name = tableName(def);
-  const columns: Record<string, PgColumnBuilderBase> = { [TENANT_COLUMN]: text(TENANT_COLUMN).notNull() };
-  for (const c of persistedColumns(def)) {
-    const builder = columnBuilder(c.column, c.field);
-    columns[c.column] = c.column === "guid" ? uuid("guid").notNull() : builder;
-  }
+  const columns = columnBuilders(def);
   const nk = columnOf(def, [def.naturalKey.property]);
   const references = persistedColumns(def).filter((c) => c.field.kind === "reference");
   const owner = model.owner(def.name);

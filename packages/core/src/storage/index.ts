@@ -10,3 +10,6 @@ export * from "./table-ddl.js";
 export * from "./tenant-features.js";
 export * from "./tenant-policy.js";
 export * from "./tenant-scope.js";
+export * from "./staged-tables.js";
+export * from "./staged-view.js";
+export * from "./staged-store.js";

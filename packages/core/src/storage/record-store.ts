@@ -7,8 +7,9 @@ import type { AnyEntity } from "../model/model.js";
 import type { Session } from "./database.js";
 import { persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
 import { recordColumns, rowToRecord } from "./record-rows.js";
+import { relation } from "./staged-view.js";
 
-const sqlTypes: Record<string, string> = {
+export const sqlTypes: Record<string, string> = {
   text: "text",
   enum: "text",
   integer: "int4",
@@ -36,7 +37,8 @@ export async function loadRecords(
     sql`, `,
   );
   const rows = await session.query(
-    sql`SELECT ${columns} FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[])${options.forUpdate ? sql` FOR UPDATE` : sql``}`,
+    // a workflow's overlay cannot be locked row by row; its requests are serialized on the workflow row
+    sql`SELECT ${columns} FROM ${relation(def, session.view)} AS r WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[])${options.forUpdate && !session.view ? sql` FOR UPDATE` : sql``}`,
   );
   return rows.map((row) => rowToRecord(def, row));
 }
@@ -118,7 +120,7 @@ export async function loadRecordsWhere(
     sql`, `,
   );
   const rows = await session.query(
-    sql`SELECT ${columns} FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(column)} = ANY(${sql.param([...values])}::uuid[]) ORDER BY guid`,
+    sql`SELECT ${columns} FROM ${relation(def, session.view)} AS r WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(column)} = ANY(${sql.param([...values])}::uuid[]) ORDER BY guid`,
   );
   return rows.map((row) => rowToRecord(def, row));
 }

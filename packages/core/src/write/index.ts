@@ -1,2 +1,9 @@
 export { isGuid, prefetchReferences, type ReferenceCache, resolveReferences } from "./natural-keys.js";
-export { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "./write-record.js";
+export {
+  checkBeforeCommit,
+  createRecord,
+  deleteRecord,
+  saveChanges,
+  updateRecord,
+  type WriteContext,
+} from "./write-record.js";

@@ -9,7 +9,8 @@ import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { PersistedField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
-import { columnOf, TENANT_COLUMN, tableName } from "../storage/naming.js";
+import { columnOf, TENANT_COLUMN } from "../storage/naming.js";
+import { relation } from "../storage/staged-view.js";
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isGuid = (value: unknown): value is string => typeof value === "string" && GUID.test(value);
@@ -98,10 +99,10 @@ async function lookUp(
     if (fresh.length === 0) continue;
     const nk = columnOf(target, [target.naturalKey.property])!;
     const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
-    const table = sql.identifier(tableName(target));
+    const table = relation(target, session.view);
     const keyColumn = sql.identifier(nk.column);
     const rows = await session.query<{ guid: string; key: string | null }>(
-      sql`SELECT guid, ${keyColumn}::text AS key FROM ${table} WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
+      sql`SELECT guid, ${keyColumn}::text AS key FROM ${table} AS r WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
           AND (guid = ANY(${sql.param(guids)}::uuid[]) OR ${keyColumn}::text = ANY(${sql.param(fresh)}::text[]))`,
     );
     for (const v of fresh) known.asked.add(v);

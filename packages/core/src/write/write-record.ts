@@ -11,9 +11,10 @@ import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
 import { deleteRecords, loadRecords } from "../storage/record-store.js";
+import { stageTombstones } from "../storage/staged-store.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
 import { type ReferenceCache, resolveReferences } from "./natural-keys.js";
-import { persistTree } from "./persist-tree.js";
+import { persistTree, stageTree } from "./persist-tree.js";
 import { decimalsAsNumbers } from "./record-numbers.js";
 import { type Body, itemsFirst, loadTree, mergeTree, type RecordNode } from "./record-tree.js";
 import { type HookEnvironment, runDeserializeHooks, runLogicHooks, runSaveHooks } from "./run-hooks.js";
@@ -103,13 +104,34 @@ async function store(ctx: WriteContext, def: AnyEntity, value: Body, guid: strin
     if (node.previous === null || node.changed.size > 0) await runLogicHooks(node, env);
     withTitle(node);
   }
-  const rejected: ErrorDetail[] = [];
-  for (const node of nodes) await runSaveHooks(node, env, rejected);
-  if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
+  const session = ctx.session;
+  if (session.view !== undefined) {
+    // a workflow stages the change; save logic runs when the workflow commits
+    await stageTree({ ...session, view: session.view }, ctx.tenant.id, root);
+    return root;
+  }
+  await runSaveLogic(nodes, env);
   await persistTree(ctx.session, ctx.tenant.id, root);
   // what this write stored may answer (or change the answer to) a later lookup of the changeset
   for (const node of nodes) ctx.references?.delete(node.entity);
   return root;
+}
+
+/** save logic of every record of a tree; rejections become one 400 with a detail each */
+async function runSaveLogic(nodes: readonly RecordNode[], env: HookEnvironment): Promise<void> {
+  const rejected: ErrorDetail[] = [];
+  for (const node of nodes) await runSaveHooks(node, env, rejected);
+  if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
+}
+
+/**
+ * Save logic of a record as it stands (with its items), for a workflow's commit: the staged
+ * state is checked as it will be stored.
+ */
+export async function checkBeforeCommit(ctx: WriteContext, def: AnyEntity, guid: string): Promise<void> {
+  const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid, { lock: false });
+  if (loaded === undefined) return;
+  await runSaveLogic(itemsFirst(mergeTree(def, loaded, {}, null, "")), environment(ctx));
 }
 
 /** Creates a record (and its collection items) from a client's body; returns its Guid. */
