@@ -26,7 +26,7 @@ function writeNode(node: OutputNode, row: Row): string {
 }
 
 export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRead {
-  const scope = QueryScope.over(query.entity, new AliasSource());
+  const scope = QueryScope.over(query.entity, new AliasSource(ctx.view));
   const ectx: ExpressionContext = { scopes: new Map([[null, scope]]) };
   const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${ctx.tenantId}`;
   const where = query.where ? sql`${tenant} AND ${compileExpr(query.where, { ...ectx, condition: true })}` : tenant;

@@ -4,7 +4,7 @@
  * correlated subqueries. The tenant predicate is always part of it; row-level security checks it
  * again.
  */
-import { TENANT_COLUMN } from "@bizdata/core";
+import { type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
@@ -14,6 +14,8 @@ import { AliasSource, QueryScope } from "./query-scope.js";
 import { type RowPlan, rowPlan } from "./row-plan.js";
 
 export interface CompileContext extends OutputOptions {
+  /** inside a workflow: read its staged state */
+  readonly view?: StagedView;
   /** a value, or a placeholder filled at execution so that one compiled statement serves every tenant */
   readonly tenantId: string | Placeholder;
   /** server page size: a longer result is cut and gets a next link */
@@ -47,7 +49,7 @@ function filtered(
 }
 
 export function compileCollection(query: ReadQuery, ctx: CompileContext): CompiledRead {
-  const aliases = new AliasSource();
+  const aliases = new AliasSource(ctx.view);
   const { scope, where } = filtered(query, ctx.tenantId, aliases);
   const order = orderClause(query.orderBy, scope);
   const plan = rowPlan(query, scope, ctx);
@@ -63,13 +65,13 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext): Compil
 }
 
 export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx: CompileContext): CompiledRead {
-  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource());
+  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource(ctx.view));
   const plan = rowPlan(query, scope, ctx);
   const statement = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
   return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false, skip: 0 };
 }
 
 export function compileCount(query: ReadQuery, ctx: CompileContext): SQL {
-  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource());
+  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource(ctx.view));
   return sql`SELECT count(*) AS count ${scope.from()} WHERE ${where}`;
 }

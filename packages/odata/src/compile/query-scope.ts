@@ -4,13 +4,15 @@
  * shared by every expression that walks the same chain. Joins match on tenant and Guid, so they
  * use the primary key (architecture: joins, not LATERAL, for to-one paths).
  */
-import { type AnyEntity, TENANT_COLUMN, tableName } from "@bizdata/core";
+import { type AnyEntity, relation, type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { Navigation } from "../bind/bound-expr.js";
 
-/** hands out table aliases unique within one statement */
+/** hands out table aliases unique within one statement, and says what its tables are */
 export class AliasSource {
   private next = 0;
+  /** inside a workflow: every entity is read through its staged overlay */
+  constructor(readonly view?: StagedView) {}
   take(): string {
     return `t${this.next++}`;
   }
@@ -55,7 +57,7 @@ export class QueryScope {
         this.joins.pathOf.set(joined, key);
         const target = sql.identifier(joined);
         this.joins.clauses.push(
-          sql` LEFT JOIN ${sql.identifier(tableName(step.target))} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
+          sql` LEFT JOIN ${relation(step.target, this.aliases.view)} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
         );
       }
       alias = joined;
@@ -65,7 +67,7 @@ export class QueryScope {
 
   /** `FROM table AS alias LEFT JOIN …` with every join requested so far */
   from(): SQL {
-    return sql`FROM ${sql.identifier(tableName(this.entity))} AS ${sql.identifier(this.alias)}${sql.join(this.joins.clauses)}`;
+    return sql`FROM ${relation(this.entity, this.aliases.view)} AS ${sql.identifier(this.alias)}${sql.join(this.joins.clauses)}`;
   }
 
   column(alias: string, column: string): SQL {

@@ -20,10 +20,14 @@ export interface PreparedRead extends Omit<CompiledRead, "statement"> {
 
 export interface PrepareOptions extends OutputOptions {
   readonly pageSize: number;
+  /** compile for a workflow's staged state; the workflow is a placeholder filled at run */
+  readonly staged?: boolean;
 }
 
 const dialect = new PgDialect();
 const tenantId = sql.placeholder("tenant");
+const view = { workflowId: sql.placeholder("workflow") };
+const context = (options: PrepareOptions) => ({ ...options, tenantId, ...(options.staged && { view }) });
 
 function prepared(compiled: CompiledRead, counted: boolean): PreparedRead {
   const { statement, ...rest } = compiled;
@@ -40,10 +44,10 @@ export const prepareCollection = (query: ReadQuery | ApplyQuery, options: Prepar
   );
 
 export const prepareSingle = (query: ReadQuery, options: PrepareOptions): PreparedRead =>
-  prepared(compileSingle(query, sql.placeholder("key"), { ...options, tenantId }), false);
+  prepared(compileSingle(query, sql.placeholder("key"), context(options)), false);
 
 export function prepareCount(query: ReadQuery, options: PrepareOptions): PreparedRead {
-  const query_ = dialect.sqlToQuery(compileCount(query, { ...options, tenantId }));
+  const query_ = dialect.sqlToQuery(compileCount(query, context(options)));
   return {
     sql: query_.sql,
     params: query_.params,

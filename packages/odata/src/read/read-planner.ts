@@ -30,6 +30,8 @@ export interface PlanRequest {
   readonly path: string;
   readonly search: URLSearchParams;
   readonly ieee754Compatible: boolean;
+  /** inside a workflow: the read sees its staged state */
+  readonly staged?: boolean;
   /** false for one-off shapes (e.g. a method's result restricted to its Guids), kept out of the cache */
   readonly cache?: boolean;
 }
@@ -77,7 +79,7 @@ export class ReadPlanner {
     // `Entity(<guid>)` shares one entry whatever the Guid
     const keyed = KEYED.exec(request.path);
     const key = keyed && GUID.test(keyed[2]!) ? keyed[2]!.toLowerCase() : undefined;
-    const shape = `${request.ieee754Compatible ? 1 : 0}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
+    const shape = `${request.ieee754Compatible ? 1 : 0}${request.staged ? "s" : ""}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
     const cached = request.cache === false ? undefined : this.cache.get(shape);
     if (cached !== undefined && (cached.kind !== "entity" || key !== undefined)) {
       return cached.kind === "entity" ? { ...cached, kind: "entity", key: key! } : (cached as PlannedRead);

@@ -8,6 +8,8 @@ import type { PreparedRead } from "./prepare-read.js";
 
 export interface RunArgs {
   readonly tenantId: string;
+  /** the workflow whose staged state a statement prepared with `staged` reads */
+  readonly workflowId?: string;
   /** the record's Guid, for single reads */
   readonly key?: string;
   /** the URL of the next page, given the `$skip` it starts at */
@@ -17,7 +19,11 @@ export interface RunArgs {
 const rows = (session: Session, prepared: PreparedRead, args: RunArgs) =>
   session.query({
     sql: prepared.sql,
-    params: fillPlaceholders(prepared.params as unknown[], { tenant: args.tenantId, key: args.key }),
+    params: fillPlaceholders(prepared.params as unknown[], {
+      tenant: args.tenantId,
+      key: args.key,
+      workflow: args.workflowId,
+    }),
   });
 
 /** `{"value":[…]}` with `@odata.count` when asked and `@odata.nextLink` when the page was cut */
