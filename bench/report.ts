@@ -6,6 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
+import type { ImportResult } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
 import type { BenchSettings } from "./settings.js";
@@ -105,9 +106,59 @@ export function table(results: readonly ScenarioResult[], m: Machine, settings: 
   ].join("\n");
 }
 
+export function importTables(r: ImportResult, m: Machine): string {
+  const head = ["import", "requests", "seconds", "orders/s", "orders+lines/s", "p50 ms", "p99 ms"];
+  const rows = (
+    [
+      [`$batch (${r.batchSize} creates, one changeset)`, r.batch],
+      ["single POST /api/SalesOrder", r.single],
+    ] as const
+  ).map(([name, run]) => [
+    name,
+    String(run.requests),
+    run.seconds.toFixed(1),
+    ops(run.ordersPerSecond),
+    ops(run.recordsPerSecond),
+    run.p50.toFixed(1),
+    run.p99.toFixed(1),
+  ]);
+  const statementHead = [
+    "statements (in-process app)",
+    "references (distinct)",
+    "statements",
+    "natural-key lookups",
+    "INSERT",
+    "other SELECT",
+    "other",
+    "per order",
+  ];
+  const statementRows = r.statements.map((s) => [
+    s.label,
+    `${s.references.total} (${s.references.distinct})`,
+    String(s.statements),
+    String(s.lookups),
+    String(s.inserts),
+    String(s.selects),
+    String(s.other),
+    (s.statements / s.orders).toFixed(2),
+  ]);
+  return [
+    `${machineLine(m)} · import of ${r.orders} sales orders × ${r.linesPerOrder} lines each way into a tenant without orders, ${r.connections} requests in flight, natural-key references, business logic on every write`,
+    "",
+    ...markdown(head, rows),
+    "",
+    `$batch/single: ${r.ratio.toFixed(2)} (orders/s)`,
+    "",
+    ...markdown(statementHead, statementRows),
+    "",
+    "Statements leave out BEGIN/COMMIT and each transaction's role/tenant set-up; a natural-key lookup is a statement containing `::text = ANY(`.",
+  ].join("\n");
+}
+
 export async function writeJson(
   results: readonly ScenarioResult[],
   parser: readonly ParserResult[],
+  imported: ImportResult | undefined,
   machine: Machine,
   settings: BenchSettings,
 ): Promise<string> {
@@ -122,6 +173,8 @@ export async function writeJson(
     settings: shown,
     parser: parser.map((r) => ({ ...r, ratio: r.theirs === null ? null : r.parse / r.theirs })),
     results: results.map((r) => ({ ...r, ratio: ratio(r) })),
+    import: imported ?? null,
+    loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
   await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);
   return file.pathname;

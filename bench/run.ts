@@ -1,28 +1,34 @@
 /**
  * `pnpm bench`: first the parsers' throughput in this process (parser.ts), then the host against
- * a hand-written floor on the same PostgreSQL, scenario by scenario (scenarios.ts), with tables
- * on stdout and bench/results/latest.json. Settings come from the environment (settings.ts):
- * BENCH_ONLY picks scenarios, BENCH_PARSER=0 skips the parser part and BENCH_PARSER=only runs
- * nothing else; BENCH_PROFILE=<folder> writes CPU profiles of the host and the floor processes
- * into its subfolders host/ and floor/. It fails before measuring a scenario when the host and the
- * floor disagree on its answer, and exits non-zero when a scenario mostly failed.
+ * a hand-written floor on the same PostgreSQL, scenario by scenario (scenarios.ts), then the
+ * import of sales orders through `$batch` and through single POSTs (import.ts), with tables on
+ * stdout and bench/results/latest.json. Settings come from the environment (settings.ts):
+ * BENCH_ONLY picks scenarios (`import` names the import part), BENCH_PARSER=0 skips the parser
+ * part and BENCH_PARSER=only runs nothing else, BENCH_IMPORT_ORDERS sizes the import (0 skips
+ * it); BENCH_PROFILE=<folder> writes CPU profiles of the host and the floor processes into its
+ * subfolders host/ and floor/. It fails before measuring a scenario when the host and the floor
+ * disagree on its answer, exits non-zero when a scenario mostly failed, and fails when an import
+ * request is not answered 2xx or the tenant does not hold what was imported.
  */
 import { isDeepStrictEqual } from "node:util";
+import { IMPORT_PART, type ImportResult, importTenant, prepareImport, runImport } from "./import.js";
 import { type Measurement, measure, mostlyFailed, probe, type Target } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
-import { describeMachine, parserTable, type ScenarioResult, table, writeJson } from "./report.js";
+import { describeMachine, importTables, parserTable, type ScenarioResult, table, writeJson } from "./report.js";
 import { scenarios } from "./scenarios.js";
 import { startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
 
 const settings = loadSettings();
-const unknown = settings.only?.filter((name) => !scenarios.some((s) => s.name === name)) ?? [];
+const unknown = settings.only?.filter((name) => name !== IMPORT_PART && !scenarios.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0)
   throw new Error(
-    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}.`,
+    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, and ${IMPORT_PART} is the import part.`,
   );
 const selected = settings.parser === "only" ? [] : scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
+const importing =
+  settings.parser !== "only" && settings.importOrders > 0 && (settings.only?.includes(IMPORT_PART) ?? true);
 const machine = describeMachine();
 
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
@@ -39,18 +45,22 @@ const shape = (value: unknown): unknown =>
 /** an answer that proves nothing when both targets give it */
 const empty = (value: unknown) => isDeepStrictEqual(value, { value: [] });
 
-async function signIn(url: string): Promise<string> {
+async function signIn(
+  url: string,
+  tenant: { readonly id: string; readonly username: string; readonly password: string },
+): Promise<string> {
   const response = await fetch(`${url}/api/auth/signin`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ TenantId: benchTenant.id, Username: benchTenant.username, Password: benchTenant.password }),
+    body: JSON.stringify({ TenantId: tenant.id, Username: tenant.username, Password: tenant.password }),
   });
   if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-async function runHttp(): Promise<ScenarioResult[]> {
-  const data = await prepareDatabase(settings.databaseUrl, settings.scale);
+async function runHttp(): Promise<{ results: ScenarioResult[]; imported: ImportResult | undefined }> {
+  const data = selected.length > 0 ? await prepareDatabase(settings.databaseUrl, settings.scale) : { guids: [] };
+  if (importing) await prepareImport(settings.databaseUrl);
   const runId = Date.now().toString(36);
   let skus = 0;
   const scenarioData = { ...data, uniqueSku: () => `bench-${runId}-${skus++}` };
@@ -63,44 +73,60 @@ async function runHttp(): Promise<ScenarioResult[]> {
   const profile = (name: string) =>
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
   const host = await startServer("./host-server.ts", env, profile("host"));
-  const floor = await startServer("./floor-server.ts", env, profile("floor")).catch(async (error) => {
-    await host.stop();
-    throw error;
-  });
+  // the import needs no floor: it compares two ways of writing to the host
+  const floor =
+    selected.length === 0
+      ? undefined
+      : await startServer("./floor-server.ts", env, profile("floor")).catch(async (error) => {
+          await host.stop();
+          throw error;
+        });
   try {
-    // the floor ignores the token, but gets the same request bytes to parse
-    const headers = { authorization: `Bearer ${await signIn(host.url)}` };
-    const targets: Target[] = [
-      { name: "host", url: host.url, headers },
-      { name: "floor", url: floor.url, headers },
-    ];
     const results: ScenarioResult[] = [];
-    for (const scenario of selected) {
-      const [hostAnswer, floorAnswer] = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
-      const agree =
-        scenario.compare === "values"
-          ? isDeepStrictEqual(hostAnswer, floorAnswer) && !empty(hostAnswer)
-          : isDeepStrictEqual(shape(hostAnswer), shape(floorAnswer));
-      if (!agree)
-        throw new Error(
-          `${scenario.name}: the host and the floor must give the same ${scenario.compare === "values" ? "non-empty answer" : "shape of answer"}; the floor answers ${JSON.stringify(floorAnswer)}, the host ${JSON.stringify(hostAnswer)}`,
-        );
-      const measured: Measurement[] = [];
-      for (const target of targets) {
-        console.error(`${scenario.name} on ${target.name}…`);
-        measured.push(await measure(target, scenario, scenarioData, settings));
+    if (floor !== undefined) {
+      // the floor ignores the token, but gets the same request bytes to parse
+      const headers = { authorization: `Bearer ${await signIn(host.url, benchTenant)}` };
+      const targets: Target[] = [
+        { name: "host", url: host.url, headers },
+        { name: "floor", url: floor.url, headers },
+      ];
+      for (const scenario of selected) {
+        const [hostAnswer, floorAnswer] = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
+        const agree =
+          scenario.compare === "values"
+            ? isDeepStrictEqual(hostAnswer, floorAnswer) && !empty(hostAnswer)
+            : isDeepStrictEqual(shape(hostAnswer), shape(floorAnswer));
+        if (!agree)
+          throw new Error(
+            `${scenario.name}: the host and the floor must give the same ${scenario.compare === "values" ? "non-empty answer" : "shape of answer"}; the floor answers ${JSON.stringify(floorAnswer)}, the host ${JSON.stringify(hostAnswer)}`,
+          );
+        const measured: Measurement[] = [];
+        for (const target of targets) {
+          console.error(`${scenario.name} on ${target.name}…`);
+          measured.push(await measure(target, scenario, scenarioData, settings));
+        }
+        results.push({ scenario: scenario.name, host: measured[0]!, floor: measured[1]! });
       }
-      results.push({ scenario: scenario.name, host: measured[0]!, floor: measured[1]! });
     }
-    return results;
+    const imported = importing
+      ? await runImport(
+          host.url,
+          await signIn(host.url, importTenant),
+          settings.databaseUrl,
+          settings.importOrders,
+          settings.importConnections,
+        )
+      : undefined;
+    return { results, imported };
   } finally {
-    await Promise.all([host.stop(), floor.stop()]);
+    await Promise.all([host.stop(), floor?.stop()]);
   }
 }
 
-const results = selected.length > 0 ? await runHttp() : [];
+const { results, imported } = selected.length > 0 || importing ? await runHttp() : { results: [], imported: undefined };
 if (results.length > 0) console.log(table(results, machine, settings));
-console.log(`\nwritten to ${await writeJson(results, parser, machine, settings)}`);
+if (imported !== undefined) console.log(`\n${importTables(imported, machine)}`);
+console.log(`\nwritten to ${await writeJson(results, parser, imported, machine, settings)}`);
 const failed = results.flatMap((r) =>
   (["host", "floor"] as const).filter((t) => mostlyFailed(r[t])).map((t) => `${r.scenario} on ${t}`),
 );

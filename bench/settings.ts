@@ -11,7 +11,10 @@ export interface BenchSettings {
   readonly connections: number;
   /** fraction of the default sample sizes seeded into a new bench tenant (0 < scale ≤ 1) */
   readonly scale: number;
-  /** the HTTP scenarios to run, by name (BENCH_ONLY=read-one,query-filter); all when undefined */
+  /**
+   * the HTTP scenarios to run, by name (BENCH_ONLY=read-one,query-filter), `import` for the import
+   * part; all when undefined
+   */
   readonly only: readonly string[] | undefined;
   /** the parser throughput part (BENCH_PARSER): run it too, skip it (`0`), or run nothing else (`only`) */
   readonly parser: "on" | "off" | "only";
@@ -19,14 +22,27 @@ export interface BenchSettings {
   readonly parserSeconds: number;
   /** a folder for CPU profiles of the host and floor processes (BENCH_PROFILE), written when they stop */
   readonly profileDir: string | undefined;
+  /** sales orders the import part writes each way (BENCH_IMPORT_ORDERS); 0 skips the part */
+  readonly importOrders: number;
+  /** requests in flight during the import (BENCH_IMPORT_CONNECTIONS) */
+  readonly importConnections: number;
 }
 
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number, integer: boolean): number {
+function positive(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  max: number,
+  integer: boolean,
+  min: 0 | "above 0" = "above 0",
+): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
-  if (!(n > 0 && n <= max) || (integer && !Number.isInteger(n)))
-    throw new Error(`${name}=${raw} is not ${integer ? "an integer" : "a number"} above 0 and at most ${max}.`);
+  if (!((min === 0 ? n >= 0 : n > 0) && n <= max) || (integer && !Number.isInteger(n)))
+    throw new Error(
+      `${name}=${raw} is not ${integer ? "an integer" : "a number"} ${min === 0 ? "from 0" : "above 0"} and at most ${max}.`,
+    );
   return n;
 }
 
@@ -58,5 +74,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     parser: parserMode(env.BENCH_PARSER),
     parserSeconds: positive(env, "BENCH_PARSER_SECONDS", 1, 60, false),
     profileDir: env.BENCH_PROFILE || undefined,
+    importOrders: positive(env, "BENCH_IMPORT_ORDERS", 2000, 100_000, true, 0),
+    importConnections: positive(env, "BENCH_IMPORT_CONNECTIONS", 4, 64, true),
   };
 }
