@@ -9,6 +9,8 @@ import pino, { type Logger } from "pino";
 import { batchRoute } from "./api/batch-route.js";
 import { entityRoutes } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
+import { workflowRoutes } from "./api/workflow-routes.js";
+import { workflowStep } from "./api/workflow-step.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
@@ -18,7 +20,7 @@ export interface AppOptions {
   readonly db: Database;
   readonly model: Model;
   readonly keys: SigningKeys;
-  readonly config: Pick<HostConfig, "auth" | "queryLimits" | "bodyLimits" | "logLevel">;
+  readonly config: Pick<HostConfig, "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl">;
   /** defaults to a pino logger at `config.logLevel` */
   readonly logger?: Logger;
 }
@@ -52,6 +54,8 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
 
   app.route("/api/auth", authRoutes(db, keys, auth));
   app.use("/api/*", authenticate(keys, auth));
+  app.use("/api/*", workflowStep(db, { ttlSeconds: config.workflowTtl }));
+  app.route("/api", workflowRoutes(db, model, { ttlSeconds: config.workflowTtl }));
   app.post(
     "/api/$batch",
     batchRoute(db, model, config.bodyLimits, async (request) => app.fetch(request)),

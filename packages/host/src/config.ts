@@ -20,6 +20,8 @@ export interface HostConfig {
   readonly queryLimits: QueryLimits;
   readonly bodyLimits: BodyLimits;
   readonly logLevel: string;
+  /** seconds an abandoned workflow lives after its last request (api-conventions: 24 hours) */
+  readonly workflowTtl: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -52,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       maxBytes: integer(env, "MAX_BODY_BYTES", defaultBodyLimits.maxBytes, 1024, 1024 ** 3),
     },
     logLevel: env.LOG_LEVEL || "info",
+    workflowTtl: integer(env, "WORKFLOW_TTL", 24 * 3600, 10, 365 * 24 * 3600),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * @bizdata/workflow: staged multi-request workflows (the index protocol, staged state as an
- * overlay in PostgreSQL, questions, commit). Its API lands with the workflow release; the package
- * exists now so the workspace and its build have their final shape.
+ * @bizdata/workflow: staged multi-request workflows. The server side: workflow rows and the index
+ * protocol's storage (workflow-store), commit and discard of staged state (commit-workflow).
  */
-export {};
+export * from "./server/commit-workflow.js";
+export * from "./server/workflow-prompts.js";
+export * from "./server/workflow-store.js";

@@ -6,7 +6,7 @@
 import type { Model } from "../model/model.js";
 import type { Database } from "./database.js";
 import { modelTables } from "./entity-tables.js";
-import { stagedTables, workflowTable } from "./staged-tables.js";
+import { stagedTables, workflowPromptTable, workflowTable } from "./staged-tables.js";
 import { systemTables } from "./system-tables.js";
 import { tableDdl } from "./table-ddl.js";
 import { APP_ROLE } from "./tenant-policy.js";
@@ -14,7 +14,9 @@ import { APP_ROLE } from "./tenant-policy.js";
 const MIGRATION_LOCK = 0x62697a64; // "bizd"
 
 export function migrationStatements(model: Model): string[] {
-  const ddl = [...systemTables, workflowTable, ...modelTables(model), ...stagedTables(model)].map(tableDdl);
+  const ddl = [...systemTables, workflowTable, workflowPromptTable, ...modelTables(model), ...stagedTables(model)].map(
+    tableDdl,
+  );
   return [
     // roles are cluster-wide: create once, tolerate a concurrent creator
     // (checked first, so that an owner without CREATEROLE can migrate once the role exists)

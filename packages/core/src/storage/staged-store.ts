@@ -29,12 +29,18 @@ export async function stageRecords(
       arrays[i]!.push(values.get(c) ?? null);
     });
   }
-  const names = sql.join([id(TENANT_COLUMN), id(WORKFLOW_COLUMN), id(DELETED_COLUMN), ...columns.map((c) => id(c.column))], sql`, `);
+  const names = sql.join(
+    [id(TENANT_COLUMN), id(WORKFLOW_COLUMN), id(DELETED_COLUMN), ...columns.map((c) => id(c.column))],
+    sql`, `,
+  );
   const unnest = sql.join(
     columns.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
     sql`, `,
   );
-  const updates: SQL[] = [...columns.filter((c) => c.column !== "guid").map((c) => sql`${id(c.column)} = EXCLUDED.${id(c.column)}`), sql`${id(DELETED_COLUMN)} = false`];
+  const updates: SQL[] = [
+    ...columns.filter((c) => c.column !== "guid").map((c) => sql`${id(c.column)} = EXCLUDED.${id(c.column)}`),
+    sql`${id(DELETED_COLUMN)} = false`,
+  ];
   await session.query(
     sql`INSERT INTO ${id(stagedTableName(def))} (${names}) SELECT ${tenantId}, ${session.view.workflowId}::uuid, false, * FROM unnest(${unnest})
         ON CONFLICT (${id(TENANT_COLUMN)}, ${id(WORKFLOW_COLUMN)}, guid) DO UPDATE SET ${sql.join(updates, sql`, `)}`,

@@ -4,7 +4,7 @@
  * A workflow's reads overlay its staged rows on the base tables (staged-view.ts); commit applies
  * them to the base tables in one transaction and clears them.
  */
-import { boolean, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid, index } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
 import { columnBuilders, type EntityTable } from "./entity-tables.js";
 import { TENANT_COLUMN, tableName } from "./naming.js";
@@ -56,5 +56,29 @@ export const workflowTable = pgTable(
     primaryKey({ name: "bizdata_workflow_pkey", columns: [t.tenantId, t.id] }),
     index("bizdata_workflow_staging_key_idx").on(t.tenantId, t.owner, t.stagingKey),
     pgPolicy("bizdata_workflow_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
+  ],
+).enableRLS();
+
+/** questions raised in a workflow and their answers (spec 3.2): a pending one blocks commit */
+export const workflowPromptTable = pgTable(
+  "bizdata_workflow_prompt",
+  {
+    tenantId: text("tenant_id").notNull(),
+    workflowId: uuid("workflow_id").notNull(),
+    id: uuid("id").notNull(),
+    /** the question's key and group: the same logic asking again finds the same question */
+    key: text("key").notNull(),
+    groupKey: text("group_key").notNull(),
+    text: text("text").notNull(),
+    severity: text("severity").notNull(),
+    /** `[{key,label}]` as JSON text */
+    choices: text("choices").notNull(),
+    defaultChoice: text("default_choice").notNull(),
+    answer: text("answer"),
+  },
+  (t) => [
+    primaryKey({ name: "bizdata_workflow_prompt_pkey", columns: [t.tenantId, t.id] }),
+    index("bizdata_workflow_prompt_key_idx").on(t.tenantId, t.workflowId, t.key, t.groupKey),
+    pgPolicy("bizdata_workflow_prompt_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
   ],
 ).enableRLS();

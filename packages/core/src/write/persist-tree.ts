@@ -53,7 +53,11 @@ export async function persistTree(session: Session, tenantId: string, root: Reco
  * created is staged whole (its after-image), removed items as tombstones; one statement per
  * entity each.
  */
-export async function stageTree(session: Session & { view: StagedView }, tenantId: string, root: RecordNode): Promise<void> {
+export async function stageTree(
+  session: Session & { view: StagedView },
+  tenantId: string,
+  root: RecordNode,
+): Promise<void> {
   const images = new Map<AnyEntity, Body[]>();
   const tombstones = new Map<AnyEntity, string[]>();
   const visit = (node: RecordNode) => {

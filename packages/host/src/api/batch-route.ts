@@ -21,7 +21,7 @@ import type { AuthVariables } from "../auth/authenticate.js";
 import type { BodyLimits } from "../http/body-limits.js";
 import { readBody } from "../http/read-body.js";
 import { readJsonBody } from "../http/request-json.js";
-import { inChangeset } from "./request-transaction.js";
+import { currentWorkflow, inChangeset } from "./request-transaction.js";
 
 type Fetch = (request: Request) => Promise<Response>;
 
@@ -57,6 +57,13 @@ function substitute(value: unknown, created: ReadonlyMap<string, string>): unkno
 
 export function batchRoute(db: Database, model: Model, bodyLimits: BodyLimits, fetch: Fetch) {
   return async (c: Context<{ Variables: AuthVariables }>) => {
+    if (currentWorkflow() !== undefined) {
+      throw new ServiceError(
+        400,
+        "NotSupported",
+        "$batch is not available inside a workflow; send the steps one by one.",
+      );
+    }
     const contentType = c.req.header("content-type") ?? "";
     const parsed: ParsedBatch = /^multipart\/mixed\b/i.test(contentType)
       ? parseMultipartBatch(await readBody(c.req.raw, bodyLimits.maxBytes), contentType)

@@ -26,13 +26,21 @@ import {
   runCount,
   runSingle,
 } from "@bizdata/odata";
+import { WorkflowPrompts } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { canWrite } from "../auth/principal.js";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
 import { callMethod, type MethodResponse } from "./method-call.js";
-import { changesetReferences, inRequestTransaction } from "./request-transaction.js";
+import { changesetReferences, currentWorkflow, inRequestTransaction } from "./request-transaction.js";
+
+/** the workflow of a step, for reads of its staged state */
+const workflowArgs = () => {
+  const workflowId = currentWorkflow();
+  return workflowId === undefined ? {} : { workflowId };
+};
+
 import { tenantInfo } from "./tenant-info.js";
 
 /** a changeset's shared lookups, when the request is one of its parts */
@@ -60,8 +68,10 @@ const guidOnly = (url: URL) => ![...url.searchParams.keys()].some((k) => /^\$(se
  * Adds the `@userprompts` envelope (spec 2.4) to a response object; left out when empty. With
  * `return=minimal` there is no body to carry it.
  */
-const withPrompts = (body: string | undefined, envelope: PromptEnvelope | undefined) =>
-  body === undefined || envelope === undefined ? body : `{"@userprompts":${JSON.stringify(envelope)},${body.slice(1)}`;
+export const withPrompts = (body: string | undefined, envelope: PromptEnvelope | undefined) =>
+  body === undefined || envelope === undefined
+    ? body
+    : `{"${currentWorkflow() === undefined ? "@userprompts" : "@workflow.userprompts"}":${JSON.stringify(envelope)},${body.slice(1)}`;
 
 /** a method's outcome as the response: its body with `@userprompts` when it has one */
 const methodResponse = (c: Context, response: MethodResponse) => {
@@ -87,17 +97,31 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
   const request = (c: Context<Env>) => {
     const url = new URL(c.req.url);
     const tenantId = c.get("principal").tenantId;
-    return { url, tenantId, ieee754Compatible: isIeee754Compatible(c.req.raw.headers) };
+    const workflowId = currentWorkflow();
+    return {
+      url,
+      tenantId,
+      ieee754Compatible: isIeee754Compatible(c.req.raw.headers),
+      ...(workflowId && { workflowId }),
+    };
   };
   /** the prepared read that shapes a write's response body */
   const shapeOf = (entity: string, url: URL, ieee754Compatible: boolean) => {
-    const planned = planner.plan({ path: `${entity}(${ANY_KEY})`, search: url.searchParams, ieee754Compatible });
+    const staged = currentWorkflow() !== undefined;
+    const planned = planner.plan({
+      path: `${entity}(${ANY_KEY})`,
+      search: url.searchParams,
+      ieee754Compatible,
+      staged,
+    });
     if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
     return planned.prepared;
   };
   /** what a write needs: its context (tenant features, a changeset's lookups) and where its prompts go */
   const writing = async (tx: Session, tenantId: string, ieee754Compatible: boolean) => {
-    const prompts = new PromptCollector();
+    const workflowId = currentWorkflow();
+    // in a workflow questions wait for the user; on a plain request they take their default
+    const prompts = workflowId === undefined ? new PromptCollector() : new WorkflowPrompts(tx, tenantId, workflowId);
     const tenant = await tenantInfo(tx, tenantId);
     const ctx: WriteContext = { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() };
     return { ctx, prompts };
@@ -108,8 +132,9 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
 
   return new Hono<Env>()
     .get("/*", async (c) => {
-      const { url, tenantId, ieee754Compatible } = request(c);
-      const read = planner.plan({ path: resourcePath(url), search: url.searchParams, ieee754Compatible });
+      const { url, tenantId, ieee754Compatible, workflowId } = request(c);
+      const staged = workflowId !== undefined;
+      const read = planner.plan({ path: resourcePath(url), search: url.searchParams, ieee754Compatible, staged });
       if (read.kind === "method")
         return methodResponse(c, await callMethod(db, model, planner, settings.bodyLimits, c.req.raw, read, tenantId));
       const body = await inRequestTransaction<string | number | undefined>(
@@ -123,12 +148,12 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
                 next.searchParams.set("$skip", String(skip));
                 return `${next.pathname}${next.search}`;
               };
-              return runCollection(tx, read.prepared, { tenantId, nextLink });
+              return runCollection(tx, read.prepared, { tenantId, nextLink, ...(workflowId && { workflowId }) });
             }
             case "count":
-              return runCount(tx, read.prepared, { tenantId });
+              return runCount(tx, read.prepared, { tenantId, ...(workflowId && { workflowId }) });
             case "entity":
-              return runSingle(tx, read.prepared, { tenantId, key: read.key });
+              return runSingle(tx, read.prepared, { tenantId, key: read.key, ...(workflowId && { workflowId }) });
           }
         },
         { readOnly: true },
@@ -161,7 +186,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
           ? undefined
           : guidOnly(url)
             ? `{"Guid":"${guid}"}`
-            : await runSingle(tx, shape, { tenantId, key: guid });
+            : await runSingle(tx, shape, { tenantId, key: guid, ...workflowArgs() });
         return { guid, body: withPrompts(response, prompts.envelope()) };
       });
       c.header("Location", `/api/${entity.name}(${result.guid})`);
@@ -184,7 +209,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
         const { ctx, prompts } = await writing(tx, tenantId, ieee754Compatible);
         await updateRecord(ctx, entity, guid, body);
         return withPrompts(
-          minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid }),
+          minimal ? undefined : await runSingle(tx, shape, { tenantId, key: guid, ...workflowArgs() }),
           prompts.envelope(),
         );
       });

@@ -27,7 +27,7 @@ import {
 } from "@bizdata/odata";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
-import { changesetReferences, inRequestTransaction } from "./request-transaction.js";
+import { changesetReferences, currentWorkflow, inRequestTransaction } from "./request-transaction.js";
 import { tenantInfo } from "./tenant-info.js";
 
 type MethodPath = Extract<ResourcePath, { kind: "method" }>;
@@ -94,6 +94,10 @@ export async function callMethod(
     fromBody = (body ?? {}) as Record<string, unknown>;
   }
   const key = path.key === null ? null : path.key.toLowerCase();
+  // inside a workflow the method reads (and its writes stage) the workflow's state
+  const workflowId = currentWorkflow();
+  const staged = workflowId !== undefined;
+  const workflow = workflowId === undefined ? {} : { workflowId };
   // query-string options shape a returned entity or collection
   const options = new URLSearchParams([...url.searchParams].filter(([name]) => name.startsWith("$")));
 
@@ -156,9 +160,14 @@ export async function callMethod(
         return answer(200, `{"value":${outcome.value === undefined ? "null" : JSON.stringify(outcome.value)}}`);
       case "entity": {
         if (outcome.value === null || outcome.value === undefined) return answer(204);
-        const read = planner.plan({ path: `${returns.entity}(${outcome.value})`, search: options, ieee754Compatible });
+        const read = planner.plan({
+          path: `${returns.entity}(${outcome.value})`,
+          search: options,
+          ieee754Compatible,
+          staged,
+        });
         if (read.kind !== "entity") throw new Error("a keyed path reads an entity");
-        return answer(200, await runSingle(tx, read.prepared, { tenantId, key: read.key }));
+        return answer(200, await runSingle(tx, read.prepared, { tenantId, key: read.key, ...workflow }));
       }
       case "collection": {
         const guids = (outcome.value as readonly string[] | undefined) ?? [];
@@ -168,9 +177,9 @@ export async function callMethod(
         const restrict = `Guid in (${guids.join(",")})`;
         const own = options.get("$filter");
         search.set("$filter", own ? `(${own}) and ${restrict}` : restrict);
-        const read = planner.plan({ path: returns.entity, search, ieee754Compatible, cache: false });
+        const read = planner.plan({ path: returns.entity, search, ieee754Compatible, cache: false, staged });
         if (read.kind !== "collection") throw new Error("an entity set reads a collection");
-        return answer(200, await runCollection(tx, read.prepared, { tenantId }));
+        return answer(200, await runCollection(tx, read.prepared, { tenantId, ...workflow }));
       }
     }
   };

@@ -7,14 +7,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Database, inTenant, type ReferenceCache, type Session, type TransactionOptions } from "@bizdata/core";
 
-interface Changeset {
+interface Ambient {
   readonly tenantId: string;
+  /** inside a workflow step: a session that reads and stages the workflow's state */
   readonly session: Session;
   /** natural-key lookups shared by the changeset's parts */
   readonly references: ReferenceCache;
+  readonly workflowId?: string;
 }
 
-const current = new AsyncLocalStorage<Changeset>();
+const current = new AsyncLocalStorage<Ambient>();
 
 /** runs `fn` in the surrounding changeset's transaction, or in a new tenant transaction */
 export function inRequestTransaction<T>(
@@ -23,13 +25,26 @@ export function inRequestTransaction<T>(
   fn: (tx: Session) => Promise<T>,
   options?: TransactionOptions,
 ): Promise<T> {
-  const changeset = current.getStore();
-  if (changeset !== undefined && changeset.tenantId === tenantId) return fn(changeset.session);
+  const ambient = current.getStore();
+  if (ambient !== undefined && ambient.tenantId === tenantId) return fn(ambient.session);
   return inTenant(db, tenantId, fn, options);
 }
 
 /** the natural-key lookups of the surrounding changeset, if any */
 export const changesetReferences = (): ReferenceCache | undefined => current.getStore()?.references;
+
+/** the workflow the current request is a step of, if any */
+export const currentWorkflow = (): string | undefined => current.getStore()?.workflowId;
+
+/** runs one workflow step with `session` (its transaction, seeing the staged state) as the ambient one */
+export function inWorkflowStep<T>(
+  tenantId: string,
+  session: Session,
+  workflowId: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return current.run({ tenantId, session, references: new Map(), workflowId }, fn);
+}
 
 /** runs the parts of a changeset in one transaction; throwing rolls all of them back */
 export function inChangeset<T>(

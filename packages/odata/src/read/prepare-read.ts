@@ -37,9 +37,7 @@ function prepared(compiled: CompiledRead, counted: boolean): PreparedRead {
 
 export const prepareCollection = (query: ReadQuery | ApplyQuery, options: PrepareOptions): PreparedRead =>
   prepared(
-    "aggregates" in query
-      ? compileApply(query, { ...options, tenantId })
-      : compileCollection(query, { ...options, tenantId }),
+    "aggregates" in query ? compileApply(query, context(options)) : compileCollection(query, context(options)),
     query.count,
   );
 

@@ -103,6 +103,7 @@ export class ReadPlanner {
       pageSize: this.limits.maxPageSize,
       ieee754Compatible: request.ieee754Compatible,
       jsonIn: this.jsonIn,
+      ...(request.staged && { staged: true }),
     };
     if (path.kind === "collection") {
       const query =

@@ -1,0 +1,163 @@
+import { sampleFeatures } from "@bizdata/examples";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase } from "../../../../test/database.js";
+import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { setFeature } from "../tenants/tenant-admin.js";
+
+const json = async (res: Response) => (await res.json()) as any;
+let admin: Caller;
+let reader: Caller;
+
+beforeAll(async () => {
+  ({ admin, reader } = await signedInTenant("wf"));
+  for (const f of sampleFeatures) await setFeature(await testDatabase(), admin.tenantId, f, true);
+  for (const [entity, body] of [
+    ["Product", { SKU: "W-1", Price: 100 }],
+    ["Customer", { Id: "WC-1", CreditLimit: 500 }],
+  ] as const) {
+    expect((await admin.request("POST", `/api/${entity}`, body)).status).toBe(201);
+  }
+});
+
+/** one workflow driven step by step, keeping the index the way a client does */
+async function workflow(who: Caller, stagingKey?: string) {
+  const res = await who.request("POST", `/api/workflow${stagingKey ? `?stagingKey=${stagingKey}` : ""}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("Workflow-Next-Index")).toBe("1");
+  const body = await json(res);
+  expect(body).toMatchObject({ message: expect.any(String), workflowId: expect.any(String), nextIndex: 1 });
+  let index = 1;
+  return {
+    id: body.workflowId as string,
+    get index() {
+      return index;
+    },
+    async step(method: string, path: string, payload?: unknown, at = index) {
+      const r = await who.request(method, path, payload, {
+        "Workflow-Id": body.workflowId,
+        "Workflow-Index": String(at),
+      });
+      const next = r.headers.get("Workflow-Next-Index");
+      expect(next, `${method} ${path} → ${r.status}`).not.toBeNull();
+      index = Number(next);
+      return r;
+    },
+  };
+}
+
+describe("workflows", () => {
+  it("stages changes that reads inside see and plain reads do not, then commits them as one (422, answer, 200)", async () => {
+    const wf = await workflow(admin);
+    const created = await wf.step("POST", "/api/SalesOrder?$select=TotalPrice", {
+      DocNumber: "WO-1",
+      SellToCustomer: "WC-1",
+      Details: [{ Product: "W-1", Quantity: 6 }],
+    });
+    expect(created.status).toBe(201);
+    expect(wf.index).toBe(2);
+    const order = await json(created);
+    expect(order.TotalPrice).toBe(600);
+    // outside the workflow nothing is there yet
+    expect((await admin.request("GET", `/api/SalesOrder(${order.Guid})`)).status).toBe(404);
+    // inside, single reads, $expand and $apply see the staged state
+    const inside = await json(
+      await wf.step(
+        "GET",
+        `/api/SalesOrder(${order.Guid})?$expand=Details($select=Quantity;$expand=Product($select=SKU))`,
+      ),
+    );
+    expect(inside.Details).toEqual([
+      { Guid: expect.any(String), Quantity: 6, Product: { Guid: expect.any(String), SKU: "W-1" } },
+    ]);
+    const sum = await json(
+      await wf.step(
+        "GET",
+        "/api/SalesOrderDetail?$apply=filter(SalesOrder/DocNumber eq 'WO-1')/aggregate(Quantity with sum as Q)",
+      ),
+    );
+    expect(sum.value).toEqual([{ Q: 6 }]);
+    // commit: the order is over the customer's credit limit, a save-time question appears
+    const first = await wf.step("POST", "/api/workflow/commit");
+    expect(first.status).toBe(422);
+    const prompts = (await json(first))["@workflow.userprompts"];
+    const question = prompts[order.Guid][0];
+    expect(question.choices.map((c: { key: string }) => c.key)).toEqual(["continue", "cancel"]);
+    expect(question.choices[0]).toMatchObject({
+      href: `/api/userprompts/${question.id}/answer/continue`,
+      method: "POST",
+    });
+    expect((await admin.request("GET", `/api/SalesOrder(${order.Guid})`)).status).toBe(404);
+    const answered = await wf.step("POST", question.choices[0].href);
+    expect(answered.status).toBe(200);
+    expect((await wf.step("POST", question.choices[0].href)).status).toBe(400);
+    const second = await wf.step("POST", "/api/workflow/commit");
+    expect(second.status).toBe(200);
+    const stored = await json(
+      await admin.request("GET", `/api/SalesOrder(${order.Guid})?$select=TotalPrice&$expand=Details($select=Quantity)`),
+    );
+    expect(stored.TotalPrice).toBe(600);
+    // the workflow stays open: edit and commit again
+    expect((await wf.step("PATCH", `/api/SalesOrder(${order.Guid})`, { Description: "again" })).status).toBe(200);
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
+    expect(
+      (await json(await admin.request("GET", `/api/SalesOrder(${order.Guid})?$select=Description`))).Description,
+    ).toBe("again");
+  });
+
+  it("enforces the index: required, no reuse or skipping (409 with the next index), no advance on failure", async () => {
+    const wf = await workflow(admin);
+    const missing = await admin.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id });
+    expect(missing.status).toBe(400);
+    expect((await json(missing)).error.code).toBe("WorkflowIndexRequired");
+    expect(missing.headers.get("Workflow-Next-Index")).toBe("1");
+    expect((await wf.step("GET", "/api/Product/$count")).status).toBe(200);
+    const reused = await wf.step("GET", "/api/Product/$count", undefined, 1);
+    expect(reused.status).toBe(409);
+    expect((await json(reused)).error.code).toBe("WorkflowIndexConflict");
+    expect(wf.index).toBe(2);
+    expect((await wf.step("GET", "/api/Product/$count", undefined, 5)).status).toBe(409);
+    const bad = await wf.step("POST", "/api/Product", { SKU: 5 });
+    expect(bad.status).toBe(400);
+    expect(wf.index).toBe(2);
+    expect((await wf.step("POST", "/api/Product", { SKU: "W-STAGED" })).status).toBe(201);
+    expect(wf.index).toBe(3);
+  });
+
+  it("rejects a commit whose save-time validation fails (400, index kept, nothing stored)", async () => {
+    const wf = await workflow(admin);
+    const order = await json(
+      await wf.step("POST", "/api/SalesOrder", {
+        DocNumber: "WO-BAD",
+        SellToCustomer: "WC-1",
+        Details: [{ Product: "W-1", Quantity: 1 }],
+      }),
+    );
+    await wf.step("PATCH", `/api/SalesOrder(${order.Guid})`, { Details: [{ Product: "W-1", Quantity: 0 }] });
+    const at = wf.index;
+    const commit = await wf.step("POST", "/api/workflow/commit");
+    expect(commit.status).toBe(400);
+    expect(wf.index).toBe(at);
+    expect((await admin.request("GET", `/api/SalesOrder(${order.Guid})`)).status).toBe(404);
+  });
+
+  it("belongs to its owner, is found by staging key, and closes for good", async () => {
+    const wf = await workflow(admin, "basket-1");
+    const found = await admin.request("GET", "/api/workflow/active?stagingKey=basket-1");
+    expect(await json(found)).toEqual({ workflowId: wf.id, nextIndex: 1 });
+    expect((await admin.request("GET", "/api/workflow/active?stagingKey=nothing")).status).toBe(404);
+    expect(await json(await admin.request("GET", `/api/workflow/${wf.id}`))).toEqual({
+      workflowId: wf.id,
+      nextIndex: 1,
+    });
+    // another user of the same tenant does not see it
+    expect((await reader.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
+    expect(
+      (await reader.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id, "Workflow-Index": "1" })).status,
+    ).toBe(404);
+    await wf.step("POST", "/api/Product", { SKU: "W-CLOSED" });
+    expect((await admin.request("DELETE", `/api/workflow/${wf.id}`)).status).toBe(204);
+    expect((await admin.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
+    expect((await admin.request("GET", "/api/Product/$count?$filter=SKU eq 'W-CLOSED'")).status).toBe(200);
+    expect(await (await admin.request("GET", "/api/Product/$count?$filter=SKU eq 'W-CLOSED'")).text()).toBe("0");
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Prompts inside a workflow (spec 2.4, 3.2): messages are reported, questions are kept. A
+ * question asked again by the same logic (same key and group) finds its stored answer; until it
+ * has one it is pending, the logic continues with the default, and commit is refused (422).
+ */
+import { randomUUID } from "node:crypto";
+import {
+  type MessageInput,
+  type Prompt,
+  PromptCollector,
+  promptGroup,
+  type QuestionInput,
+  type Session,
+} from "@bizdata/core";
+
+export interface Question extends Prompt {
+  readonly choices: readonly { key: string; label: string; href: string; method: "POST" }[];
+  readonly default: string;
+}
+
+export const answerHref = (promptId: string, choice: string) =>
+  `/api/userprompts/${promptId}/answer/${encodeURIComponent(choice)}`;
+
+export class WorkflowPrompts extends PromptCollector {
+  private readonly pending = new Map<string, Question[]>();
+
+  constructor(
+    private readonly session: Session,
+    private readonly tenantId: string,
+    private readonly workflowId: string,
+  ) {
+    super();
+  }
+
+  override async ask(input: QuestionInput): Promise<string> {
+    await super.ask(input);
+    const group = promptGroup(input);
+    const [row] = await this.session.query<{ id: string; answer: string | null }>({
+      sql: `SELECT id::text AS id, answer FROM bizdata_workflow_prompt
+            WHERE tenant_id = $1 AND workflow_id = $2::uuid AND key = $3 AND group_key = $4`,
+      params: [this.tenantId, this.workflowId, input.key, group],
+    });
+    if (row?.answer) return row.answer;
+    const id = row?.id ?? randomUUID();
+    if (row === undefined) {
+      await this.session.query({
+        sql: `INSERT INTO bizdata_workflow_prompt (tenant_id, workflow_id, id, key, group_key, text, severity, choices, default_choice)
+              VALUES ($1, $2::uuid, $3::uuid, $4, $5, $6, $7, $8, $9)`,
+        params: [
+          this.tenantId,
+          this.workflowId,
+          id,
+          input.key,
+          group,
+          input.text,
+          input.severity ?? "warning",
+          JSON.stringify(input.choices),
+          input.default,
+        ],
+      });
+    }
+    const list = this.pending.get(group) ?? [];
+    list.push({
+      id,
+      text: input.text,
+      severity: input.severity ?? "warning",
+      choices: input.choices.map((c) => ({ key: c.key, label: c.label, href: answerHref(id, c.key), method: "POST" })),
+      default: input.default,
+    });
+    this.pending.set(group, list);
+    return input.default;
+  }
+
+  /** questions this request left unanswered */
+  get hasPending(): boolean {
+    return this.pending.size > 0;
+  }
+
+  override envelope() {
+    const messages = super.envelope() ?? {};
+    if (this.pending.size === 0) return super.envelope();
+    const out: Record<string, readonly Prompt[]> = { ...messages };
+    for (const [group, questions] of this.pending) out[group] = [...(out[group] ?? []), ...questions];
+    return out;
+  }
+}
+
+/** records the answer to a pending question of this workflow */
+export async function answerQuestion(
+  session: Session,
+  tenantId: string,
+  workflowId: string,
+  promptId: string,
+  choice: string,
+): Promise<"answered" | "unknownPrompt" | "unknownChoice" | "alreadyAnswered"> {
+  const [row] = await session.query<{ choices: string; answer: string | null }>({
+    sql: `SELECT choices, answer FROM bizdata_workflow_prompt WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid FOR UPDATE`,
+    params: [tenantId, workflowId, promptId],
+  });
+  if (row === undefined) return "unknownPrompt";
+  if (row.answer !== null) return "alreadyAnswered";
+  if (!(JSON.parse(row.choices) as { key: string }[]).some((c) => c.key === choice)) return "unknownChoice";
+  await session.query({
+    sql: "UPDATE bizdata_workflow_prompt SET answer = $4 WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid",
+    params: [tenantId, workflowId, promptId, choice],
+  });
+  return "answered";
+}
