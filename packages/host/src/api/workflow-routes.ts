@@ -13,6 +13,7 @@ import {
   discardStaged,
   findActiveWorkflow,
   findWorkflow,
+  sweepExpired,
   WorkflowPrompts,
 } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
@@ -50,9 +51,10 @@ export function workflowRoutes(db: Database, model: Model, settings: WorkflowSet
     .post("/workflow", async (c) => {
       const { tenantId, username } = who(c);
       const stagingKey = c.req.query("stagingKey") ?? null;
-      const workflow = await inTenant(db, tenantId, (tx) =>
-        createWorkflow(tx, tenantId, username, stagingKey, settings.ttlSeconds),
-      );
+      const workflow = await inTenant(db, tenantId, async (tx) => {
+        await sweepExpired(tx, model, tenantId);
+        return createWorkflow(tx, tenantId, username, stagingKey, settings.ttlSeconds);
+      });
       c.header("Workflow-Next-Index", "1");
       return c.json({ message: "Workflow created.", workflowId: workflow.id, nextIndex: workflow.nextIndex });
     })

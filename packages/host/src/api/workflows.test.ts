@@ -161,3 +161,28 @@ describe("workflows", () => {
     expect(await (await admin.request("GET", "/api/Product/$count?$filter=SKU eq 'W-CLOSED'")).text()).toBe("0");
   });
 });
+
+describe("workflow expiry", () => {
+  it("closes an expired workflow and removes its staged state when the tenant next starts one", async () => {
+    const { admin: own } = await signedInTenant("wf-expiry");
+    const wf = await workflow(own);
+    expect((await wf.step("POST", "/api/Product", { SKU: "EXP-1" })).status).toBe(201);
+    const db = await testDatabase();
+    const staged = async () =>
+      (
+        await db.query<{ n: number }>({
+          sql: "SELECT count(*)::int AS n FROM product__staged WHERE workflow_id = $1::uuid",
+          params: [wf.id],
+        })
+      )[0]!.n;
+    expect(await staged()).toBe(1);
+    // time passes: the workflow's time-to-live runs out
+    await db.query({
+      sql: "UPDATE bizdata_workflow SET expires_at = now() - interval '1 second' WHERE id = $1::uuid",
+      params: [wf.id],
+    });
+    expect((await own.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
+    await workflow(own);
+    expect(await staged()).toBe(0);
+  });
+});

@@ -96,20 +96,48 @@ export async function applyStaged(
     );
     changed += rows.length;
   }
-  await discardStaged(session, model, tenantId, workflowId);
+  // answers stay: the workflow remains open and its next commit asks nothing already answered
+  await discardStaged(session, model, tenantId, workflowId, { keepPrompts: true });
   return changed;
 }
 
-/** removes a workflow's staged state (after commit, on close, on expiry) */
+/** removes a workflow's staged state (after commit, on close, on expiry); its questions too unless kept */
 export async function discardStaged(
   session: Session,
   model: Model,
   tenantId: string,
   workflowId: string,
+  options: { keepPrompts?: boolean } = {},
 ): Promise<void> {
+  if (!options.keepPrompts) {
+    await session.query({
+      sql: "DELETE FROM bizdata_workflow_prompt WHERE tenant_id = $1 AND workflow_id = $2::uuid",
+      params: [tenantId, workflowId],
+    });
+  }
   for (const def of model.entities.values()) {
     await session.query(
       sql`DELETE FROM ${id(stagedTableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(WORKFLOW_COLUMN)} = ${workflowId}::uuid`,
     );
   }
+}
+
+/**
+ * Closes this tenant's workflows whose time-to-live ran out and removes their staged state
+ * (api-conventions: Workflows). Run lazily when the tenant starts a workflow, so no sweeper has
+ * to cross tenants past row-level security.
+ */
+export async function sweepExpired(session: Session, model: Model, tenantId: string): Promise<number> {
+  const expired = await session.query<{ id: string }>({
+    sql: "SELECT id::text AS id FROM bizdata_workflow WHERE tenant_id = $1 AND NOT closed AND expires_at <= now() FOR UPDATE SKIP LOCKED",
+    params: [tenantId],
+  });
+  for (const { id: workflowId } of expired) {
+    await discardStaged(session, model, tenantId, workflowId);
+    await session.query({
+      sql: "UPDATE bizdata_workflow SET closed = true WHERE tenant_id = $1 AND id = $2::uuid",
+      params: [tenantId, workflowId],
+    });
+  }
+  return expired.length;
 }
