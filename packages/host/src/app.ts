@@ -55,7 +55,7 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
   app.route("/api/auth", authRoutes(db, keys, auth));
   app.use("/api/*", authenticate(keys, auth));
   app.use("/api/*", workflowStep(db, { ttlSeconds: config.workflowTtl }));
-  app.route("/api", workflowRoutes(db, model, { ttlSeconds: config.workflowTtl }));
+  app.route("/api", workflowRoutes(db, model, { ttlSeconds: config.workflowTtl, queryLimits: config.queryLimits }));
   app.post(
     "/api/$batch",
     batchRoute(db, model, config.bodyLimits, async (request) => app.fetch(request)),

@@ -7,6 +7,7 @@
  */
 import { ServiceError, validationError } from "../errors.js";
 import type { AnyEntity } from "../model/model.js";
+import type { QuestionInput } from "../prompts/prompts.js";
 import { loadRecords } from "../storage/record-store.js";
 import { loadTree } from "../write/record-tree.js";
 import { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "../write/write-record.js";
@@ -24,6 +25,11 @@ export interface MethodCall {
 }
 
 export interface MethodEnvironment extends WriteContext {
+  /**
+   * Inside a workflow: the answer to an AskUser question if it has one, or undefined after
+   * storing the question with the call, to run when the user answers (spec 4.8 rule 4).
+   */
+  readonly defer?: (question: QuestionInput, call: MethodCall) => Promise<string | undefined>;
   /** finds records by an OData `$filter`; `args` are the call's arguments, for `@name` in the filter */
   readonly query: (
     entity: string,
@@ -35,6 +41,8 @@ export interface MethodEnvironment extends WriteContext {
 
 export type MethodOutcome =
   | { readonly status: "done"; readonly value: unknown; readonly method: MethodDeclaration<any, any> }
+  /** waiting for the answer to an AskUser question; nothing ran */
+  | { readonly status: "deferred" }
   /** aborted inside a body: what stays (subscribers without undo) is to be committed, then answered 400 */
   | { readonly status: "aborted"; readonly error: ServiceError };
 
@@ -168,19 +176,21 @@ export async function invokeMethod(
   for (const s of subscribers) {
     if (!s.abortIf || !(await s.abortIf.when(ctx))) continue;
     const ask = s.abortIf.askUser;
-    // rule 4: outside a workflow the question takes its default choice
-    const choice = ask
-      ? await env.prompts.ask({
-          key: `${label}:${s.name}`,
-          text: ask.text,
-          choices: [
-            { key: "accept", label: ask.accept },
-            { key: "reject", label: ask.reject },
-          ],
-          default: ask.default,
-          ...(record !== null && { entityGuid: record.Guid as string }),
-        })
-      : "reject";
+    if (!ask) throw new ServiceError(400, "MethodAborted", s.abortIf.message, name);
+    const question = {
+      key: `${label}:${s.name}`,
+      text: ask.text,
+      choices: [
+        { key: "accept", label: ask.accept },
+        { key: "reject", label: ask.reject },
+      ],
+      default: ask.default,
+      ...(record !== null && { entityGuid: record.Guid as string }),
+    };
+    // rule 4: in a workflow the body waits for the answer, with the call captured; outside one
+    // the question takes its default choice
+    const choice = env.defer ? await env.defer(question, call) : await env.prompts.ask(question);
+    if (choice === undefined) return { status: "deferred" };
     if (choice !== "accept") throw new ServiceError(400, "MethodAborted", s.abortIf.message, name);
   }
   if (declaration.saveOnCompletion && record !== null) {

@@ -75,6 +75,8 @@ export const workflowPromptTable = pgTable(
     choices: text("choices").notNull(),
     defaultChoice: text("default_choice").notNull(),
     answer: text("answer"),
+    /** a method call deferred behind this question (AskUser), as JSON, run when the answer is "accept" */
+    payload: text("payload"),
   },
   (t) => [
     primaryKey({ name: "bizdata_workflow_prompt_pkey", columns: [t.tenantId, t.id] }),

@@ -9,6 +9,7 @@ import {
   type Database,
   invokeMethod,
   loadRecords,
+  type MethodEnvironment,
   type Model,
   PromptCollector,
   type PromptEnvelope,
@@ -25,6 +26,7 @@ import {
   runCollection,
   runSingle,
 } from "@bizdata/odata";
+import { WorkflowPrompts } from "@bizdata/workflow";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
 import { changesetReferences, currentWorkflow, inRequestTransaction } from "./request-transaction.js";
@@ -55,6 +57,54 @@ const bindArguments = (filter: string, args: Readonly<Record<string, unknown>>) 
   );
 
 const text = (l: Literal) => (l.kind === "string" ? `'${l.value.replaceAll("'", "''")}'` : printExpr(l));
+
+/**
+ * What a method call needs around it: tenant features, prompts (kept by a workflow, which also
+ * defers AskUser bodies until the answer), a changeset's lookups, and `query` over the state the
+ * call sees (a workflow's staged state inside one).
+ */
+export async function methodEnvironment(
+  tx: Session,
+  model: Model,
+  planner: ReadPlanner,
+  tenantId: string,
+  ieee754Compatible: boolean,
+): Promise<{ env: MethodEnvironment; prompts: PromptCollector }> {
+  const workflowId = currentWorkflow();
+  const staged = workflowId !== undefined;
+  const prompts = workflowId === undefined ? new PromptCollector() : new WorkflowPrompts(tx, tenantId, workflowId);
+  const tenant = await tenantInfo(tx, tenantId);
+  const references = changesetReferences();
+  const query = async (
+    entityName: string,
+    filter: string,
+    more: { orderby?: string; top?: number },
+    args: Readonly<Record<string, unknown>>,
+  ) => {
+    const target = resolveEntity(model, entityName);
+    const search = new URLSearchParams({ $filter: bindArguments(filter, args), $select: "Guid" });
+    if (more.orderby) search.set("$orderby", more.orderby);
+    if (more.top !== undefined) search.set("$top", String(more.top));
+    const read = planner.plan({ path: entityName, search, ieee754Compatible: false, cache: false, staged });
+    if (read.kind !== "collection") throw new Error("a filter reads a collection");
+    const found = await runCollection(tx, read.prepared, { tenantId, ...(workflowId && { workflowId }) });
+    const guids = (JSON.parse(found) as { value: { Guid: string }[] }).value.map((r) => r.Guid);
+    const records = await loadRecords(tx, target, tenantId, guids);
+    const byGuid = new Map(records.map((r) => [r.Guid, r]));
+    return guids.map((g) => byGuid.get(g)!);
+  };
+  const env: MethodEnvironment = {
+    session: tx,
+    model,
+    tenant,
+    prompts,
+    options: { ieee754Compatible },
+    ...(references && { references }),
+    ...(prompts instanceof WorkflowPrompts && { defer: (question, call) => prompts.defer(question, call) }),
+    query,
+  };
+  return { env, prompts };
+}
 
 export async function callMethod(
   db: Database,
@@ -102,38 +152,9 @@ export async function callMethod(
   const options = new URLSearchParams([...url.searchParams].filter(([name]) => name.startsWith("$")));
 
   const run = async (tx: Session): Promise<MethodResponse> => {
-    const prompts = new PromptCollector();
-    const tenant = await tenantInfo(tx, tenantId);
-    const references = changesetReferences();
-    const query = async (
-      entityName: string,
-      filter: string,
-      more: { orderby?: string; top?: number },
-      args: Readonly<Record<string, unknown>>,
-    ) => {
-      const target = resolveEntity(model, entityName);
-      const search = new URLSearchParams({ $filter: bindArguments(filter, args), $select: "Guid" });
-      if (more.orderby) search.set("$orderby", more.orderby);
-      if (more.top !== undefined) search.set("$top", String(more.top));
-      const read = planner.plan({ path: entityName, search, ieee754Compatible: false, cache: false });
-      if (read.kind !== "collection") throw new Error("a filter reads a collection");
-      const guids = (
-        JSON.parse(await runCollection(tx, read.prepared, { tenantId })) as { value: { Guid: string }[] }
-      ).value.map((r) => r.Guid);
-      const records = await loadRecords(tx, target, tenantId, guids);
-      const byGuid = new Map(records.map((r) => [r.Guid, r]));
-      return guids.map((g) => byGuid.get(g)!);
-    };
+    const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible);
     const outcome = await invokeMethod(
-      {
-        session: tx,
-        model,
-        tenant,
-        prompts,
-        options: { ieee754Compatible },
-        ...(references && { references }),
-        query,
-      },
+      env,
       {
         entity,
         name: path.method,
@@ -146,6 +167,10 @@ export async function callMethod(
     const envelope = prompts.envelope();
     if (outcome.status === "aborted") {
       return { status: 400, body: JSON.stringify(outcome.error.toJSON()), ...(envelope && { prompts: envelope }) };
+    }
+    if (outcome.status === "deferred") {
+      const message = `${entity.name}.${path.method} waits for the answer to a question.`;
+      return { status: 200, body: JSON.stringify({ message }), ...(envelope && { prompts: envelope }) };
     }
     const returns = declaration.returns;
     const answer = (status: number, body?: string): MethodResponse => ({

@@ -3,7 +3,8 @@
  * staging key, close, commit, and the answer link. Commit and answers are workflow steps
  * (workflow-step.ts runs them under the index protocol).
  */
-import { type Database, inTenant, type Model, ServiceError } from "@bizdata/core";
+import { type Database, inTenant, invokeMethod, type Model, ServiceError } from "@bizdata/core";
+import { type QueryLimits, ReadPlanner, resolveEntity } from "@bizdata/odata";
 import {
   answerQuestion,
   applyStaged,
@@ -18,6 +19,7 @@ import {
 } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
+import { methodEnvironment } from "./method-call.js";
 import { currentWorkflow, inRequestTransaction } from "./request-transaction.js";
 import { tenantInfo } from "./tenant-info.js";
 import type { WorkflowSettings } from "./workflow-step.js";
@@ -45,7 +47,13 @@ const stepOf = (): string => {
   return workflowId;
 };
 
-export function workflowRoutes(db: Database, model: Model, settings: WorkflowSettings) {
+export function workflowRoutes(
+  db: Database,
+  model: Model,
+  settings: WorkflowSettings & { readonly queryLimits: QueryLimits },
+) {
+  // deferred method calls read through a planner of their own
+  const planner = new ReadPlanner(model, { limits: settings.queryLimits });
   const who = (c: Context<Env>) => c.get("principal");
   return new Hono<Env>()
     .post("/workflow", async (c) => {
@@ -108,12 +116,24 @@ export function workflowRoutes(db: Database, model: Model, settings: WorkflowSet
     .post("/userprompts/:promptId{[0-9a-fA-F-]{36}}/answer/:choice", async (c) => {
       const workflowId = stepOf();
       const { tenantId } = who(c);
-      const outcome = await inRequestTransaction(db, tenantId, (tx) =>
-        answerQuestion(tx, tenantId, workflowId, c.req.param("promptId"), c.req.param("choice")),
-      );
-      switch (outcome) {
+      const answered = await inRequestTransaction(db, tenantId, async (tx) => {
+        const result = await answerQuestion(tx, tenantId, workflowId, c.req.param("promptId"), c.req.param("choice"));
+        if (result.outcome !== "answered" || result.deferred === null || c.req.param("choice") !== "accept")
+          return { result };
+        // the method body waited for this answer: run the captured call now, in the workflow
+        const { entity: name, ...call } = result.deferred;
+        const entity = resolveEntity(model, name);
+        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false);
+        const outcome = await invokeMethod(env, { ...call, entity }, entity.methods[call.name]!);
+        if (outcome.status === "aborted") throw outcome.error;
+        return { result, prompts: prompts.envelope() };
+      });
+      switch (answered.result.outcome) {
         case "answered":
-          return c.json({ message: "Answer recorded." });
+          return c.json({
+            ...(answered.prompts && { "@workflow.userprompts": answered.prompts }),
+            message: "Answer recorded.",
+          });
         case "unknownPrompt":
           throw new ServiceError(404, "NotFound", "This workflow has no such question.");
         case "unknownChoice":

@@ -186,3 +186,42 @@ describe("workflow expiry", () => {
     expect(await staged()).toBe(0);
   });
 });
+
+describe("AskUser inside a workflow", () => {
+  it("defers the method body with its arguments until the user chooses to continue", async () => {
+    const post = async (entity: string, body: object) =>
+      (await json(await admin.request("POST", `/api/${entity}`, body))).Guid as string;
+    const source = await post("SalesOrder", {
+      DocNumber: "WA-SRC",
+      Description: "from",
+      SellToCustomer: "WC-1",
+      Details: [{ Product: "W-1", Quantity: 1 }],
+    });
+    const target = await post("SalesOrder", {
+      DocNumber: "WA-TGT",
+      SellToCustomer: "WC-1",
+      Details: [{ Product: "W-1", Quantity: 2 }],
+    });
+    const wf = await workflow(admin);
+    // the target has lines: ReorderFrom asks before replacing them, and waits
+    const call = await wf.step("POST", `/api/SalesOrder(${target})/ReorderFrom`, { salesOrderGuid: source });
+    expect(call.status).toBe(200);
+    const question = (await json(call))["@workflow.userprompts"][target][0];
+    expect(question.choices.map((c: { key: string }) => c.key)).toEqual(["accept", "reject"]);
+    const description = async (step: boolean) =>
+      (
+        await json(
+          step
+            ? await wf.step("GET", `/api/SalesOrder(${target})?$select=Description`)
+            : await admin.request("GET", `/api/SalesOrder(${target})?$select=Description`),
+        )
+      ).Description;
+    expect(await description(true)).toBeNull();
+    // the answer runs the captured call, staged like any step
+    expect((await wf.step("POST", question.choices[0].href)).status).toBe(200);
+    expect(await description(true)).toBe("from");
+    expect(await description(false)).toBeNull();
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
+    expect(await description(false)).toBe("from");
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  type MessageInput,
+  type MethodCall,
   type Prompt,
   PromptCollector,
   promptGroup,
@@ -34,6 +34,20 @@ export class WorkflowPrompts extends PromptCollector {
 
   override async ask(input: QuestionInput): Promise<string> {
     await super.ask(input);
+    return (await this.keep(input, null)) ?? input.default;
+  }
+
+  /**
+   * A method's AskUser question: its answer when it has one; otherwise the question is stored
+   * with the captured call and the method waits (undefined).
+   */
+  async defer(input: QuestionInput, call: MethodCall): Promise<string | undefined> {
+    const { entity, ...rest } = call;
+    return this.keep(input, JSON.stringify({ ...rest, entity: entity.name }));
+  }
+
+  /** the stored answer, or undefined after recording the question as pending */
+  private async keep(input: QuestionInput, payload: string | null): Promise<string | undefined> {
     const group = promptGroup(input);
     const [row] = await this.session.query<{ id: string; answer: string | null }>({
       sql: `SELECT id::text AS id, answer FROM bizdata_workflow_prompt
@@ -44,8 +58,9 @@ export class WorkflowPrompts extends PromptCollector {
     const id = row?.id ?? randomUUID();
     if (row === undefined) {
       await this.session.query({
-        sql: `INSERT INTO bizdata_workflow_prompt (tenant_id, workflow_id, id, key, group_key, text, severity, choices, default_choice)
-              VALUES ($1, $2::uuid, $3::uuid, $4, $5, $6, $7, $8, $9)`,
+        sql: `INSERT INTO bizdata_workflow_prompt
+                (tenant_id, workflow_id, id, key, group_key, text, severity, choices, default_choice, payload)
+              VALUES ($1, $2::uuid, $3::uuid, $4, $5, $6, $7, $8, $9, $10)`,
         params: [
           this.tenantId,
           this.workflowId,
@@ -56,6 +71,7 @@ export class WorkflowPrompts extends PromptCollector {
           input.severity ?? "warning",
           JSON.stringify(input.choices),
           input.default,
+          payload,
         ],
       });
     }
@@ -68,7 +84,7 @@ export class WorkflowPrompts extends PromptCollector {
       default: input.default,
     });
     this.pending.set(group, list);
-    return input.default;
+    return undefined;
   }
 
   /** questions this request left unanswered */
@@ -85,6 +101,9 @@ export class WorkflowPrompts extends PromptCollector {
   }
 }
 
+/** a method call captured with its AskUser question: the entity by name, the rest as called */
+export type DeferredCall = Omit<MethodCall, "entity"> & { readonly entity: string };
+
 /** records the answer to a pending question of this workflow */
 export async function answerQuestion(
   session: Session,
@@ -92,17 +111,21 @@ export async function answerQuestion(
   workflowId: string,
   promptId: string,
   choice: string,
-): Promise<"answered" | "unknownPrompt" | "unknownChoice" | "alreadyAnswered"> {
-  const [row] = await session.query<{ choices: string; answer: string | null }>({
-    sql: `SELECT choices, answer FROM bizdata_workflow_prompt WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid FOR UPDATE`,
+): Promise<
+  | { readonly outcome: "answered"; readonly deferred: DeferredCall | null }
+  | { readonly outcome: "unknownPrompt" | "unknownChoice" | "alreadyAnswered" }
+> {
+  const [row] = await session.query<{ choices: string; answer: string | null; payload: string | null }>({
+    sql: `SELECT choices, answer, payload FROM bizdata_workflow_prompt WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid FOR UPDATE`,
     params: [tenantId, workflowId, promptId],
   });
-  if (row === undefined) return "unknownPrompt";
-  if (row.answer !== null) return "alreadyAnswered";
-  if (!(JSON.parse(row.choices) as { key: string }[]).some((c) => c.key === choice)) return "unknownChoice";
+  if (row === undefined) return { outcome: "unknownPrompt" };
+  if (row.answer !== null) return { outcome: "alreadyAnswered" };
+  if (!(JSON.parse(row.choices) as { key: string }[]).some((c) => c.key === choice))
+    return { outcome: "unknownChoice" };
   await session.query({
     sql: "UPDATE bizdata_workflow_prompt SET answer = $4 WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid",
     params: [tenantId, workflowId, promptId, choice],
   });
-  return "answered";
+  return { outcome: "answered", deferred: row.payload === null ? null : (JSON.parse(row.payload) as DeferredCall) };
 }
