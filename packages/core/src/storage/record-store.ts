@@ -44,6 +44,25 @@ export async function loadRecords(
 }
 
 /**
+ * Many records as `unnest(…)` arguments, one typed array per persisted column (in
+ * `persistedColumns` order): what bulk inserts and staging select from in one statement.
+ */
+export function unnestRecords(def: AnyEntity, records: readonly Record<string, unknown>[]): SQL {
+  const columns = persistedColumns(def);
+  const arrays: unknown[][] = columns.map(() => []);
+  for (const record of records) {
+    const values = recordColumns(def, record);
+    columns.forEach((c, i) => {
+      arrays[i]!.push(values.get(c) ?? null);
+    });
+  }
+  return sql.join(
+    columns.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
+    sql`, `,
+  );
+}
+
+/**
  * Inserts many records in one statement (`unnest` of one array per column), which is what
  * makes seeding fast; every record must carry its Guid.
  */
@@ -54,20 +73,10 @@ export async function insertRecords(
   records: readonly Record<string, unknown>[],
 ): Promise<void> {
   if (records.length === 0) return;
-  const columns = persistedColumns(def);
-  const arrays: unknown[][] = columns.map(() => []);
-  for (const record of records) {
-    const values = recordColumns(def, record);
-    columns.forEach((c, i) => {
-      arrays[i]!.push(values.get(c) ?? null);
-    });
-  }
-  const names = sql.join([id(TENANT_COLUMN), ...columns.map((c) => id(c.column))], sql`, `);
-  const unnest = sql.join(
-    columns.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
-    sql`, `,
+  const names = sql.join([id(TENANT_COLUMN), ...persistedColumns(def).map((c) => id(c.column))], sql`, `);
+  await session.query(
+    sql`INSERT INTO ${id(tableName(def))} (${names}) SELECT ${tenantId}, * FROM unnest(${unnestRecords(def, records)})`,
   );
-  await session.query(sql`INSERT INTO ${id(tableName(def))} (${names}) SELECT ${tenantId}, * FROM unnest(${unnest})`);
 }
 
 /** Updates the given properties of one record; false when there is no such record. */

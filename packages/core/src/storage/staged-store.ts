@@ -6,8 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
 import type { Session } from "./database.js";
 import { persistedColumns, TENANT_COLUMN } from "./naming.js";
-import { recordColumns } from "./record-rows.js";
-import { sqlTypes } from "./record-store.js";
+import { unnestRecords } from "./record-store.js";
 import { DELETED_COLUMN, stagedTableName, WORKFLOW_COLUMN } from "./staged-tables.js";
 import type { StagedView } from "./staged-view.js";
 
@@ -22,21 +21,11 @@ export async function stageRecords(
 ): Promise<void> {
   if (records.length === 0) return;
   const columns = persistedColumns(def);
-  const arrays: unknown[][] = columns.map(() => []);
-  for (const record of records) {
-    const values = recordColumns(def, record);
-    columns.forEach((c, i) => {
-      arrays[i]!.push(values.get(c) ?? null);
-    });
-  }
   const names = sql.join(
     [id(TENANT_COLUMN), id(WORKFLOW_COLUMN), id(DELETED_COLUMN), ...columns.map((c) => id(c.column))],
     sql`, `,
   );
-  const unnest = sql.join(
-    columns.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
-    sql`, `,
-  );
+  const unnest = unnestRecords(def, records);
   const updates: SQL[] = [
     ...columns.filter((c) => c.column !== "guid").map((c) => sql`${id(c.column)} = EXCLUDED.${id(c.column)}`),
     sql`${id(DELETED_COLUMN)} = false`,
