@@ -86,4 +86,52 @@ describe.skipIf(!url?.startsWith("postgres"))("workflows across host instances",
     const count = await call(bases[0]!, "GET", "/api/Product/$count");
     expect(await count.text()).toBe("11");
   }, 60_000);
+
+  it("survives a host killed between steps and during a commit: staged state intact, commit all or nothing", async () => {
+    const stagingKey = `fault-${Date.now()}`;
+    const prefix = `F${Date.now() % 100000}-`;
+    const victim = await startHost();
+    const created = (await (await call(victim, "POST", `/api/workflow?stagingKey=${stagingKey}`)).json()) as {
+      workflowId: string;
+    };
+    const headers = (index: number) => ({ "Workflow-Id": created.workflowId, "Workflow-Index": String(index) });
+    for (let i = 1; i <= 3; i++) {
+      expect((await call(victim, "POST", "/api/Product", headers(i), { SKU: `${prefix}${i}` })).status).toBe(201);
+    }
+    hosts.at(-1)!.kill("SIGKILL");
+    // another host picks the workflow up by its staging key, with everything staged so far
+    const survivor = await startHost();
+    const found = (await (await call(survivor, "GET", `/api/workflow/active?stagingKey=${stagingKey}`)).json()) as {
+      workflowId: string;
+      nextIndex: number;
+    };
+    expect(found).toEqual({ workflowId: created.workflowId, nextIndex: 4 });
+    const staged = await call(survivor, "GET", `/api/Product/$count?$filter=startswith(SKU,'${prefix}')`, headers(4));
+    expect(await staged.text()).toBe("3");
+    let index = 5;
+    for (let i = 4; i <= 150; i++) {
+      expect((await call(survivor, "POST", "/api/Product", headers(index++), { SKU: `${prefix}${i}` })).status).toBe(
+        201,
+      );
+    }
+    // killed while committing: afterwards the commit is wholly in the main data or not at all
+    const commit = call(survivor, "POST", "/api/workflow/commit", headers(index)).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 15));
+    hosts.at(-1)!.kill("SIGKILL");
+    await commit;
+    const third = await startHost();
+    const stored = Number(
+      await (await call(third, "GET", `/api/Product/$count?$filter=startswith(SKU,'${prefix}')`)).text(),
+    );
+    expect([0, 150]).toContain(stored);
+    if (stored === 0) {
+      const resumed = (await (await call(third, "GET", `/api/workflow/${created.workflowId}`)).json()) as {
+        nextIndex: number;
+      };
+      expect((await call(third, "POST", "/api/workflow/commit", headers(resumed.nextIndex))).status).toBe(200);
+      expect(await (await call(third, "GET", `/api/Product/$count?$filter=startswith(SKU,'${prefix}')`)).text()).toBe(
+        "150",
+      );
+    }
+  }, 120_000);
 });
