@@ -12,6 +12,7 @@ export * from "./domain/price-level.js";
 export * from "./domain/product.js";
 export * from "./domain/sales-invoice.js";
 export * from "./domain/sales-order.js";
+export * from "./domain/sales-order-import.js";
 export type { SampleBatch } from "./seed/batches.js";
 export { defaultSeed, generateSampleData } from "./seed/generate.js";
 export { defaultSampleSizes, type SampleOptions, type SampleSizes, sampleTotals } from "./seed/sizes.js";

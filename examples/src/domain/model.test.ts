@@ -6,8 +6,11 @@ import { Product, type ProductRecord } from "./product.js";
 import type { SalesOrderRecord } from "./sales-order.js";
 
 describe("sampleModel", () => {
-  it("registers every sample entity", () => {
-    expect([...sampleModel.entities.keys()].sort()).toEqual(sampleEntities.map((e) => e.name).sort());
+  it("registers every sample entity, and the virtual SalesOrderImport", () => {
+    expect([...sampleModel.entities.keys()].sort()).toEqual(
+      [...sampleEntities.map((e) => e.name), "SalesOrderImport"].sort(),
+    );
+    expect(sampleModel.entity("SalesOrderImport")?.storage).toBeDefined();
   });
 
   it("knows who owns the collection items", () => {

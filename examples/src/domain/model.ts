@@ -7,6 +7,7 @@ import { PriceLevel } from "./price-level.js";
 import { Product, ProductUom } from "./product.js";
 import { SalesInvoice, SalesInvoiceDetail } from "./sales-invoice.js";
 import { SalesOrder, SalesOrderDetail } from "./sales-order.js";
+import { SalesOrderImport } from "./sales-order-import.js";
 
 /** Every sample entity; `defineModel` checks their references and collections against each other. */
 export const sampleEntities = [
@@ -23,6 +24,7 @@ export const sampleEntities = [
   Journal,
 ] as const;
 
-export const sampleModel = defineModel(sampleEntities);
+/** The sample model: the stored entities and the virtual SalesOrderImport. */
+export const sampleModel = defineModel([...sampleEntities, SalesOrderImport]);
 
 export type SampleEntityName = (typeof sampleEntities)[number]["name"];

@@ -106,7 +106,8 @@ describe("generated records", () => {
     expect(problems).toEqual([]);
   });
 
-  it("cover every entity of the model", () => {
-    expect([...naturalKeys.keys()].sort()).toEqual([...sampleModel.entities.keys()].sort());
+  it("cover every stored entity of the model (a virtual one has nothing to seed)", () => {
+    const stored = [...sampleModel.entities.values()].filter((e) => e.storage === undefined).map((e) => e.name);
+    expect([...naturalKeys.keys()].sort()).toEqual(stored.sort());
   });
 });

@@ -102,6 +102,23 @@ export interface EntityDefinition<
   readonly table?: string;
   /** custom methods (spec 4.8), exposed at `/api/{Entity}(…)/{Name}` and `/api/{Entity}/{Name}` */
   readonly methods: Readonly<Record<string, MethodDeclaration<any, any>>>;
+  /** a virtual entity: no table of its own; saving its records is this function's work */
+  readonly storage?: VirtualStorage;
+}
+
+/** what a virtual entity's `save` may do: write real records through the full write pipeline */
+export interface VirtualSaveContext {
+  readonly create: (entity: string, body: Record<string, unknown>) => Promise<string>;
+  readonly read: (entity: string, guid: string) => Promise<Record<string, unknown> | null>;
+}
+
+/**
+ * How a virtual entity (spec 4.6 rule 6) is stored: it has no table; its records are validated,
+ * run through business logic and staged like any other, and `save` turns them into real data
+ * when they are written (at once on a plain request, at commit in a workflow).
+ */
+export interface VirtualStorage {
+  readonly save: (records: readonly Record<string, unknown>[], ctx: VirtualSaveContext) => Promise<void>;
 }
 
 export interface EntityConfig<F extends Fields, V extends Virtuals> {
@@ -113,6 +130,7 @@ export interface EntityConfig<F extends Fields, V extends Virtuals> {
   readonly hooks?: EntityHooks<PersistedRecord<F>>;
   readonly table?: string;
   readonly methods?: Readonly<Record<string, MethodDeclaration<any, any>>>;
+  readonly storage?: VirtualStorage;
 }
 
 const reserved = new Set(["Guid", "Title", "RecordReadOnly", "__proto__", "constructor", "prototype"]);
@@ -155,6 +173,11 @@ export function entity<const Name extends string, const F extends Fields, const 
       }
     }
   }
+  if (config.storage !== undefined) {
+    for (const [key, field] of Object.entries(config.fields)) {
+      if (field.kind === "collection") throw new Error(`${name}.${key}: a virtual entity has no collections.`);
+    }
+  }
   const nk = typeof config.naturalKey === "string" ? { property: config.naturalKey } : config.naturalKey;
   const nkField = nk.property === "Guid" ? builtInFields.Guid : config.fields[nk.property];
   if (nkField === undefined) throw new Error(`${name}: natural key "${nk.property}" is not a field.`);
@@ -169,6 +192,7 @@ export function entity<const Name extends string, const F extends Fields, const 
     naturalKey: { property: nk.property, unique: "unique" in nk ? (nk.unique ?? true) : true },
     hooks: config.hooks ?? {},
     methods: config.methods ?? {},
+    ...(config.storage !== undefined && { storage: config.storage }),
     ...(config.description !== undefined && { description: config.description }),
     ...(config.title !== undefined && { title: config.title }),
     ...(config.table !== undefined && { table: config.table }),

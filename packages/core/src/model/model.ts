@@ -39,7 +39,9 @@ export function defineModel(definitions: readonly AnyEntity[]): Model {
     return def;
   };
   const checkField = (owner: AnyEntity, path: string, field: PersistedField) => {
-    if (field.kind === "reference") registered(field.target, path);
+    if (field.kind === "reference" && registered(field.target, path).storage !== undefined) {
+      throw new Error(`${path} refers to the virtual entity "${field.target}", whose records are never stored.`);
+    }
     if (field.kind === "complex") {
       for (const [name, member] of Object.entries(field.fields)) checkField(owner, `${path}.${name}`, member);
     }

@@ -101,4 +101,4 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
 
 /** Tables of every entity of the model, in registration order. */
 export const modelTables = (model: Model): EntityTable[] =>
-  [...model.entities.values()].map((def) => entityTable(model, def));
+  [...model.entities.values()].filter((def) => def.storage === undefined).map((def) => entityTable(model, def));

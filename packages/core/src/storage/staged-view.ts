@@ -20,13 +20,18 @@ const id = (name: string) => sql.identifier(name);
 /** the relation to read an entity from: its table, or the overlay of a workflow's staged rows */
 export function relation(def: AnyEntity, view: StagedView | undefined): SQL {
   const table = id(tableName(def));
-  if (view === undefined) return sql`${table}`;
   const staged = id(stagedTableName(def));
   const columns = (alias: string) =>
     sql.join(
       [TENANT_COLUMN, ...persistedColumns(def).map((c) => c.column)].map((c) => sql`${id(alias)}.${id(c)}`),
       sql`, `,
     );
+  if (def.storage !== undefined) {
+    // a virtual entity has no table: outside a workflow it reads as empty, inside one as its staged records
+    const workflow = view === undefined ? sql`NULL::uuid` : sql`${view.workflowId}::uuid`;
+    return sql`(SELECT ${columns("s")} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
+  }
+  if (view === undefined) return sql`${table}`;
   const workflow = sql`${view.workflowId}::uuid`;
   return sql`(SELECT ${columns("b")} FROM ${table} AS b WHERE NOT EXISTS (SELECT 1 FROM ${staged} AS s WHERE s.${id(TENANT_COLUMN)} = b.${id(TENANT_COLUMN)} AND s.${id(WORKFLOW_COLUMN)} = ${workflow} AND s.guid = b.guid) UNION ALL SELECT ${columns("s")} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
 }

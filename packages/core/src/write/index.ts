@@ -4,6 +4,7 @@ export {
   createRecord,
   deleteRecord,
   saveChanges,
+  saveVirtual,
   updateRecord,
   type WriteContext,
 } from "./write-record.js";

@@ -111,10 +111,31 @@ async function store(ctx: WriteContext, def: AnyEntity, value: Body, guid: strin
     return root;
   }
   await runSaveLogic(nodes, env);
-  await persistTree(ctx.session, ctx.tenant.id, root);
+  if (def.storage !== undefined) await saveVirtual(ctx, def, [root.record]);
+  else await persistTree(ctx.session, ctx.tenant.id, root);
   // what this write stored may answer (or change the answer to) a later lookup of the changeset
   for (const node of nodes) ctx.references?.delete(node.entity);
   return root;
+}
+
+/**
+ * Hands records of a virtual entity to its `save`, which writes real records through this same
+ * pipeline (a plain write stores them at once; a workflow's commit calls this with its staged ones).
+ */
+export async function saveVirtual(
+  ctx: WriteContext,
+  def: AnyEntity,
+  records: readonly Record<string, unknown>[],
+): Promise<void> {
+  const env = environment(ctx);
+  await def.storage!.save(records, {
+    create: (entity, body) => {
+      const target = ctx.model.entity(entity);
+      if (target === undefined) throw new Error(`${def.name}.save: there is no entity "${entity}".`);
+      return createRecord(ctx, target, body);
+    },
+    read: env.read,
+  });
 }
 
 /** save logic of every record of a tree; rejections become one 400 with a detail each */

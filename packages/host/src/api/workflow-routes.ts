@@ -3,7 +3,7 @@
  * staging key, close, commit, and the answer link. Commit and answers are workflow steps
  * (workflow-step.ts runs them under the index protocol).
  */
-import { type Database, inTenant, invokeMethod, type Model, ServiceError } from "@bizdata/core";
+import { type Database, inTenant, invokeMethod, type Model, ServiceError, saveVirtual } from "@bizdata/core";
 import { type QueryLimits, ReadPlanner, resolveEntity } from "@bizdata/odata";
 import {
   answerQuestion,
@@ -109,7 +109,9 @@ export function workflowRoutes(
           );
         }
         const { view: _, ...base } = staged;
-        const changed = await applyStaged(base, model, tenantId, workflowId);
+        const changed = await applyStaged(base, model, tenantId, workflowId, (def, records) =>
+          saveVirtual({ session: base, model, tenant, prompts }, def, records),
+        );
         return c.json(envelope(prompts, { message: `Committed ${changed} change${changed === 1 ? "" : "s"}.` }));
       });
     })

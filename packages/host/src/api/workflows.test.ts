@@ -225,3 +225,42 @@ describe("AskUser inside a workflow", () => {
     expect(await description(false)).toBe("from");
   });
 });
+
+describe("virtual entities", () => {
+  it("stages a SalesOrderImport with the rest and turns it into a real order at commit", async () => {
+    const wf = await workflow(admin);
+    const imported = await wf.step("POST", "/api/SalesOrderImport", {
+      DocNumber: "IMP-1",
+      Customer: "WC-1",
+      Lines: "W-1:2",
+    });
+    expect(imported.status).toBe(201);
+    // inside the workflow the import is there; no order exists anywhere yet
+    expect(await (await wf.step("GET", "/api/SalesOrderImport/$count")).text()).toBe("1");
+    expect(await (await admin.request("GET", "/api/SalesOrder/$count?$filter=DocNumber eq 'IMP-1'")).text()).toBe("0");
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
+    const order = await json(
+      await admin.request("GET", "/api/SalesOrder?$filter=DocNumber eq 'IMP-1'&$select=TotalPrice"),
+    );
+    expect(order.value).toEqual([{ Guid: expect.any(String), TotalPrice: 200 }]);
+    // and the import itself is never stored
+    expect(await (await admin.request("GET", "/api/SalesOrderImport/$count")).text()).toBe("0");
+  });
+
+  it("saves a SalesOrderImport at once on a plain request, and refuses unreadable lines", async () => {
+    const plain = await admin.request("POST", "/api/SalesOrderImport", {
+      DocNumber: "IMP-2",
+      Customer: "WC-1",
+      Lines: "W-1:1",
+    });
+    expect(plain.status).toBe(201);
+    expect(await (await admin.request("GET", "/api/SalesOrder/$count?$filter=DocNumber eq 'IMP-2'")).text()).toBe("1");
+    const bad = await admin.request("POST", "/api/SalesOrderImport", {
+      DocNumber: "IMP-3",
+      Customer: "WC-1",
+      Lines: "W-1",
+    });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.details[0].target).toBe("Lines");
+  });
+});

@@ -10,6 +10,7 @@ import {
   type Model,
   persistedColumns,
   type ReferenceField,
+  rowToRecord,
   type Session,
   stagedTableName,
   TENANT_COLUMN,
@@ -64,14 +65,18 @@ export async function checkStaged(ctx: WriteContext, workflowId: string): Promis
   }
 }
 
-/** applies and clears the staged state (plain session: the base tables) */
+/**
+ * Applies and clears the staged state (plain session: the base tables). Staged records of virtual
+ * entities go to `saveVirtual` last, so what their `save` creates can use everything else committed.
+ */
 export async function applyStaged(
   session: Session,
   model: Model,
   tenantId: string,
   workflowId: string,
+  saveVirtual: (def: AnyEntity, records: Record<string, unknown>[]) => Promise<void>,
 ): Promise<number> {
-  const order = commitOrder(model);
+  const order = commitOrder(model).filter((def) => def.storage === undefined);
   let changed = 0;
   for (const def of [...order].reverse()) {
     const rows = await session.query(
@@ -94,6 +99,22 @@ export async function applyStaged(
           ORDER BY guid
           ON CONFLICT (${id(TENANT_COLUMN)}, guid) DO UPDATE SET ${updates} RETURNING guid`,
     );
+    changed += rows.length;
+  }
+  for (const def of model.entities.values()) {
+    if (def.storage === undefined) continue;
+    const columns = sql.join(
+      persistedColumns(def).map((c) => id(c.column)),
+      sql`, `,
+    );
+    const rows = await session.query(
+      sql`SELECT ${columns} FROM ${id(stagedTableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(WORKFLOW_COLUMN)} = ${workflowId}::uuid AND NOT ${id(DELETED_COLUMN)} ORDER BY guid`,
+    );
+    if (rows.length > 0)
+      await saveVirtual(
+        def,
+        rows.map((row) => rowToRecord(def, row)),
+      );
     changed += rows.length;
   }
   // answers stay: the workflow remains open and its next commit asks nothing already answered
