@@ -4,6 +4,7 @@
  * be embedded in another Node server or driven in tests through `app.request`.
  */
 import type { Database, Model } from "@bizdata/core";
+import { WarmScopes } from "@bizdata/workflow";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { batchRoute } from "./api/batch-route.js";
@@ -20,7 +21,10 @@ export interface AppOptions {
   readonly db: Database;
   readonly model: Model;
   readonly keys: SigningKeys;
-  readonly config: Pick<HostConfig, "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl">;
+  readonly config: Pick<
+    HostConfig,
+    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes"
+  >;
   /** defaults to a pino logger at `config.logLevel` */
   readonly logger?: Logger;
 }
@@ -54,8 +58,12 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
 
   app.route("/api/auth", authRoutes(db, keys, auth));
   app.use("/api/*", authenticate(keys, auth));
-  app.use("/api/*", workflowStep(db, { ttlSeconds: config.workflowTtl }));
-  app.route("/api", workflowRoutes(db, model, { ttlSeconds: config.workflowTtl, queryLimits: config.queryLimits }));
+  const workflows = {
+    ttlSeconds: config.workflowTtl,
+    scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
+  };
+  app.use("/api/*", workflowStep(db, workflows));
+  app.route("/api", workflowRoutes(db, model, { ...workflows, queryLimits: config.queryLimits }));
   app.post(
     "/api/$batch",
     batchRoute(db, model, config.bodyLimits, async (request) => app.fetch(request)),

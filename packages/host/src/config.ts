@@ -22,6 +22,8 @@ export interface HostConfig {
   readonly logLevel: string;
   /** seconds an abandoned workflow lives after its last request (api-conventions: 24 hours) */
   readonly workflowTtl: number;
+  /** WorkflowOptions.WarmWorkflowScopes (spec 8); undefined: on unless NODE_ENV=development */
+  readonly warmWorkflowScopes: boolean | undefined;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -31,6 +33,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (!Number.isInteger(n) || n < min || n > max)
     throw new Error(`${name}=${raw} is not an integer between ${min} and ${max}.`);
   return n;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "true" || raw === "false") return raw === "true";
+  throw new Error(`${name}=${raw} is neither true nor false.`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -55,5 +64,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     },
     logLevel: env.LOG_LEVEL || "info",
     workflowTtl: integer(env, "WORKFLOW_TTL", 24 * 3600, 10, 365 * 24 * 3600),
+    warmWorkflowScopes: flag(env, "WORKFLOW_WARM_SCOPES"),
   };
 }

@@ -7,5 +7,6 @@
  */
 export * from "./client/index.js";
 export * from "./server/commit-workflow.js";
+export * from "./server/warm-scopes.js";
 export * from "./server/workflow-prompts.js";
 export * from "./server/workflow-store.js";

@@ -33,7 +33,7 @@ import { canWrite } from "../auth/principal.js";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
 import { callMethod, type MethodResponse } from "./method-call.js";
-import { changesetReferences, currentWorkflow, inRequestTransaction } from "./request-transaction.js";
+import { changesetReferences, currentWorkflow, inRequestTransaction, requestPrompts } from "./request-transaction.js";
 
 /** the workflow of a step, for reads of its staged state */
 const workflowArgs = () => {
@@ -119,9 +119,8 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
   };
   /** what a write needs: its context (tenant features, a changeset's lookups) and where its prompts go */
   const writing = async (tx: Session, tenantId: string, ieee754Compatible: boolean) => {
-    const workflowId = currentWorkflow();
     // in a workflow questions wait for the user; on a plain request they take their default
-    const prompts = workflowId === undefined ? new PromptCollector() : new WorkflowPrompts(tx, tenantId, workflowId);
+    const prompts = requestPrompts(tx, tenantId);
     const tenant = await tenantInfo(tx, tenantId);
     const ctx: WriteContext = { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() };
     return { ctx, prompts };

@@ -11,7 +11,7 @@ import {
   loadRecords,
   type MethodEnvironment,
   type Model,
-  PromptCollector,
+  type PromptCollector,
   type PromptEnvelope,
   resolveMethod,
   ServiceError,
@@ -29,7 +29,7 @@ import {
 import { WorkflowPrompts } from "@bizdata/workflow";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
-import { changesetReferences, currentWorkflow, inRequestTransaction } from "./request-transaction.js";
+import { changesetReferences, currentWorkflow, inRequestTransaction, requestPrompts } from "./request-transaction.js";
 import { tenantInfo } from "./tenant-info.js";
 
 type MethodPath = Extract<ResourcePath, { kind: "method" }>;
@@ -72,7 +72,7 @@ export async function methodEnvironment(
 ): Promise<{ env: MethodEnvironment; prompts: PromptCollector }> {
   const workflowId = currentWorkflow();
   const staged = workflowId !== undefined;
-  const prompts = workflowId === undefined ? new PromptCollector() : new WorkflowPrompts(tx, tenantId, workflowId);
+  const prompts = requestPrompts(tx, tenantId);
   const tenant = await tenantInfo(tx, tenantId);
   const references = changesetReferences();
   const query = async (

@@ -5,7 +5,15 @@
  * every part still going through the same routes and pipeline as a standalone request.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Database, inTenant, type ReferenceCache, type Session, type TransactionOptions } from "@bizdata/core";
+import {
+  type Database,
+  inTenant,
+  PromptCollector,
+  type ReferenceCache,
+  type Session,
+  type TransactionOptions,
+} from "@bizdata/core";
+import { type WarmScope, WorkflowPrompts } from "@bizdata/workflow";
 
 interface Ambient {
   readonly tenantId: string;
@@ -14,6 +22,8 @@ interface Ambient {
   /** natural-key lookups shared by the changeset's parts */
   readonly references: ReferenceCache;
   readonly workflowId?: string;
+  /** the step's warm scope (WarmWorkflowScopes), when on */
+  readonly scope?: WarmScope;
 }
 
 const current = new AsyncLocalStorage<Ambient>();
@@ -41,9 +51,18 @@ export function inWorkflowStep<T>(
   tenantId: string,
   session: Session,
   workflowId: string,
+  scope: WarmScope | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  return current.run({ tenantId, session, references: new Map(), workflowId }, fn);
+  return current.run({ tenantId, session, references: new Map(), workflowId, ...(scope && { scope }) }, fn);
+}
+
+/** prompts for the current request: kept by its workflow (with its warm scope), else collected */
+export function requestPrompts(session: Session, tenantId: string): PromptCollector {
+  const ambient = current.getStore();
+  return ambient?.workflowId === undefined
+    ? new PromptCollector()
+    : new WorkflowPrompts(session, tenantId, ambient.workflowId, ambient.scope);
 }
 
 /** runs the parts of a changeset in one transaction; throwing rolls all of them back */

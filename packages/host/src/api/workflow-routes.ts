@@ -15,12 +15,12 @@ import {
   findActiveWorkflow,
   findWorkflow,
   sweepExpired,
-  WorkflowPrompts,
+  type WorkflowPrompts,
 } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { methodEnvironment } from "./method-call.js";
-import { currentWorkflow, inRequestTransaction } from "./request-transaction.js";
+import { currentWorkflow, inRequestTransaction, requestPrompts } from "./request-transaction.js";
 import { tenantInfo } from "./tenant-info.js";
 import type { WorkflowSettings } from "./workflow-step.js";
 
@@ -91,6 +91,7 @@ export function workflowRoutes(
         if ((await findWorkflow(tx, tenantId, username, id, { lock: true })) === undefined) throw notFound();
         await discardStaged(tx, model, tenantId, id);
         await closeWorkflow(tx, tenantId, id);
+        settings.scopes.forget(id);
       });
       return c.body(null, 204);
     })
@@ -98,7 +99,7 @@ export function workflowRoutes(
       const workflowId = stepOf();
       const { tenantId } = who(c);
       return inRequestTransaction(db, tenantId, async (staged) => {
-        const prompts = new WorkflowPrompts(staged, tenantId, workflowId);
+        const prompts = requestPrompts(staged, tenantId) as WorkflowPrompts;
         const tenant = await tenantInfo(staged, tenantId);
         // save logic sees the staged state as it will be stored
         await checkStaged({ session: staged, model, tenant, prompts }, workflowId);

@@ -6,7 +6,7 @@
  * `Workflow-Next-Index`. A reused, skipped or out-of-order index is `409`.
  */
 import { type Database, inTenant, ServiceError } from "@bizdata/core";
-import { advanceWorkflow, findWorkflow } from "@bizdata/workflow";
+import { advanceWorkflow, findWorkflow, type WarmScopes } from "@bizdata/workflow";
 import type { MiddlewareHandler } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { inWorkflowStep } from "./request-transaction.js";
@@ -16,6 +16,8 @@ class StepFailed extends Error {}
 export interface WorkflowSettings {
   /** seconds a workflow lives after its last request */
   readonly ttlSeconds: number;
+  /** this host's warm scopes */
+  readonly scopes: WarmScopes;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,11 +57,13 @@ export function workflowStep(
             "Workflow-Index",
           );
         }
-        await inWorkflowStep(tenantId, { ...tx, view: { workflowId } }, workflowId, () => next());
+        const scope = settings.scopes.enter(workflowId, workflow.nextIndex);
+        await inWorkflowStep(tenantId, { ...tx, view: { workflowId } }, workflowId, scope, () => next());
         const status = c.res.status;
         const commit = c.req.path.endsWith("/workflow/commit");
         if ((status >= 200 && status < 300) || (commit && status === 422)) {
           nextIndex = await advanceWorkflow(tx, tenantId, workflowId, settings.ttlSeconds);
+          settings.scopes.advanced(workflowId, nextIndex);
           return;
         }
         // a failed step stores nothing (spec 7: the index does not advance)

@@ -1,7 +1,10 @@
-import { sampleFeatures } from "@bizdata/examples";
+import { sampleFeatures, sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, caller, PASSWORD, signedInTenant } from "../../../../test/host-app.js";
+import { createApp } from "../app.js";
+import { loadSigningKeys } from "../auth/signing-keys.js";
+import { loadConfig } from "../config.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
 const json = async (res: Response) => (await res.json()) as any;
@@ -262,5 +265,37 @@ describe("virtual entities", () => {
     });
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.details[0].target).toBe("Lines");
+  });
+});
+
+describe("warm scopes off", () => {
+  it("gives the same answers with WarmWorkflowScopes off", async () => {
+    const db = await testDatabase();
+    const cold = createApp({
+      db,
+      model: sampleModel,
+      keys: await loadSigningKeys(db),
+      config: loadConfig({ LOG_LEVEL: "silent", WORKFLOW_WARM_SCOPES: "false" }),
+    });
+    const signIn = await cold.request("/api/auth/signin", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ TenantId: admin.tenantId, Username: "admin", Password: PASSWORD }),
+    });
+    const token = ((await signIn.json()) as { access_token: string }).access_token;
+    const coldAdmin = caller(cold, admin.tenantId, token);
+    const wf = await workflow(coldAdmin);
+    const order = await json(
+      await wf.step("POST", "/api/SalesOrder", {
+        DocNumber: "WO-COLD",
+        SellToCustomer: "WC-1",
+        Details: [{ Product: "W-1", Quantity: 6 }],
+      }),
+    );
+    const first = await wf.step("POST", "/api/workflow/commit");
+    expect(first.status).toBe(422);
+    const question = (await json(first))["@workflow.userprompts"][order.Guid][0];
+    expect((await wf.step("POST", question.choices[0].href)).status).toBe(200);
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
   });
 });

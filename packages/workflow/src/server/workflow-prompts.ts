@@ -12,6 +12,7 @@ import {
   type QuestionInput,
   type Session,
 } from "@bizdata/core";
+import type { WarmScope } from "./warm-scopes.js";
 
 export interface Question extends Prompt {
   readonly choices: readonly { key: string; label: string; href: string; method: "POST" }[];
@@ -28,6 +29,8 @@ export class WorkflowPrompts extends PromptCollector {
     private readonly session: Session,
     private readonly tenantId: string,
     private readonly workflowId: string,
+    /** the warm scope of this step, when scopes are on */
+    private readonly scope?: WarmScope,
   ) {
     super();
   }
@@ -49,12 +52,17 @@ export class WorkflowPrompts extends PromptCollector {
   /** the stored answer, or undefined after recording the question as pending */
   private async keep(input: QuestionInput, payload: string | null): Promise<string | undefined> {
     const group = promptGroup(input);
+    const known = this.scope?.answers.get(`${input.key}\n${group}`);
+    if (known !== undefined) return known;
     const [row] = await this.session.query<{ id: string; answer: string | null }>({
       sql: `SELECT id::text AS id, answer FROM bizdata_workflow_prompt
             WHERE tenant_id = $1 AND workflow_id = $2::uuid AND key = $3 AND group_key = $4`,
       params: [this.tenantId, this.workflowId, input.key, group],
     });
-    if (row?.answer) return row.answer;
+    if (row?.answer) {
+      this.scope?.answers.set(`${input.key}\n${group}`, row.answer);
+      return row.answer;
+    }
     const id = row?.id ?? randomUUID();
     if (row === undefined) {
       await this.session.query({
