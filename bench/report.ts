@@ -1,6 +1,6 @@
 /**
  * The run's results: Markdown tables on stdout (pasteable into an issue), one for the parsers and
- * one for HTTP, and the same numbers with the machine and settings as JSON in
+ * one for HTTP, one for the import and one for workflows, and the same numbers with the machine and settings as JSON in
  * bench/results/latest.json (ignored by git: results belong to a machine and a moment, not to the
  * source).
  */
@@ -10,6 +10,7 @@ import type { ImportResult } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
 import type { BenchSettings } from "./settings.js";
+import type { WorkflowResult } from "./workflow.js";
 
 export interface ScenarioResult {
   readonly scenario: string;
@@ -155,10 +156,54 @@ export function importTables(r: ImportResult, m: Machine): string {
   ].join("\n");
 }
 
+export function workflowTable(r: WorkflowResult, m: Machine): string {
+  const ms = (n: number) => n.toFixed(1);
+  const head = [
+    "staged PATCH /api/Product(…)?$select=Cost",
+    "steps",
+    "rows staged before",
+    "p50 ms",
+    "p99 ms",
+    "mean ms",
+  ];
+  const rows = [
+    ["early window (≈ step 10)", r.early],
+    [`late window (≈ step ${r.steps.toLocaleString("en-US")})`, r.late],
+  ].map(([name, w]) => {
+    const win = w as WorkflowResult["early"];
+    return [
+      name as string,
+      `${win.from}–${win.to}`,
+      `${win.from - 1}–${win.to - 1}`,
+      ms(win.p50),
+      ms(win.p99),
+      ms(win.mean),
+    ];
+  });
+  rows.push(["late/early", "", "", r.ratio.p50.toFixed(2), r.ratio.p99.toFixed(2), r.ratio.mean.toFixed(2)]);
+  const commitHead = ["POST /api/workflow/commit", "changes", "ms", "changes/s"];
+  const commitRows = [r.commit, r.smallCommit].map((c) => [
+    `${c.changes.toLocaleString("en-US")} staged Cost changes`,
+    String(c.changes),
+    ms(c.ms),
+    ops(c.changesPerSecond),
+  ]);
+  return [
+    `${machineLine(m)} · one workflow of ${r.steps} staged PATCHes of distinct products (sequential, ${ms(r.patchSeconds)} s in all), after a committed warm-up workflow of 200, then its commit; a second of ${r.smallCommit.changes} for scale`,
+    "",
+    ...markdown(head, rows),
+    "",
+    ...markdown(commitHead, commitRows),
+    "",
+    `p50 per 100 steps: ${r.curve.map((w) => ms(w.p50)).join(" ")} ms. p99 of a window of ${r.early.to - r.early.from + 1} requests is its largest.`,
+  ].join("\n");
+}
+
 export async function writeJson(
   results: readonly ScenarioResult[],
   parser: readonly ParserResult[],
   imported: ImportResult | undefined,
+  workflow: WorkflowResult | undefined,
   machine: Machine,
   settings: BenchSettings,
 ): Promise<string> {
@@ -174,6 +219,7 @@ export async function writeJson(
     parser: parser.map((r) => ({ ...r, ratio: r.theirs === null ? null : r.parse / r.theirs })),
     results: results.map((r) => ({ ...r, ratio: ratio(r) })),
     import: imported ?? null,
+    workflow: workflow ?? null,
     loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
   await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);

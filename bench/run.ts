@@ -1,34 +1,51 @@
 /**
  * `pnpm bench`: first the parsers' throughput in this process (parser.ts), then the host against
  * a hand-written floor on the same PostgreSQL, scenario by scenario (scenarios.ts), then the
- * import of sales orders through `$batch` and through single POSTs (import.ts), with tables on
- * stdout and bench/results/latest.json. Settings come from the environment (settings.ts):
- * BENCH_ONLY picks scenarios (`import` names the import part), BENCH_PARSER=0 skips the parser
- * part and BENCH_PARSER=only runs nothing else, BENCH_IMPORT_ORDERS sizes the import (0 skips
- * it); BENCH_PROFILE=<folder> writes CPU profiles of the host and the floor processes into its
- * subfolders host/ and floor/. It fails before measuring a scenario when the host and the floor
- * disagree on its answer, exits non-zero when a scenario mostly failed, and fails when an import
- * request is not answered 2xx or the tenant does not hold what was imported.
+ * import of sales orders through `$batch` and through single POSTs (import.ts), then one long
+ * workflow of staged PATCHes and its commit (workflow.ts), with tables on stdout and
+ * bench/results/latest.json. Settings come from the environment (settings.ts): BENCH_ONLY picks
+ * scenarios (`import` names the import part, `workflow` the workflow part), BENCH_PARSER=0 skips
+ * the parser part and BENCH_PARSER=only runs nothing else, BENCH_IMPORT_ORDERS sizes the import
+ * and BENCH_WORKFLOW_STEPS the workflow (0 skips either); BENCH_PROFILE=<folder> writes CPU
+ * profiles of the host and the floor processes into its subfolders host/ and floor/. It fails
+ * before measuring a scenario when the host and the floor disagree on its answer, exits non-zero
+ * when a scenario mostly failed, and fails when an import request is not answered 2xx or the
+ * tenant does not hold what was imported, or when a workflow step or commit is not answered as
+ * expected or the products do not hold the committed costs.
  */
 import { isDeepStrictEqual } from "node:util";
 import { IMPORT_PART, type ImportResult, importTenant, prepareImport, runImport } from "./import.js";
 import { type Measurement, measure, mostlyFailed, probe, type Target } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
-import { describeMachine, importTables, parserTable, type ScenarioResult, table, writeJson } from "./report.js";
+import {
+  describeMachine,
+  importTables,
+  parserTable,
+  type ScenarioResult,
+  table,
+  workflowTable,
+  writeJson,
+} from "./report.js";
 import { scenarios } from "./scenarios.js";
 import { startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
+import { runWorkflowBench, WORKFLOW_PART, type WorkflowResult } from "./workflow.js";
 
 const settings = loadSettings();
-const unknown = settings.only?.filter((name) => name !== IMPORT_PART && !scenarios.some((s) => s.name === name)) ?? [];
+const unknown =
+  settings.only?.filter(
+    (name) => name !== IMPORT_PART && name !== WORKFLOW_PART && !scenarios.some((s) => s.name === name),
+  ) ?? [];
 if (unknown.length > 0)
   throw new Error(
-    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, and ${IMPORT_PART} is the import part.`,
+    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part and ${WORKFLOW_PART} the workflow part.`,
   );
 const selected = settings.parser === "only" ? [] : scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
 const importing =
   settings.parser !== "only" && settings.importOrders > 0 && (settings.only?.includes(IMPORT_PART) ?? true);
+const workflowing =
+  settings.parser !== "only" && settings.workflowSteps > 0 && (settings.only?.includes(WORKFLOW_PART) ?? true);
 const machine = describeMachine();
 
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
@@ -58,8 +75,14 @@ async function signIn(
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-async function runHttp(): Promise<{ results: ScenarioResult[]; imported: ImportResult | undefined }> {
-  const data = selected.length > 0 ? await prepareDatabase(settings.databaseUrl, settings.scale) : { guids: [] };
+async function runHttp(): Promise<{
+  results: ScenarioResult[];
+  imported: ImportResult | undefined;
+  workflow: WorkflowResult | undefined;
+}> {
+  // the workflow part stages changes to the bench tenant's products
+  const data =
+    selected.length > 0 || workflowing ? await prepareDatabase(settings.databaseUrl, settings.scale) : { guids: [] };
   if (importing) await prepareImport(settings.databaseUrl);
   const runId = Date.now().toString(36);
   let skus = 0;
@@ -73,7 +96,7 @@ async function runHttp(): Promise<{ results: ScenarioResult[]; imported: ImportR
   const profile = (name: string) =>
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
   const host = await startServer("./host-server.ts", env, profile("host"));
-  // the import needs no floor: it compares two ways of writing to the host
+  // the import and the workflow part need no floor: they measure the host alone
   const floor =
     selected.length === 0
       ? undefined
@@ -117,16 +140,28 @@ async function runHttp(): Promise<{ results: ScenarioResult[]; imported: ImportR
           settings.importConnections,
         )
       : undefined;
-    return { results, imported };
+    const workflow = workflowing
+      ? await runWorkflowBench(
+          host.url,
+          await signIn(host.url, benchTenant),
+          settings.databaseUrl,
+          settings.workflowSteps,
+        )
+      : undefined;
+    return { results, imported, workflow };
   } finally {
     await Promise.all([host.stop(), floor?.stop()]);
   }
 }
 
-const { results, imported } = selected.length > 0 || importing ? await runHttp() : { results: [], imported: undefined };
+const { results, imported, workflow } =
+  selected.length > 0 || importing || workflowing
+    ? await runHttp()
+    : { results: [], imported: undefined, workflow: undefined };
 if (results.length > 0) console.log(table(results, machine, settings));
 if (imported !== undefined) console.log(`\n${importTables(imported, machine)}`);
-console.log(`\nwritten to ${await writeJson(results, parser, imported, machine, settings)}`);
+if (workflow !== undefined) console.log(`\n${workflowTable(workflow, machine)}`);
+console.log(`\nwritten to ${await writeJson(results, parser, imported, workflow, machine, settings)}`);
 const failed = results.flatMap((r) =>
   (["host", "floor"] as const).filter((t) => mostlyFailed(r[t])).map((t) => `${r.scenario} on ${t}`),
 );

@@ -13,7 +13,7 @@ export interface BenchSettings {
   readonly scale: number;
   /**
    * the HTTP scenarios to run, by name (BENCH_ONLY=read-one,query-filter), `import` for the import
-   * part; all when undefined
+   * part, `workflow` for the workflow part; all when undefined
    */
   readonly only: readonly string[] | undefined;
   /** the parser throughput part (BENCH_PARSER): run it too, skip it (`0`), or run nothing else (`only`) */
@@ -26,6 +26,8 @@ export interface BenchSettings {
   readonly importOrders: number;
   /** requests in flight during the import (BENCH_IMPORT_CONNECTIONS) */
   readonly importConnections: number;
+  /** staged PATCHes in the workflow part's one workflow, then committed (BENCH_WORKFLOW_STEPS); 0 skips the part */
+  readonly workflowSteps: number;
 }
 
 function positive(
@@ -63,6 +65,14 @@ function parserMode(raw: string | undefined): BenchSettings["parser"] {
   }
 }
 
+/** 0, or enough steps for two latency windows of 50 (workflow.ts) */
+function workflowSteps(env: NodeJS.ProcessEnv): number {
+  const steps = positive(env, "BENCH_WORKFLOW_STEPS", 1000, 20_000, true, 0);
+  if (steps > 0 && steps < 100)
+    throw new Error(`BENCH_WORKFLOW_STEPS=${steps}: 0 skips the workflow part, else it needs at least 100 steps.`);
+  return steps;
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   return {
     databaseUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test",
@@ -76,5 +86,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     profileDir: env.BENCH_PROFILE || undefined,
     importOrders: positive(env, "BENCH_IMPORT_ORDERS", 2000, 100_000, true, 0),
     importConnections: positive(env, "BENCH_IMPORT_CONNECTIONS", 4, 64, true),
+    workflowSteps: workflowSteps(env),
   };
 }
