@@ -107,9 +107,11 @@ function checkDependency(
 /** The id a relative URL `$<id>/…` refers to (JSON 4.01 §19, Protocol 4.0 §11.7.3.1), if any. */
 function referencedId(url: string, index: number, where: string, ids: ReadonlyMap<string, number>): string | undefined {
   const segment = /^\$[^/?#(]*/.exec(url)?.[0];
-  if (segment === undefined || systemResources.has(segment.toLowerCase())) return undefined;
+  if (segment === undefined) return undefined;
   const id = segment.slice(1);
   const request = ids.get(id);
+  // a request id wins over a system resource it matches only case-insensitively (`$iD` vs `$id`)
+  if (request === undefined && systemResources.has(segment.toLowerCase())) return undefined;
   if (request !== undefined && request < index) return id;
   const problem = request === undefined ? "which names no request" : notEarlier(request, index);
   throw invalidBatch(where, `the url starts with ${quote(segment)}, ${problem}`);
