@@ -71,6 +71,7 @@ export async function seedSampleData(
   // fresh statistics, so the planner sees the loaded sizes at once: PGlite has no autovacuum to
   // do this later, and PostgreSQL's comes only after a while
   for (const entity of model.entities.values()) {
+    if (entity.storage !== undefined) continue; // a virtual entity has no table
     await db.query({ sql: `ANALYZE ${tableName(entity)}`, params: [] });
   }
   progress?.stop();
