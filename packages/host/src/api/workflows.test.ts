@@ -152,8 +152,13 @@ describe("workflows", () => {
       workflowId: wf.id,
       nextIndex: 1,
     });
-    // another user of the same tenant does not see it
+    // another user of the same tenant does not see it, nor does another tenant
     expect((await reader.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
+    const { admin: stranger } = await signedInTenant("wf-other");
+    expect((await stranger.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
+    expect(
+      (await stranger.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id, "Workflow-Index": "1" })).status,
+    ).toBe(404);
     expect(
       (await reader.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id, "Workflow-Index": "1" })).status,
     ).toBe(404);
