@@ -15,6 +15,7 @@ import { workflowStep } from "./api/workflow-step.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
+import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 
 export interface AppOptions {
@@ -23,7 +24,7 @@ export interface AppOptions {
   readonly keys: SigningKeys;
   readonly config: Pick<
     HostConfig,
-    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes"
+    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers"
   >;
   /** defaults to a pino logger at `config.logLevel` */
   readonly logger?: Logger;
@@ -57,7 +58,19 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route("/api/auth", authRoutes(db, keys, auth));
-  app.use("/api/*", authenticate(keys, auth));
+  const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
+  // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
+  app.get("/.well-known/oauth-protected-resource", (c) =>
+    c.json({
+      resource: `${new URL(c.req.url).origin}/api`,
+      authorization_servers: config.oauthIssuers.map((i) => i.issuer),
+      scopes_supported: [SCOPES.read, SCOPES.write],
+      bearer_methods_supported: ["header"],
+      resource_name: "bizdata API",
+    }),
+  );
+  const thirdParty = thirdPartyVerifier(config.oauthIssuers);
+  app.use("/api/*", authenticate(keys, auth, { resourceMetadata, ...(thirdParty && { thirdParty }) }));
   const workflows = {
     ttlSeconds: config.workflowTtl,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),

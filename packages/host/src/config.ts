@@ -3,6 +3,7 @@
  * once at start so a typo fails loudly instead of running with a default.
  */
 import { defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import type { TrustedIssuer } from "./auth/trusted-issuers.js";
 import { type BodyLimits, defaultBodyLimits } from "./http/body-limits.js";
 
 export interface HostConfig {
@@ -24,6 +25,8 @@ export interface HostConfig {
   readonly workflowTtl: number;
   /** WorkflowOptions.WarmWorkflowScopes (spec 8); undefined: on unless NODE_ENV=development */
   readonly warmWorkflowScopes: boolean | undefined;
+  /** third-party authorization servers whose access tokens are accepted (OAUTH_ISSUERS, JSON array) */
+  readonly oauthIssuers: readonly TrustedIssuer[];
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -33,6 +36,26 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (!Number.isInteger(n) || n < min || n > max)
     throw new Error(`${name}=${raw} is not an integer between ${min} and ${max}.`);
   return n;
+}
+
+function issuers(raw: string | undefined): TrustedIssuer[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error("OAUTH_ISSUERS is not JSON: give an array of {issuer, audience, jwksUri | jwks, …}.");
+  }
+  if (!Array.isArray(parsed)) throw new Error("OAUTH_ISSUERS must be a JSON array.");
+  for (const [i, item] of parsed.entries()) {
+    const ok =
+      item &&
+      typeof item.issuer === "string" &&
+      typeof item.audience === "string" &&
+      (typeof item.jwksUri === "string" || typeof item.jwks === "object");
+    if (!ok) throw new Error(`OAUTH_ISSUERS[${i}] needs issuer, audience and jwksUri or jwks.`);
+  }
+  return parsed as TrustedIssuer[];
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
@@ -65,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     logLevel: env.LOG_LEVEL || "info",
     workflowTtl: integer(env, "WORKFLOW_TTL", 24 * 3600, 10, 365 * 24 * 3600),
     warmWorkflowScopes: flag(env, "WORKFLOW_WARM_SCOPES"),
+    oauthIssuers: issuers(env.OAUTH_ISSUERS),
   };
 }

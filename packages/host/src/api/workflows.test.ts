@@ -157,7 +157,8 @@ describe("workflows", () => {
     const { admin: stranger } = await signedInTenant("wf-other");
     expect((await stranger.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
     expect(
-      (await stranger.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id, "Workflow-Index": "1" })).status,
+      (await stranger.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id, "Workflow-Index": "1" }))
+        .status,
     ).toBe(404);
     expect(
       (await reader.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id, "Workflow-Index": "1" })).status,
