@@ -2,7 +2,7 @@
  * Tables the framework itself needs: tenants, their features, users and refresh tokens. Like
  * entity tables they lead with the tenant and are guarded by row-level security.
  */
-import { boolean, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export const tenantTable = pgTable(
@@ -75,4 +75,22 @@ export const signingKeyTable = pgTable("bizdata_signing_key", {
   createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
 });
 
-export const systemTables = [tenantTable, tenantFeatureTable, userTable, refreshTokenTable, signingKeyTable] as const;
+/**
+ * Failed sign-ins per account and per client address, shared by every host through the database,
+ * so throttling holds however many hosts serve (not tenant data: read before anyone is signed in).
+ */
+export const signInThrottleTable = pgTable("bizdata_signin_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull(),
+  windowStart: timestamp("window_start", { withTimezone: true, mode: "string" }).notNull(),
+  blockedUntil: timestamp("blocked_until", { withTimezone: true, mode: "string" }),
+});
+
+export const systemTables = [
+  tenantTable,
+  tenantFeatureTable,
+  userTable,
+  refreshTokenTable,
+  signingKeyTable,
+  signInThrottleTable,
+] as const;

@@ -4,7 +4,8 @@
  * neither the answer nor its timing tells which part was wrong.
  */
 import { type Database, ServiceError } from "@bizdata/core";
-import { Hono } from "hono";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { type Context, Hono } from "hono";
 import { defaultBodyLimits } from "../http/body-limits.js";
 import { readJsonBody } from "../http/request-json.js";
 import { findUser } from "../tenants/tenant-admin.js";
@@ -12,6 +13,15 @@ import { issueAccessToken, type TokenSettings } from "./access-tokens.js";
 import { DUMMY_HASH, verifyPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
 import { consumeRefreshToken, issueRefreshToken } from "./refresh-tokens.js";
+import {
+  accountKey,
+  addressKey,
+  blockedFor,
+  clearFailures,
+  defaultThrottle,
+  recordFailure,
+  type ThrottleSettings,
+} from "./sign-in-throttle.js";
 import type { SigningKeys } from "./signing-keys.js";
 
 export interface AuthSettings extends TokenSettings {
@@ -37,7 +47,21 @@ const stringField = (body: unknown, name: string): string => {
   return value;
 };
 
-export function authRoutes(db: Database, keys: SigningKeys, settings: AuthSettings) {
+/** the peer address of the connection (proxies are not trusted); undefined without a socket (in-process requests) */
+function clientAddress(c: Context): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+export function authRoutes(
+  db: Database,
+  keys: SigningKeys,
+  settings: AuthSettings,
+  throttle: ThrottleSettings = defaultThrottle,
+) {
   const tokens = async (principal: Principal, family?: string) => ({
     access_token: await issueAccessToken(keys, settings, principal),
     refresh_token: await issueRefreshToken(
@@ -57,9 +81,22 @@ export function authRoutes(db: Database, keys: SigningKeys, settings: AuthSettin
       const tenantId = stringField(body, "TenantId");
       const username = stringField(body, "Username");
       const password = stringField(body, "Password");
+      const address = clientAddress(c);
+      const keys = [accountKey(tenantId, username), ...(address ? [addressKey(address)] : [])];
+      const wait = await blockedFor(db, keys);
+      if (wait > 0) {
+        throw new ServiceError(429, "TooManyAttempts", "Too many failed sign-ins; try again later.").withHeaders({
+          "Retry-After": String(wait),
+        });
+      }
       const user = await findUser(db, tenantId, username);
       const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-      if (!user || !ok) throw credentialsRejected();
+      if (!user || !ok) {
+        await recordFailure(db, keys[0]!, throttle.accountFailures, throttle.windowSeconds);
+        if (address) await recordFailure(db, keys[1]!, throttle.addressFailures, throttle.windowSeconds);
+        throw credentialsRejected();
+      }
+      await clearFailures(db, keys[0]!);
       c.header("Cache-Control", "no-store");
       return c.json(await tokens({ tenantId, username, roles: user.roles }));
     })

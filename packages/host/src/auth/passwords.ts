@@ -8,11 +8,33 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:c
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
+/**
+ * At most this many hashes run at once (each takes ~16 MiB and a libuv thread); the rest wait
+ * their turn, so a burst of sign-ins cannot exhaust memory or starve other work.
+ */
+const MAX_CONCURRENT = 4;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function bounded<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
 const derive = (password: string, salt: Buffer, params: ScryptOptions, length: number) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scrypt(password.normalize("NFC"), salt, length, { ...params, maxmem: 64 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  bounded(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password.normalize("NFC"), salt, length, { ...params, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
   );
 
 /** `scrypt$N$r$p$salt$hash` */
