@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { describeDatabase, migrate, openDatabase } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
+import { rotateSigningKey } from "./auth/signing-keys.js";
 import { loadConfig } from "./config.js";
 import { consoleProgress } from "./seed/console-progress.js";
 import { seedDemo } from "./seed/demo-tenants.js";
@@ -21,7 +22,8 @@ const usage = `usage: bizdata <command>
                                                 with --tenant only sample data into that tenant
   tenant create ID [--name NAME]
   user create TENANT USERNAME --password PASSWORD [--role admin|reader]
-  feature enable|disable|list TENANT [FEATURE]`;
+  feature enable|disable|list TENANT [FEATURE]
+  keys rotate                                   a new signing key; tokens of the older ones stay valid until they expire`;
 
 async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -137,6 +139,12 @@ async function main(argv: string[]): Promise<void> {
       });
       return;
     }
+    case "keys":
+      if (sub !== "rotate") break;
+      await withDatabase(async (db) => {
+        console.log(`signing key ${await rotateSigningKey(db)} stored; hosts sign with it after their next start`);
+      });
+      return;
     case "feature":
       if (!sub || rest[0] === undefined) break;
       await withDatabase(async (db) => {

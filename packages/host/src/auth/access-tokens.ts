@@ -2,7 +2,7 @@
  * The host's own access tokens: short-lived ES256 JWTs naming tenant, user and roles. Verified
  * strictly: the one algorithm, our issuer and audience, a known `kid`, expiry with a small skew.
  */
-import { errors, jwtVerify, SignJWT } from "jose";
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from "jose";
 import type { Principal } from "./principal.js";
 import { ALGORITHM, type SigningKeys } from "./signing-keys.js";
 
@@ -27,6 +27,16 @@ export async function issueAccessToken(
     .setExpirationTime(`${settings.accessTokenTtl}s`)
     .setJti(crypto.randomUUID())
     .sign(keys.current.key);
+}
+
+/** the `kid` a token's header names, if it has one */
+function kidOf(token: string): string | undefined {
+  try {
+    const kid = decodeProtectedHeader(token).kid;
+    return typeof kid === "string" ? kid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** why a token was refused, for the log; the client only ever sees one generic 401 */
@@ -72,6 +82,9 @@ export async function verifyAccessToken(
 ): Promise<Principal> {
   const cached = cache?.get(token);
   if (cached !== undefined) return cached;
+  // a key rotated in by another host: read the stored keys again before refusing the token
+  const kid = kidOf(token);
+  if (kid !== undefined && !keys.verification.has(kid)) await keys.refresh();
   try {
     const { payload } = await jwtVerify(
       token,

@@ -1,9 +1,11 @@
+import { sampleModel } from "@bizdata/examples";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD, signedInTenant, type testApp } from "../../../../test/host-app.js";
+import { createApp } from "../app.js";
 import { blockedFor, recordFailure } from "./sign-in-throttle.js";
-import { loadSigningKeys } from "./signing-keys.js";
+import { loadSigningKeys, rotateSigningKey } from "./signing-keys.js";
 
 let admin: Caller;
 let app: Awaited<ReturnType<typeof testApp>>;
@@ -168,5 +170,32 @@ describe("sign-in throttling", () => {
       params: [key],
     });
     expect(row?.failures).toBe(1);
+  });
+});
+
+describe("signing-key rotation", () => {
+  it("keeps tokens of the previous key valid and accepts tokens of a key another host rotated in", async () => {
+    const db = await testDatabase();
+    const old = (await (
+      await signIn({ TenantId: admin.tenantId, Username: "admin", Password: PASSWORD })
+    ).json()) as any;
+    await rotateSigningKey(db);
+    // a host started after the rotation signs with the new key
+    const fresh = createApp({ db, model: sampleModel, keys: await loadSigningKeys(db), config });
+    const signedNew = await fresh.request("/api/auth/signin", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ TenantId: admin.tenantId, Username: "admin", Password: PASSWORD }),
+    });
+    const fresher = (await signedNew.json()) as any;
+    expect(JSON.parse(Buffer.from(fresher.access_token.split(".")[0], "base64url").toString()).kid).not.toBe(
+      JSON.parse(Buffer.from(old.access_token.split(".")[0], "base64url").toString()).kid,
+    );
+    // the old host accepts the new key's token (after its once-a-second reload window); the new host the old key's
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await caller(app, admin.tenantId, fresher.access_token).request("GET", "/api/Product")).status).toBe(200);
+    expect((await caller(fresh, admin.tenantId, old.access_token).request("GET", "/api/Product")).status).toBe(200);
+    const jwks = (await (await fresh.request("/.well-known/jwks.json")).json()) as { keys: unknown[] };
+    expect(jwks.keys.length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -13,6 +13,11 @@ export interface SigningKeys {
   readonly verification: ReadonlyMap<string, CryptoKey>;
   /** public keys as a JWKS document */
   readonly jwks: { readonly keys: readonly JWK[] };
+  /**
+   * Reads the stored keys again (at most once a second): a token signed with a key another
+   * host rotated in is then verified without a restart.
+   */
+  readonly refresh: () => Promise<void>;
 }
 
 interface KeyRow {
@@ -27,29 +32,57 @@ const load = (db: Database) =>
     params: [],
   });
 
+/** Stores a new key pair; it signs from the next (re)load on, and older keys keep verifying. */
+export async function rotateSigningKey(db: Database): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  const kid = crypto.randomUUID();
+  await db.query({
+    sql: "INSERT INTO bizdata_signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4)",
+    params: [kid, ALGORITHM, JSON.stringify(await exportJWK(privateKey)), JSON.stringify(await exportJWK(publicKey))],
+  });
+  return kid;
+}
+
+const REFRESH_COOLDOWN_MS = 1_000;
+
 export async function loadSigningKeys(db: Database): Promise<SigningKeys> {
   let rows = await load(db);
   if (rows.length === 0) {
-    const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
-    const kid = crypto.randomUUID();
-    await db.query({
-      sql: "INSERT INTO bizdata_signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-      params: [kid, ALGORITHM, JSON.stringify(await exportJWK(privateKey)), JSON.stringify(await exportJWK(publicKey))],
-    });
-    // another host may have won the race: whatever is stored now is the truth
+    await rotateSigningKey(db);
+    // another host may have made one at the same time: every stored key verifies, the newest signs
     rows = await load(db);
   }
   const verification = new Map<string, CryptoKey>();
   const keys: JWK[] = [];
-  for (const row of rows) {
-    const publicJwk = JSON.parse(row.public_jwk) as JWK;
-    verification.set(row.kid, (await importJWK(publicJwk, ALGORITHM)) as CryptoKey);
-    keys.push({ ...publicJwk, kid: row.kid, alg: ALGORITHM, use: "sig" });
-  }
-  const newest = rows[0]!;
-  return {
-    current: { kid: newest.kid, key: (await importJWK(JSON.parse(newest.private_jwk) as JWK, ALGORITHM)) as CryptoKey },
+  let current: SigningKeys["current"] | undefined;
+  let refreshedAt = 0;
+  const apply = async (stored: KeyRow[]) => {
+    for (const row of stored) {
+      if (verification.has(row.kid)) continue;
+      const publicJwk = JSON.parse(row.public_jwk) as JWK;
+      verification.set(row.kid, (await importJWK(publicJwk, ALGORITHM)) as CryptoKey);
+      keys.push({ ...publicJwk, kid: row.kid, alg: ALGORITHM, use: "sig" });
+    }
+    const newest = stored[0]!;
+    if (current?.kid !== newest.kid) {
+      current = {
+        kid: newest.kid,
+        key: (await importJWK(JSON.parse(newest.private_jwk) as JWK, ALGORITHM)) as CryptoKey,
+      };
+    }
+  };
+  await apply(rows);
+  const signingKeys = {
+    get current() {
+      return current!;
+    },
     verification,
     jwks: { keys },
+    refresh: async () => {
+      if (Date.now() - refreshedAt < REFRESH_COOLDOWN_MS) return;
+      refreshedAt = Date.now();
+      await apply(await load(db));
+    },
   };
+  return signingKeys;
 }
