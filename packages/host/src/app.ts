@@ -24,7 +24,7 @@ export interface AppOptions {
   readonly keys: SigningKeys;
   readonly config: Pick<
     HostConfig,
-    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers"
+    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers" | "roles"
   >;
   /** defaults to a pino logger at `config.logLevel` */
   readonly logger?: Logger;
@@ -81,7 +81,7 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
     "/api/$batch",
     batchRoute(db, model, config.bodyLimits, async (request) => app.fetch(request)),
   );
-  app.route("/api", entityRoutes(db, model, config));
+  app.route("/api", entityRoutes(db, model, { ...config, roles: config.roles }));
   return app;
 }
 

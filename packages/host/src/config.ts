@@ -3,6 +3,7 @@
  * once at start so a typo fails loudly instead of running with a default.
  */
 import { defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import { defaultRoles, type Roles } from "./auth/permissions.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
 import { type BodyLimits, defaultBodyLimits } from "./http/body-limits.js";
 
@@ -27,6 +28,8 @@ export interface HostConfig {
   readonly warmWorkflowScopes: boolean | undefined;
   /** third-party authorization servers whose access tokens are accepted (OAUTH_ISSUERS, JSON array) */
   readonly oauthIssuers: readonly TrustedIssuer[];
+  /** roles and their grants (ROLES, JSON object; default admin and reader) */
+  readonly roles: Roles;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -56,6 +59,17 @@ function issuers(raw: string | undefined): TrustedIssuer[] {
     if (!ok) throw new Error(`OAUTH_ISSUERS[${i}] needs issuer, audience and jwksUri or jwks.`);
   }
   return parsed as TrustedIssuer[];
+}
+
+function roles(raw: string | undefined): Roles {
+  if (raw === undefined || raw.trim() === "") return defaultRoles;
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error();
+    return parsed as Roles;
+  } catch {
+    throw new Error('ROLES must be a JSON object like {"clerk":{"read":"*","create":["SalesOrder"],"call":["read"]}}.');
+  }
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
@@ -89,5 +103,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     workflowTtl: integer(env, "WORKFLOW_TTL", 24 * 3600, 10, 365 * 24 * 3600),
     warmWorkflowScopes: flag(env, "WORKFLOW_WARM_SCOPES"),
     oauthIssuers: issuers(env.OAUTH_ISSUERS),
+    roles: roles(env.ROLES),
   };
 }

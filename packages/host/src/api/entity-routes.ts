@@ -29,7 +29,7 @@ import {
 import { WorkflowPrompts } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
-import { canWrite } from "../auth/principal.js";
+import { type Action, canCall, forbidden, type Roles, requireAll } from "../auth/permissions.js";
 import type { BodyLimits } from "../http/body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "../http/request-json.js";
 import { callMethod, type MethodResponse } from "./method-call.js";
@@ -52,6 +52,7 @@ const references = () => {
 export interface EntityRouteSettings {
   readonly queryLimits: QueryLimits;
   readonly bodyLimits: BodyLimits;
+  readonly roles: Roles;
 }
 
 type Env = { Variables: AuthVariables };
@@ -59,8 +60,6 @@ type Env = { Variables: AuthVariables };
 const JSON_TYPE = "application/json";
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
-
-const forbidden = () => new ServiceError(403, "Forbidden", "Your role does not allow changing data.");
 
 const guidOnly = (url: URL) => ![...url.searchParams.keys()].some((k) => /^\$(select|expand|compute)$/i.test(k));
 
@@ -125,8 +124,17 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
     const ctx: WriteContext = { session: tx, model, tenant, prompts, options: { ieee754Compatible }, ...references() };
     return { ctx, prompts };
   };
-  const writable = (c: Context<Env>) => {
-    if (!canWrite(c.get("principal"))) throw forbidden();
+  const roles = settings.roles;
+  const allowed = (c: Context<Env>, action: Action, entity: string) =>
+    requireAll(roles, c.get("principal"), action, [entity]);
+  /** a method call needs its grant: every method, the entity's, this one, or Read methods */
+  const callable = (c: Context<Env>, entity: string, method: string) => {
+    const declaration = Object.hasOwn(model.entity(entity)?.methods ?? {}, method)
+      ? model.entity(entity)!.methods[method]
+      : undefined;
+    if (declaration && !canCall(roles, c.get("principal"), entity, method, declaration.type === "read")) {
+      throw forbidden(`calling ${entity}.${method}`);
+    }
   };
 
   return new Hono<Env>()
@@ -134,8 +142,12 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const { url, tenantId, ieee754Compatible, workflowId } = request(c);
       const staged = workflowId !== undefined;
       const read = planner.plan({ path: resourcePath(url), search: url.searchParams, ieee754Compatible, staged });
-      if (read.kind === "method")
+      if (read.kind === "method") {
+        callable(c, read.entity, read.method);
         return methodResponse(c, await callMethod(db, model, planner, settings.bodyLimits, c.req.raw, read, tenantId));
+      }
+      // the records of every entity the read returns, its $expand included
+      requireAll(roles, c.get("principal"), "read", read.reads);
       const body = await inRequestTransaction<string | number | undefined>(
         db,
         tenantId,
@@ -166,14 +178,14 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
       const { url, tenantId, ieee754Compatible } = request(c);
       const path = parseResourcePath(resourcePath(url));
       if (path.kind === "method") {
-        writable(c);
+        callable(c, path.entity, path.method);
         return methodResponse(c, await callMethod(db, model, planner, settings.bodyLimits, c.req.raw, path, tenantId));
       }
       if (path.kind !== "collection") {
         throw new ServiceError(405, "MethodNotAllowed", "POST creates records on an entity set: POST /api/{Entity}.");
       }
       const entity = resolveEntity(model, path.entity);
-      writable(c);
+      allowed(c, "create", entity.name);
       const shape = shapeOf(entity.name, url, ieee754Compatible);
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
       const minimal = wantsMinimal(c);
@@ -199,7 +211,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
         throw new ServiceError(405, "MethodNotAllowed", "PATCH updates one record: PATCH /api/{Entity}({guid}).");
       }
       const entity = resolveEntity(model, path.entity);
-      writable(c);
+      allowed(c, "update", entity.name);
       const guid = keyOf(path.key);
       const shape = shapeOf(entity.name, url, ieee754Compatible);
       const body = await readJsonBody(c.req.raw, settings.bodyLimits);
@@ -222,7 +234,7 @@ export function entityRoutes(db: Database, model: Model, settings: EntityRouteSe
         throw new ServiceError(405, "MethodNotAllowed", "DELETE removes one record: DELETE /api/{Entity}({guid}).");
       }
       const entity = resolveEntity(model, path.entity);
-      writable(c);
+      allowed(c, "delete", entity.name);
       const guid = keyOf(path.key);
       await inRequestTransaction(db, tenantId, (tx) =>
         deleteRecord({ session: tx, tenant: { id: tenantId, features: new Set() }, ...references() }, entity, guid),

@@ -9,6 +9,3 @@ export interface Principal {
 
 /** whether the caller may read at all (a delegated token without a known scope may not) */
 export const canRead = (p: Principal): boolean => p.roles.length > 0;
-
-/** Built-in roles until per-entity permissions arrive: `admin` may write, `reader` only read. */
-export const canWrite = (p: Principal): boolean => p.roles.includes("admin") || p.roles.includes("writer");

@@ -11,11 +11,30 @@ import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { ResourcePath } from "../syntax/ast.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
+import type { ApplyQuery } from "../bind/apply-query.js";
+import type { ReadQuery } from "../bind/read-query.js";
 import { type PreparedRead, prepareCollection, prepareCount, prepareSingle } from "./prepare-read.js";
 
-export type PlannedRead =
+export type PlannedRead = (
   | { readonly kind: "collection" | "count"; readonly entity: AnyEntity; readonly prepared: PreparedRead }
-  | { readonly kind: "entity"; readonly entity: AnyEntity; readonly key: string; readonly prepared: PreparedRead };
+  | { readonly kind: "entity"; readonly entity: AnyEntity; readonly key: string; readonly prepared: PreparedRead }
+) & {
+  /** every entity the read returns records of (the entity and those reached by `$expand`), for permissions */
+  readonly reads: readonly string[];
+};
+
+/** the entities whose records a read returns: its own and every expanded one */
+function readEntities(query: ReadQuery | ApplyQuery): string[] {
+  const names = new Set<string>([query.entity.name]);
+  const walk = (q: ReadQuery) => {
+    for (const e of q.expand) {
+      names.add(e.query.entity.name);
+      walk(e.query);
+    }
+  };
+  if (!("aggregates" in query)) walk(query);
+  return [...names];
+}
 
 export interface PlannerOptions {
   readonly limits?: QueryLimits;
@@ -110,10 +129,11 @@ export class ReadPlanner {
         options.apply !== undefined
           ? bindApply(this.model, entity, options)
           : bindQuery(this.model, entity, options, { limits: this.limits });
-      return { kind: "collection", entity, prepared: prepareCollection(query, prepare) };
+      return { kind: "collection", entity, prepared: prepareCollection(query, prepare), reads: readEntities(query) };
     }
     const query = bindQuery(this.model, entity, options, { limits: this.limits });
-    if (path.kind === "count") return { kind: "count", entity, prepared: prepareCount(query, prepare) };
-    return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare) };
+    const reads = readEntities(query);
+    if (path.kind === "count") return { kind: "count", entity, prepared: prepareCount(query, prepare), reads };
+    return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare), reads };
   }
 }

@@ -1,0 +1,53 @@
+/**
+ * Roles and what they grant (issue: access control): per action, the entities (or `*`) a role
+ * may read, create, update, delete, and the methods (`Entity.Method`, `Entity.*`, `*`, or
+ * `read` for every Read method) it may call. A caller has the union of its roles' grants; a
+ * delegated token's roles come from its scopes.
+ */
+import { ServiceError } from "@bizdata/core";
+import type { Principal } from "./principal.js";
+
+type Names = "*" | readonly string[];
+
+export interface RoleGrants {
+  readonly read?: Names;
+  readonly create?: Names;
+  readonly update?: Names;
+  readonly delete?: Names;
+  /** `Entity.Method`, `Entity.*`, `*`, or `read` (every Read method) */
+  readonly call?: Names;
+}
+
+export type Roles = Readonly<Record<string, RoleGrants>>;
+
+/** `admin` may do everything, `reader` read and call Read methods */
+export const defaultRoles: Roles = {
+  admin: { read: "*", create: "*", update: "*", delete: "*", call: "*" },
+  reader: { read: "*", call: ["read"] },
+};
+
+export type Action = "read" | "create" | "update" | "delete";
+
+const grants = (names: Names | undefined, name: string) => names === "*" || (names?.includes(name) ?? false);
+
+export function can(roles: Roles, principal: Principal, action: Action, entity: string): boolean {
+  return principal.roles.some((role) => grants(roles[role]?.[action], entity));
+}
+
+export function canCall(roles: Roles, principal: Principal, entity: string, method: string, isRead: boolean): boolean {
+  return principal.roles.some((role) => {
+    const call = roles[role]?.call;
+    if (call === undefined) return false;
+    if (call === "*") return true;
+    return call.includes(`${entity}.${method}`) || call.includes(`${entity}.*`) || (isRead && call.includes("read"));
+  });
+}
+
+export const forbidden = (what: string) => new ServiceError(403, "Forbidden", `Your role does not allow ${what}.`);
+
+/** throws 403 unless the caller may `action` every entity named */
+export function requireAll(roles: Roles, principal: Principal, action: Action, entities: readonly string[]): void {
+  const denied = entities.find((e) => !can(roles, principal, action, e));
+  if (denied !== undefined)
+    throw forbidden(`${action === "read" ? "reading" : `${action.replace(/e$/, "")}ing`} ${denied}`);
+}
