@@ -17,6 +17,7 @@ import { type AuthVariables, authenticate } from "./auth/authenticate.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
 import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
+import { findUser } from "./tenants/tenant-admin.js";
 
 export interface AppOptions {
   readonly db: Database;
@@ -70,7 +71,8 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
     }),
   );
   const thirdParty = thirdPartyVerifier(config.oauthIssuers);
-  app.use("/api/*", authenticate(keys, auth, { resourceMetadata, ...(thirdParty && { thirdParty }) }));
+  const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
+  app.use("/api/*", authenticate(keys, auth, { resourceMetadata, userRoles, ...(thirdParty && { thirdParty }) }));
   const workflows = {
     ttlSeconds: config.workflowTtl,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),

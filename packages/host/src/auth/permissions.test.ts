@@ -84,4 +84,21 @@ describe("permissions per entity and method", () => {
     const statuses = ((await batch.json()) as any).responses.map((r: { status: number }) => r.status);
     expect(statuses).toEqual([403, 403, 200]);
   });
+
+  it("checks every workflow step and keeps the index where it was on a refused one", async () => {
+    const wf = ((await (await clerk.request("POST", "/api/workflow")).json()) as { workflowId: string }).workflowId;
+    const step = (index: number, method: string, path: string, body?: unknown) =>
+      clerk.request(method, path, body, { "Workflow-Id": wf, "Workflow-Index": String(index) });
+    const refused = await step(1, "POST", "/api/Product", { SKU: "WF-NO" });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("Workflow-Next-Index")).toBe("1");
+    expect((await step(1, "GET", "/api/Customer")).status).toBe(403);
+    const allowed = await step(1, "POST", "/api/SalesOrder", {
+      DocNumber: "SO-WF",
+      SellToCustomer: "C-1",
+      Details: [{ Product: "P-1", Quantity: 1 }],
+    });
+    expect(allowed.status).toBe(201);
+    expect(allowed.headers.get("Workflow-Next-Index")).toBe("2");
+  });
 });

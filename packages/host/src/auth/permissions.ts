@@ -6,6 +6,7 @@
  */
 import { ServiceError } from "@bizdata/core";
 import type { Principal } from "./principal.js";
+import { SCOPES } from "./trusted-issuers.js";
 
 type Names = "*" | readonly string[];
 
@@ -30,11 +31,22 @@ export type Action = "read" | "create" | "update" | "delete";
 
 const grants = (names: Names | undefined, name: string) => names === "*" || (names?.includes(name) ?? false);
 
+/**
+ * A delegated token carries the intersection of its user's grants and its scopes:
+ * `bizdata.read` allows reading and Read methods, `bizdata.write` everything its roles grant.
+ */
+function scopeAllows(principal: Principal, reading: boolean): boolean {
+  if (principal.scopes === undefined) return true;
+  return principal.scopes.includes(SCOPES.write) || (reading && principal.scopes.includes(SCOPES.read));
+}
+
 export function can(roles: Roles, principal: Principal, action: Action, entity: string): boolean {
+  if (!scopeAllows(principal, action === "read")) return false;
   return principal.roles.some((role) => grants(roles[role]?.[action], entity));
 }
 
 export function canCall(roles: Roles, principal: Principal, entity: string, method: string, isRead: boolean): boolean {
+  if (!scopeAllows(principal, isRead)) return false;
   return principal.roles.some((role) => {
     const call = roles[role]?.call;
     if (call === undefined) return false;

@@ -7,7 +7,7 @@ import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { caller } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadConfig } from "../config.js";
-import { createTenant } from "../tenants/tenant-admin.js";
+import { createTenant, setUser } from "../tenants/tenant-admin.js";
 import { loadSigningKeys } from "./signing-keys.js";
 
 // a local test issuer: keys made here, its JWKS served on loopback
@@ -93,6 +93,17 @@ describe("third-party access tokens (OAuth 2.1 resource server)", () => {
     const none = await caller(app, tenantId, await token({ scope: "email" })).request("GET", "/api/Product");
     expect(none.status).toBe(403);
     expect(none.headers.get("WWW-Authenticate")).toContain('error="insufficient_scope"');
+  });
+
+  it("limits a token acting for a local user to the intersection of the user's roles and its scopes", async () => {
+    const db = await testDatabase();
+    const tenant = uniqueTenant("oauth-user");
+    await createTenant(db, tenant);
+    await setUser(db, tenant, "agent-7", "a-long-password", ["reader"]);
+    // the token grants write, but its user may only read
+    const res = await caller(app, tenant, await token({ tid: tenant })).request("POST", "/api/Product", { SKU: "NO" });
+    expect(res.status).toBe(403);
+    expect((await caller(app, tenant, await token({ tid: tenant })).request("GET", "/api/Product")).status).toBe(200);
   });
 
   it("keeps a token to its own tenant", async () => {
