@@ -3,6 +3,7 @@
  * once at start so a typo fails loudly instead of running with a default.
  */
 import { defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
 import { type BodyLimits, defaultBodyLimits } from "./http/body-limits.js";
@@ -30,6 +31,8 @@ export interface HostConfig {
   readonly oauthIssuers: readonly TrustedIssuer[];
   /** roles and their grants (ROLES, JSON object; default admin and reader) */
   readonly roles: Roles;
+  /** AUTH_SIGNING_KEY: a private ES256 JWK to sign with instead of a generated one */
+  readonly signingKey: JWK | undefined;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -59,6 +62,14 @@ function issuers(raw: string | undefined): TrustedIssuer[] {
     if (!ok) throw new Error(`OAUTH_ISSUERS[${i}] needs issuer, audience and jwksUri or jwks.`);
   }
   return parsed as TrustedIssuer[];
+}
+
+function jwk(raw: string): JWK {
+  try {
+    return JSON.parse(raw) as JWK;
+  } catch {
+    throw new Error("AUTH_SIGNING_KEY is not JSON: give a private ES256 JWK with a kid.");
+  }
 }
 
 function roles(raw: string | undefined): Roles {
@@ -104,5 +115,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     warmWorkflowScopes: flag(env, "WORKFLOW_WARM_SCOPES"),
     oauthIssuers: issuers(env.OAUTH_ISSUERS),
     roles: roles(env.ROLES),
+    signingKey: env.AUTH_SIGNING_KEY ? jwk(env.AUTH_SIGNING_KEY) : undefined,
   };
 }

@@ -37,7 +37,7 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
         db.query({ sql: "ANALYZE", params: [] }).catch((err: unknown) => logger.warn({ err }, "ANALYZE failed"));
       }, 10 * 60_000).unref()
     : undefined;
-  const keys = await loadSigningKeys(db);
+  const keys = await loadSigningKeys(db, config.signingKey);
   const app = createApp({ db, model, keys, config, logger });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));

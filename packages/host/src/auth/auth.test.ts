@@ -1,5 +1,5 @@
 import { sampleModel } from "@bizdata/examples";
-import { SignJWT } from "jose";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD, signedInTenant, type testApp } from "../../../../test/host-app.js";
@@ -197,5 +197,17 @@ describe("signing-key rotation", () => {
     expect((await caller(fresh, admin.tenantId, old.access_token).request("GET", "/api/Product")).status).toBe(200);
     const jwks = (await (await fresh.request("/.well-known/jwks.json")).json()) as { keys: unknown[] };
     expect(jwks.keys.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("a signing key from configuration", () => {
+  it("signs with the configured key, which other hosts' stored keys then verify", async () => {
+    const db = await testDatabase();
+    const pair = await generateKeyPair("ES256", { extractable: true });
+    const configured = { ...(await exportJWK(pair.privateKey)), kid: `configured-${Date.now()}` };
+    const keys = await loadSigningKeys(db, configured);
+    expect(keys.current.kid).toBe(configured.kid);
+    expect(keys.jwks.keys.some((k) => k.kid === configured.kid && k.d === undefined)).toBe(true);
+    await expect(loadSigningKeys(db, { kty: "EC" })).rejects.toThrow(/kid/);
   });
 });

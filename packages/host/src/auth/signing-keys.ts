@@ -45,7 +45,24 @@ export async function rotateSigningKey(db: Database): Promise<string> {
 
 const REFRESH_COOLDOWN_MS = 1_000;
 
-export async function loadSigningKeys(db: Database): Promise<SigningKeys> {
+/**
+ * The keys a host signs and verifies with. A key from configuration (`configured`, a private
+ * ES256 JWK with a `kid`) signs; otherwise the newest stored key does (generated on first start).
+ * Every stored key verifies, so tokens of a rotated-out key stay valid until they expire.
+ */
+export async function loadSigningKeys(db: Database, configured?: JWK): Promise<SigningKeys> {
+  if (configured !== undefined) {
+    if (typeof configured.kid !== "string" || configured.d === undefined) {
+      throw new Error("AUTH_SIGNING_KEY must be a private ES256 JWK with a kid.");
+    }
+    const { d: _, ...publicJwk } = configured;
+    // stored like any key, so that other hosts verify its tokens; created now, so it is the newest
+    await db.query({
+      sql: `INSERT INTO bizdata_signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (kid) DO UPDATE SET created_at = now()`,
+      params: [configured.kid, ALGORITHM, JSON.stringify(configured), JSON.stringify(publicJwk)],
+    });
+  }
   let rows = await load(db);
   if (rows.length === 0) {
     await rotateSigningKey(db);
