@@ -33,7 +33,8 @@ export interface Caller {
 
 const PASSWORD = "correct horse battery staple";
 
-async function signIn(app: App, tenantId: string, username: string): Promise<string> {
+/** signs `username` of `tenantId` in (password PASSWORD) and returns the access token */
+export async function signIn(app: App, tenantId: string, username: string): Promise<string> {
   const res = await app.request("/api/auth/signin", {
     method: "POST",
     headers: { "Content-Type": "application/json" },

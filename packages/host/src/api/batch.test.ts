@@ -2,7 +2,7 @@ import { migrate } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signedInTenant, testApp } from "../../../../test/host-app.js";
+import { type Caller, caller, config, PASSWORD, signedInTenant, signIn, testApp } from "../../../../test/host-app.js";
 import { recording } from "../../../../test/recording-database.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
@@ -256,15 +256,7 @@ describe("$batch statements", () => {
     const tenantId = uniqueTenant("batch-stmts");
     await createTenant(db, tenantId);
     await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-    const token = (
-      (await (
-        await app.request("/api/auth/signin", {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ TenantId: tenantId, Username: "admin", Password: PASSWORD }),
-        })
-      ).json()) as any
-    ).access_token;
+    const token = await signIn(app, tenantId, "admin");
     const who = caller(app, tenantId, token);
     for (let i = 0; i < 5; i++) await who.request("POST", "/api/Product", { SKU: `S-${i}`, Price: 1 });
     await who.request("POST", "/api/Customer", { Id: "SC" });

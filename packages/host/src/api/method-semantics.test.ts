@@ -13,7 +13,7 @@ import {
 } from "@bizdata/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD } from "../../../../test/host-app.js";
+import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
@@ -109,12 +109,7 @@ beforeAll(async () => {
   tenantId = uniqueTenant("semantics");
   await createTenant(db, tenantId);
   await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-  const res = await app.request("/api/auth/signin", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ TenantId: tenantId, Username: "admin", Password: PASSWORD }),
-  });
-  admin = caller(app, tenantId, ((await res.json()) as { access_token: string }).access_token);
+  admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
 });
 
 const json = async (res: Response) => (await res.json()) as any;

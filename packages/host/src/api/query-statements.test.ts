@@ -9,7 +9,7 @@ import { sampleModel } from "@bizdata/examples";
 import { createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD } from "../../../../test/host-app.js";
+import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
 import { recording } from "../../../../test/recording-database.js";
 
@@ -24,13 +24,7 @@ beforeAll(async () => {
   const tenantId = uniqueTenant("stmts");
   await createTenant(db, tenantId);
   await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-  const signIn = await app.request("/api/auth/signin", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ TenantId: tenantId, Username: "admin", Password: PASSWORD }),
-  });
-  expect(signIn.status).toBe(200);
-  admin = caller(app, tenantId, ((await signIn.json()) as { access_token: string }).access_token);
+  admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
   fixture = await loadFixture(admin, db);
 });
 

@@ -1,7 +1,7 @@
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, caller, PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";
@@ -283,13 +283,7 @@ describe("warm scopes off", () => {
       keys: await loadSigningKeys(db),
       config: loadConfig({ LOG_LEVEL: "silent", WORKFLOW_WARM_SCOPES: "false" }),
     });
-    const signIn = await cold.request("/api/auth/signin", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ TenantId: admin.tenantId, Username: "admin", Password: PASSWORD }),
-    });
-    const token = ((await signIn.json()) as { access_token: string }).access_token;
-    const coldAdmin = caller(cold, admin.tenantId, token);
+    const coldAdmin = caller(cold, admin.tenantId, await signIn(cold, admin.tenantId, "admin"));
     const wf = await workflow(coldAdmin);
     const order = await json(
       await wf.step("POST", "/api/SalesOrder", {

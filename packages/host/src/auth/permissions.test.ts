@@ -2,7 +2,7 @@ import { migrate } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD } from "../../../../test/host-app.js";
+import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
@@ -31,14 +31,7 @@ beforeAll(async () => {
   await createTenant(db, tenantId);
   await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
   await setUser(db, tenantId, "clerk", PASSWORD, ["clerk"]);
-  const token = async (username: string) => {
-    const res = await app.request("/api/auth/signin", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ TenantId: tenantId, Username: username, Password: PASSWORD }),
-    });
-    return ((await res.json()) as { access_token: string }).access_token;
-  };
+  const token = (username: string) => signIn(app, tenantId, username);
   admin = caller(app, tenantId, await token("admin"));
   clerk = caller(app, tenantId, await token("clerk"));
   await admin.request("POST", "/api/Product", { SKU: "P-1", Price: 1 });

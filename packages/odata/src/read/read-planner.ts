@@ -5,14 +5,14 @@
  * the same options is one cache entry for every tenant.
  */
 import { type AnyEntity, type Model, notFound, ServiceError } from "@bizdata/core";
+import type { ApplyQuery } from "../bind/apply-query.js";
 import { bindApply } from "../bind/bind-apply.js";
 import { bindQuery } from "../bind/bind-query.js";
+import type { ReadQuery } from "../bind/read-query.js";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { ResourcePath } from "../syntax/ast.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
-import type { ApplyQuery } from "../bind/apply-query.js";
-import type { ReadQuery } from "../bind/read-query.js";
 import { type PreparedRead, prepareCollection, prepareCount, prepareSingle } from "./prepare-read.js";
 
 export type PlannedRead = (
