@@ -16,7 +16,8 @@ function changedProperties(node: RecordNode): Body {
   const after = recordColumns(node.entity, node.record);
   const changes: Body = {};
   for (const [column, value] of after) {
-    const old = [...before].find(([c]) => c.column === column.column)?.[1];
+    // both maps are keyed by the same cached column mappings
+    const old = before.get(column);
     if (String(old ?? null) !== String(value ?? null)) changes[column.path[0]!] = node.record[column.path[0]!];
   }
   return changes;

@@ -1,5 +1,6 @@
 import { ServiceError } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
+import { rejection } from "../../../../test/service-error.js";
 import { readBody } from "./read-body.js";
 
 const url = "http://localhost/api/Product";
@@ -23,15 +24,6 @@ function chunkedStream(chunk: Uint8Array, count = Number.POSITIVE_INFINITY) {
 
 const post = (body: NonNullable<RequestInit["body"]>, headers: Record<string, string> = {}) =>
   new Request(url, { method: "POST", body, headers, duplex: "half" });
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ServiceError);
-  return error as ServiceError;
-}
 
 describe("readBody", () => {
   it.each([

@@ -1,5 +1,6 @@
 import { ServiceError } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
+import { rejection } from "../../../../test/service-error.js";
 import { defaultBodyLimits } from "./body-limits.js";
 import { isIeee754Compatible, readJsonBody } from "./request-json.js";
 
@@ -9,15 +10,6 @@ const post = (body: string, contentType?: string) =>
     body,
     headers: contentType === undefined ? {} : { "content-type": contentType },
   });
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ServiceError);
-  return error as ServiceError;
-}
 
 describe("readJsonBody", () => {
   it.each([

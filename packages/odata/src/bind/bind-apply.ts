@@ -46,7 +46,14 @@ function bindAggregate(scope: BindScope, item: AggregateItem): AggregateProperty
 
 /** whether an expression over the grouped result reads only grouped values and aggregates */
 function groupedOnly(expr: BoundExpr, groups: readonly GroupProperty[]): boolean {
-  const same = (a: BoundExpr, b: BoundExpr) => JSON.stringify(a) === JSON.stringify(b);
+  // the same column reached the same way: compare what identifies it, not the whole tree
+  const same = (a: BoundExpr, b: BoundExpr) =>
+    a.kind === "column" &&
+    b.kind === "column" &&
+    a.from === b.from &&
+    a.column.column === b.column.column &&
+    a.via.length === b.via.length &&
+    a.via.every((step, i) => step.column.column === b.via[i]!.column.column);
   switch (expr.kind) {
     case "literal":
     case "aggregate":
