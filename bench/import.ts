@@ -20,14 +20,15 @@
  * records every statement (test/recording-database.ts) takes one changeset of 64 orders with one
  * line each and one with five, and, for comparison, the same 64 five-line orders as single POSTs.
  */
-import { columnOf, type Database, inTenant, migrate, openDatabase, tableName } from "@bizdata/core";
-import { defaultSampleSizes, generateSampleData, sampleModel } from "@bizdata/examples";
+import { columnOf, type Database, inTenant, openDatabase, tableName } from "@bizdata/core";
+import { defaultSampleSizes, generateSampleData, sampleModel, seedSampleData } from "@bizdata/examples";
 import {
+  adminContext,
   createApp,
   createTenant,
   loadConfig,
   loadSigningKeys,
-  seedSampleData,
+  migrateService,
   setFeature,
   setUser,
 } from "@bizdata/host";
@@ -154,12 +155,12 @@ async function deleteOrders(db: Database): Promise<number> {
 export async function prepareImport(databaseUrl: string): Promise<void> {
   const db = await openDatabase({ url: databaseUrl, max: 2 });
   try {
-    await migrate(db, sampleModel);
+    await migrateService(db, sampleModel);
     await createTenant(db, importTenant.id, "Import benchmark");
     await setUser(db, importTenant.id, importTenant.username, importTenant.password, ["admin"]);
     // lines priced at the order's price level, a credit check on every order: the whole logic
     for (const feature of ["PriceLevels", "CreditCheck"]) await setFeature(db, importTenant.id, feature, true);
-    const seeded = await seedSampleData(db, sampleModel, importTenant.id, {
+    const seeded = await seedSampleData(adminContext(db, sampleModel), importTenant.id, {
       ...catalog,
       orders: 0,
       invoices: 0,

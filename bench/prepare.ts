@@ -7,9 +7,9 @@
  * from run to run would make the numbers drift. The tables read are then vacuumed and analyzed,
  * so both targets get plans made from statistics (the database may run without autovacuum).
  */
-import { inTenant, migrate, openDatabase } from "@bizdata/core";
-import { defaultSampleSizes, type SampleOptions, sampleModel } from "@bizdata/examples";
-import { createTenant, seedSampleData, setUser } from "@bizdata/host";
+import { inTenant, openDatabase } from "@bizdata/core";
+import { defaultSampleSizes, type SampleOptions, sampleModel, seedSampleData } from "@bizdata/examples";
+import { adminContext, createTenant, migrateService, setUser } from "@bizdata/host";
 
 export const benchTenant = { id: "bench", username: "bench", password: "bench" } as const;
 
@@ -39,10 +39,10 @@ export interface BenchData {
 export async function prepareDatabase(databaseUrl: string, scale: number): Promise<BenchData> {
   const db = await openDatabase({ url: databaseUrl, max: 2 });
   try {
-    await migrate(db, sampleModel);
+    await migrateService(db, sampleModel);
     await createTenant(db, benchTenant.id, "Benchmarks");
     await setUser(db, benchTenant.id, benchTenant.username, benchTenant.password, ["admin"]);
-    const seeded = await seedSampleData(db, sampleModel, benchTenant.id, scaled(scale));
+    const seeded = await seedSampleData(adminContext(db, sampleModel), benchTenant.id, scaled(scale));
     if (seeded.seeded) console.log(`seeded ${seeded.records} sample records into tenant ${benchTenant.id}`);
     const [removed] = await db.query<{ n: string }>({
       sql: "WITH d AS (DELETE FROM product WHERE tenant_id = $1 AND sku LIKE 'bench-%' RETURNING 1) SELECT count(*) AS n FROM d",

@@ -1,6 +1,6 @@
 /**
  * The run's results: Markdown tables on stdout (pasteable into an issue), one for the parsers and
- * one for HTTP, one for the import and one for workflows, and the same numbers with the machine and settings as JSON in
+ * one for HTTP, one for the import, one for workflows and one for the soak, and the same numbers with the machine and settings as JSON in
  * bench/results/latest.json (ignored by git: results belong to a machine and a moment, not to the
  * source).
  */
@@ -10,6 +10,7 @@ import type { ImportResult } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
 import type { BenchSettings } from "./settings.js";
+import type { SoakResult } from "./soak.js";
 import type { WorkflowResult } from "./workflow.js";
 
 export interface ScenarioResult {
@@ -199,11 +200,30 @@ export function workflowTable(r: WorkflowResult, m: Machine): string {
   ].join("\n");
 }
 
+export function soakTable(r: SoakResult, m: Machine): string {
+  const head = ["GET /api/Product(<guid>)?$select=SKU,Cost", "req/s", "p50 ms", "p99 ms", "host CPU µs/req", "failed"];
+  const rows = r.windows.map((w) => [
+    `${w.from.toLocaleString("en-US")}–${w.to.toLocaleString("en-US")}`,
+    ops(w.rps),
+    String(w.p50),
+    String(w.p99),
+    w.hostCpuMicros?.toFixed(0) ?? "",
+    String(w.failed),
+  ]);
+  rows.push(["last/first", r.ratio.rps.toFixed(2), "", r.ratio.p99.toFixed(2), r.ratio.hostCpu?.toFixed(2) ?? "", ""]);
+  return [
+    `${machineLine(m)} · soak: ${r.requests.toLocaleString("en-US")} point reads against one host process, ${r.connections} connections, after a warm-up of ${r.warmupRequests.toLocaleString("en-US")}`,
+    "",
+    ...markdown(head, rows),
+  ].join("\n");
+}
+
 export async function writeJson(
   results: readonly ScenarioResult[],
   parser: readonly ParserResult[],
   imported: ImportResult | undefined,
   workflow: WorkflowResult | undefined,
+  soak: SoakResult | undefined,
   machine: Machine,
   settings: BenchSettings,
 ): Promise<string> {
@@ -220,6 +240,7 @@ export async function writeJson(
     results: results.map((r) => ({ ...r, ratio: ratio(r) })),
     import: imported ?? null,
     workflow: workflow ?? null,
+    soak: soak ?? null,
     loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
   await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);

@@ -6,8 +6,10 @@
  * bench/results/latest.json. Settings come from the environment (settings.ts): BENCH_ONLY picks
  * scenarios (`import` names the import part, `workflow` the workflow part), BENCH_PARSER=0 skips
  * the parser part and BENCH_PARSER=only runs nothing else, BENCH_IMPORT_ORDERS sizes the import
- * and BENCH_WORKFLOW_STEPS the workflow (0 skips either); BENCH_PROFILE=<folder> writes CPU
- * profiles of the host and the floor processes into its subfolders host/ and floor/. It fails
+ * and BENCH_WORKFLOW_STEPS the workflow (0 skips either); BENCH_ONLY=soak runs the soak part
+ * (soak.ts: BENCH_SOAK_REQUESTS point reads against one host, throughput and p99 per 100,000),
+ * which runs only when named; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
+ * floor processes into its subfolders host/ and floor/. It fails
  * before measuring a scenario when the host and the floor disagree on its answer, exits non-zero
  * when a scenario mostly failed, and fails when an import request is not answered 2xx or the
  * tenant does not hold what was imported, or when a workflow step or commit is not answered as
@@ -23,6 +25,7 @@ import {
   importTables,
   parserTable,
   type ScenarioResult,
+  soakTable,
   table,
   workflowTable,
   writeJson,
@@ -30,22 +33,26 @@ import {
 import { scenarios } from "./scenarios.js";
 import { startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
+import { runSoak, SOAK_PART, type SoakResult, soakFailed } from "./soak.js";
 import { runWorkflowBench, WORKFLOW_PART, type WorkflowResult } from "./workflow.js";
 
 const settings = loadSettings();
 const unknown =
   settings.only?.filter(
-    (name) => name !== IMPORT_PART && name !== WORKFLOW_PART && !scenarios.some((s) => s.name === name),
+    (name) =>
+      name !== IMPORT_PART && name !== WORKFLOW_PART && name !== SOAK_PART && !scenarios.some((s) => s.name === name),
   ) ?? [];
 if (unknown.length > 0)
   throw new Error(
-    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part and ${WORKFLOW_PART} the workflow part.`,
+    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part, ${WORKFLOW_PART} the workflow part and ${SOAK_PART} the soak part.`,
   );
 const selected = settings.parser === "only" ? [] : scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
 const importing =
   settings.parser !== "only" && settings.importOrders > 0 && (settings.only?.includes(IMPORT_PART) ?? true);
 const workflowing =
   settings.parser !== "only" && settings.workflowSteps > 0 && (settings.only?.includes(WORKFLOW_PART) ?? true);
+// minutes long: only when named
+const soaking = settings.parser !== "only" && (settings.only?.includes(SOAK_PART) ?? false);
 const machine = describeMachine();
 
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
@@ -79,10 +86,13 @@ async function runHttp(): Promise<{
   results: ScenarioResult[];
   imported: ImportResult | undefined;
   workflow: WorkflowResult | undefined;
+  soak: SoakResult | undefined;
 }> {
   // the workflow part stages changes to the bench tenant's products
   const data =
-    selected.length > 0 || workflowing ? await prepareDatabase(settings.databaseUrl, settings.scale) : { guids: [] };
+    selected.length > 0 || workflowing || soaking
+      ? await prepareDatabase(settings.databaseUrl, settings.scale)
+      : { guids: [] };
   if (importing) await prepareImport(settings.databaseUrl);
   const runId = Date.now().toString(36);
   let skus = 0;
@@ -148,23 +158,28 @@ async function runHttp(): Promise<{
           settings.workflowSteps,
         )
       : undefined;
-    return { results, imported, workflow };
+    const soak = soaking
+      ? await runSoak(host.url, host.pid, await signIn(host.url, benchTenant), scenarioData, settings)
+      : undefined;
+    return { results, imported, workflow, soak };
   } finally {
     await Promise.all([host.stop(), floor?.stop()]);
   }
 }
 
-const { results, imported, workflow } =
-  selected.length > 0 || importing || workflowing
+const { results, imported, workflow, soak } =
+  selected.length > 0 || importing || workflowing || soaking
     ? await runHttp()
-    : { results: [], imported: undefined, workflow: undefined };
+    : { results: [], imported: undefined, workflow: undefined, soak: undefined };
 if (results.length > 0) console.log(table(results, machine, settings));
 if (imported !== undefined) console.log(`\n${importTables(imported, machine)}`);
 if (workflow !== undefined) console.log(`\n${workflowTable(workflow, machine)}`);
-console.log(`\nwritten to ${await writeJson(results, parser, imported, workflow, machine, settings)}`);
+if (soak !== undefined) console.log(`\n${soakTable(soak, machine)}`);
+console.log(`\nwritten to ${await writeJson(results, parser, imported, workflow, soak, machine, settings)}`);
 const failed = results.flatMap((r) =>
   (["host", "floor"] as const).filter((t) => mostlyFailed(r[t])).map((t) => `${r.scenario} on ${t}`),
 );
+if (soak !== undefined && soakFailed(soak)) failed.push("soak");
 if (failed.length > 0) {
   console.error(`\nMOSTLY FAILED (the numbers above measure errors): ${failed.join(", ")}`);
   process.exitCode = 1;

@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 
 export interface RunningServer {
   readonly url: string;
+  /** the child process's id, to read its CPU time (soak.ts) */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export function startServer(
     child.once("message", (message: { url: string }) =>
       resolve({
         url: message.url,
+        pid: child.pid,
         async stop() {
           child.disconnect();
           // a server stuck closing must not hang the run after its numbers are in

@@ -13,7 +13,8 @@ export interface BenchSettings {
   readonly scale: number;
   /**
    * the HTTP scenarios to run, by name (BENCH_ONLY=read-one,query-filter), `import` for the import
-   * part, `workflow` for the workflow part; all when undefined
+   * part, `workflow` for the workflow part, `soak` for the soak part; all but the soak part when
+   * undefined
    */
   readonly only: readonly string[] | undefined;
   /** the parser throughput part (BENCH_PARSER): run it too, skip it (`0`), or run nothing else (`only`) */
@@ -28,6 +29,14 @@ export interface BenchSettings {
   readonly importConnections: number;
   /** staged PATCHes in the workflow part's one workflow, then committed (BENCH_WORKFLOW_STEPS); 0 skips the part */
   readonly workflowSteps: number;
+  /** point reads of the soak part (BENCH_SOAK_REQUESTS), which runs only when BENCH_ONLY names `soak` */
+  readonly soakRequests: number;
+  /**
+   * requests in flight during the soak (BENCH_SOAK_CONNECTIONS): fewer than the host's pool has
+   * connections, so some are always idle — the steady state in which postgres.js 3.4.9's queue of
+   * open connections never drained
+   */
+  readonly soakConnections: number;
 }
 
 function positive(
@@ -87,5 +96,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     importOrders: positive(env, "BENCH_IMPORT_ORDERS", 2000, 100_000, true, 0),
     importConnections: positive(env, "BENCH_IMPORT_CONNECTIONS", 4, 64, true),
     workflowSteps: workflowSteps(env),
+    soakRequests: positive(env, "BENCH_SOAK_REQUESTS", 1_000_000, 100_000_000, true),
+    soakConnections: positive(env, "BENCH_SOAK_CONNECTIONS", 4, 1000, true),
   };
 }

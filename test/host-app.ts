@@ -3,9 +3,9 @@
  * server). Each call to `signedInTenant` makes a fresh tenant with an admin and a reader, so
  * tests never see each other's data.
  */
-import { migrate } from "@bizdata/core";
+
 import { sampleModel } from "@bizdata/examples";
-import { createApp, createTenant, loadConfig, loadSigningKeys, setUser } from "@bizdata/host";
+import { createApp, createTenant, loadConfig, loadSigningKeys, migrateService, setUser } from "@bizdata/host";
 import { testDatabase, uniqueTenant } from "./database.js";
 
 type App = ReturnType<typeof createApp>;
@@ -18,7 +18,7 @@ export const config = loadConfig({ MAX_PAGE_SIZE: "50", MAX_BODY_BYTES: String(6
 export function testApp(): Promise<App> {
   shared ??= (async () => {
     const db = await testDatabase();
-    await migrate(db, sampleModel);
+    await migrateService(db, sampleModel);
     const keys = await loadSigningKeys(db);
     return createApp({ db, model: sampleModel, keys, config });
   })();
@@ -77,5 +77,8 @@ export async function signedInTenant(label = "t"): Promise<{ admin: Caller; read
     reader: caller(app, tenantId, await signIn(app, tenantId, "reader")),
   };
 }
+
+/** the env @hono/node-server passes with a request, for `app.request`: a connection from `remoteAddress` */
+export const fromPeer = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
 
 export { PASSWORD };

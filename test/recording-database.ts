@@ -15,11 +15,14 @@ export function recording(db: Database, log: string[]): Database {
       if (!sql.startsWith(TRANSACTION_SETUP)) log.push(sql);
       return session.query<R>(statement);
     },
+    store: session.store,
   });
   return {
     driver: db.driver,
     query: (statement) => record(db).query(statement),
+    store: db.store,
     transaction: (fn, options) => db.transaction((tx) => fn(record(tx)), options),
     close: () => db.close(),
+    stats: () => db.stats(),
   };
 }

@@ -22,5 +22,7 @@ export const Contact = entity("Contact", {
     FullName: virtual(text(), { dependsOn: ["FirstName", "LastName"], compute: fullName }),
   },
   title: (c) => fullName(c) || (c.Email ?? ""),
+  // customers by state: PrimaryContact/MailingAddress/State in the sample queries
+  indexes: ["MailingAddress/State", "LastName"],
 });
 export type ContactRecord = RecordOf<typeof Contact>;

@@ -8,6 +8,7 @@ import { Product, ProductUom } from "./product.js";
 import { SalesInvoice, SalesInvoiceDetail } from "./sales-invoice.js";
 import { SalesOrder, SalesOrderDetail } from "./sales-order.js";
 import { SalesOrderImport } from "./sales-order-import.js";
+import { subscribeSampleMethods } from "./sample-methods.js";
 
 /** Every sample entity; `defineModel` checks their references and collections against each other. */
 export const sampleEntities = [
@@ -24,7 +25,7 @@ export const sampleEntities = [
   Journal,
 ] as const;
 
-/** The sample model: the stored entities and the virtual SalesOrderImport. */
-export const sampleModel = defineModel([...sampleEntities, SalesOrderImport]);
+/** The sample model: the stored entities, the virtual SalesOrderImport and the sample methods' subscribers. */
+export const sampleModel = subscribeSampleMethods(defineModel([...sampleEntities, SalesOrderImport]));
 
 export type SampleEntityName = (typeof sampleEntities)[number]["name"];

@@ -40,5 +40,7 @@ export const SalesOrder = entity("SalesOrder", {
   title: (o) => o.DocNumber,
   hooks: { deserialize: [legacyCustomerId], logic: [totalOrder], save: [requireCustomer, creditCheck] },
   methods: { ReorderFrom, CalculateLineTotal, GetOpenOrders },
+  // open orders (GetOpenOrders, the order list's usual filter), and a customer's orders by status
+  indexes: ["Status", ["SellToCustomer", "Status"]],
 });
 export type SalesOrderRecord = RecordOf<typeof SalesOrder>;

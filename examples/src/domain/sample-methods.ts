@@ -1,9 +1,9 @@
 /**
  * The sample methods of spec 4.8, each doing real work on the sample data. Declarations are
- * added to their entities' `methods`; the subscribers below implement them and run in the order
- * they are registered here.
+ * added to their entities' `methods`; `subscribeSampleMethods` implements them on a model, and
+ * the subscribers run in the order they are registered there.
  */
-import { boolean, decimal, guid, integer, method, subscribe, text } from "@bizdata/core";
+import { boolean, decimal, guid, integer, type Model, method, text } from "@bizdata/core";
 import { multiply } from "./money.js";
 
 type Line = Record<string, unknown>;
@@ -54,119 +54,126 @@ export const UpdatePrices = method({
   params: { roundToCents: boolean({ default: false }) },
 });
 
-subscribe(ReorderFrom, {
-  name: "CopyOrder",
-  abortIf: {
-    when: ({ record, args }) => record?.Guid === args.salesOrderGuid,
-    message: "An order cannot be reordered from itself.",
-  },
-  run: async ({ record, args, read, query, abort, save }) => {
-    const source = await read("SalesOrder", args.salesOrderGuid);
-    if (source === null) abort(`There is no sales order ${args.salesOrderGuid}.`);
-    const lines = await query("SalesOrderDetail", "SalesOrder eq @salesOrderGuid", { orderby: "LineNumber" });
-    record!.SellToCustomer = source!.SellToCustomer;
-    record!.Description = source!.Description;
-    record!.Details = lines.map(({ Product, Quantity, UnitPrice, Description, LineNumber }) => ({
-      Product,
-      Quantity,
-      UnitPrice,
-      Description,
-      LineNumber,
-    }));
-    await save();
-  },
-});
-// an order that already has lines would lose them: ask first (on a plain request: go ahead)
-subscribe(ReorderFrom, {
-  name: "ConfirmReplaceLines",
-  abortIf: {
-    when: ({ record }) => ((record?.Details as Line[] | undefined) ?? []).length > 0,
-    message: "The order already has lines; reordering replaces them.",
-    askUser: {
-      text: "The order already has lines. Replace them?",
-      accept: "Replace",
-      reject: "Keep",
-      default: "accept",
-    },
-  },
-});
-
-subscribe(CalculateLineTotal, {
-  name: "LineTotal",
-  run: ({ record, args }) => {
-    const lines = (record?.Details as Line[] | undefined) ?? [];
-    const quantity = lines.reduce((q, l) => q + amount(l.Quantity), 0);
-    const unitPrice = quantity === 0 ? 0 : amount(record?.TotalPrice) / quantity;
-    const net = multiply(multiply(args.quantity, unitPrice), 1 - (args.discount ?? 0) / 100);
-    return multiply(net, 1 + args.taxRate);
-  },
-});
-
-subscribe(GetOpenOrders, {
-  name: "OpenOrders",
-  run: async ({ query }) => {
-    const orders = await query("SalesOrder", "SellToCustomer/Id eq @customerId and Status eq 'Open'");
-    return orders.map((o) => o.Guid as string);
-  },
-});
-
-subscribe(GetDefaultMarkup, {
-  name: "Markup",
-  run: ({ record }) => {
-    const cost = amount(record?.Cost);
-    return cost === 0 ? null : Math.round(((amount(record?.Price) - cost) / cost) * 10_000) / 100;
-  },
-});
-
-subscribe(Post, {
-  name: "Post",
-  disableIf: (journal) => journal.IsPosted === true,
-  abortIf: { when: ({ record }) => record?.Amount === null, message: "A journal without an amount cannot be posted." },
-  run: ({ record }) => {
-    record!.IsPosted = true;
-  },
-});
-
-// the prices a call found, so that its undo can put them back (keyed by the call's record)
+// the prices a call of UpdatePrices found, so that its undo can put them back (keyed by the call's record)
 const pricesBefore = new WeakMap<object, unknown[]>();
 
-subscribe(UpdatePrices, {
-  name: "ListPrices",
-  disableIf: (invoice) => invoice.IsPosted === true,
-  run: async ({ record, read, save }) => {
-    const lines = (record!.Details as Line[]) ?? [];
-    pricesBefore.set(
-      record!,
-      lines.map((l) => l.UnitPrice),
-    );
-    for (const line of lines) {
-      const product = await read("Product", line.Product as string);
-      line.UnitPrice = product?.Price ?? line.UnitPrice;
-    }
-    await save();
-  },
-  undo: async ({ record, save }) => {
-    const before = pricesBefore.get(record!) ?? [];
-    ((record!.Details as Line[]) ?? []).forEach((line, i) => {
-      line.UnitPrice = before[i];
-    });
-    await save();
-  },
-});
-// with PriceLevels, lines of 10 or more are 5% cheaper, but never below the product's cost
-subscribe(UpdatePrices, {
-  name: "VolumeDiscount",
-  feature: "PriceLevels",
-  run: async ({ record, args, read, abort, save }) => {
-    for (const line of (record!.Details as Line[]) ?? []) {
-      if (amount(line.Quantity) >= 10) {
-        const price = multiply(amount(line.UnitPrice), 0.95);
+/** Registers the sample subscribers on `model` (the sample model, or a test's model over the sample entities). */
+export function subscribeSampleMethods(model: Model): Model {
+  model.subscribe(ReorderFrom, {
+    name: "CopyOrder",
+    abortIf: {
+      when: ({ record, args }) => record?.Guid === args.salesOrderGuid,
+      message: "An order cannot be reordered from itself.",
+    },
+    run: async ({ record, args, read, query, abort, save }) => {
+      const source = await read("SalesOrder", args.salesOrderGuid);
+      if (source === null) abort(`There is no sales order ${args.salesOrderGuid}.`);
+      const lines = await query("SalesOrderDetail", "SalesOrder eq @salesOrderGuid", { orderby: "LineNumber" });
+      record!.SellToCustomer = source!.SellToCustomer;
+      record!.Description = source!.Description;
+      record!.Details = lines.map(({ Product, Quantity, UnitPrice, Description, LineNumber }) => ({
+        Product,
+        Quantity,
+        UnitPrice,
+        Description,
+        LineNumber,
+      }));
+      await save();
+    },
+  });
+  // an order that already has lines would lose them: ask first (on a plain request: go ahead)
+  model.subscribe(ReorderFrom, {
+    name: "ConfirmReplaceLines",
+    abortIf: {
+      when: ({ record }) => ((record?.Details as Line[] | undefined) ?? []).length > 0,
+      message: "The order already has lines; reordering replaces them.",
+      askUser: {
+        text: "The order already has lines. Replace them?",
+        accept: "Replace",
+        reject: "Keep",
+        default: "accept",
+      },
+    },
+  });
+
+  model.subscribe(CalculateLineTotal, {
+    name: "LineTotal",
+    run: ({ record, args }) => {
+      const lines = (record?.Details as Line[] | undefined) ?? [];
+      const quantity = lines.reduce((q, l) => q + amount(l.Quantity), 0);
+      const unitPrice = quantity === 0 ? 0 : amount(record?.TotalPrice) / quantity;
+      const net = multiply(multiply(args.quantity, unitPrice), 1 - (args.discount ?? 0) / 100);
+      return multiply(net, 1 + args.taxRate);
+    },
+  });
+
+  model.subscribe(GetOpenOrders, {
+    name: "OpenOrders",
+    run: async ({ query }) => {
+      const orders = await query("SalesOrder", "SellToCustomer/Id eq @customerId and Status eq 'Open'");
+      return orders.map((o) => o.Guid as string);
+    },
+  });
+
+  model.subscribe(GetDefaultMarkup, {
+    name: "Markup",
+    run: ({ record }) => {
+      const cost = amount(record?.Cost);
+      return cost === 0 ? null : Math.round(((amount(record?.Price) - cost) / cost) * 10_000) / 100;
+    },
+  });
+
+  model.subscribe(Post, {
+    name: "Post",
+    disableIf: (journal) => journal.IsPosted === true,
+    abortIf: {
+      when: ({ record }) => record?.Amount === null,
+      message: "A journal without an amount cannot be posted.",
+    },
+    run: ({ record }) => {
+      record!.IsPosted = true;
+    },
+  });
+
+  model.subscribe(UpdatePrices, {
+    name: "ListPrices",
+    disableIf: (invoice) => invoice.IsPosted === true,
+    run: async ({ record, read, save }) => {
+      const lines = (record!.Details as Line[]) ?? [];
+      pricesBefore.set(
+        record!,
+        lines.map((l) => l.UnitPrice),
+      );
+      for (const line of lines) {
         const product = await read("Product", line.Product as string);
-        if (price < amount(product?.Cost)) abort(`The volume discount would sell ${product?.SKU} below cost.`);
-        line.UnitPrice = price;
+        line.UnitPrice = product?.Price ?? line.UnitPrice;
       }
-      if (args.roundToCents) line.UnitPrice = Math.round(amount(line.UnitPrice) * 100) / 100;
-    }
-    await save();
-  },
-});
+      await save();
+    },
+    undo: async ({ record, save }) => {
+      const before = pricesBefore.get(record!) ?? [];
+      ((record!.Details as Line[]) ?? []).forEach((line, i) => {
+        line.UnitPrice = before[i];
+      });
+      await save();
+    },
+  });
+  // with PriceLevels, lines of 10 or more are 5% cheaper, but never below the product's cost
+  model.subscribe(UpdatePrices, {
+    name: "VolumeDiscount",
+    feature: "PriceLevels",
+    run: async ({ record, args, read, abort, save }) => {
+      for (const line of (record!.Details as Line[]) ?? []) {
+        if (amount(line.Quantity) >= 10) {
+          const price = multiply(amount(line.UnitPrice), 0.95);
+          const product = await read("Product", line.Product as string);
+          if (price < amount(product?.Cost)) abort(`The volume discount would sell ${product?.SKU} below cost.`);
+          line.UnitPrice = price;
+        }
+        if (args.roundToCents) line.UnitPrice = Math.round(amount(line.UnitPrice) * 100) / 100;
+      }
+      await save();
+    },
+  });
+  return model;
+}

@@ -89,11 +89,10 @@ describe("generateSampleData", () => {
     expect(() => generateSampleData({ seed: 0.5 })).toThrow(RangeError);
   });
 
-  it("generates the default sizes quickly", () => {
-    const started = performance.now();
+  // how fast is pnpm bench's business (style: speed is measured, never asserted by a timed test)
+  it("generates the default sizes in full", () => {
     let records = 0;
     for (const batch of generateSampleData()) records += batch.records.length;
     expect(records).toBe(Object.values(sampleTotals()).reduce((a, b) => a + b));
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 });

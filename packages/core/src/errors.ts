@@ -53,10 +53,3 @@ export const validationError = (details: readonly ErrorDetail[], message = "The 
   );
 
 export const notFound = (message: string, target?: string) => new ServiceError(404, "NotFound", message, target);
-
-/**
- * A syntax error in a query option: names the option and the zero-based character position
- * inside its value (api-conventions: "the message names the option and the character position").
- */
-export const querySyntaxError = (option: string, position: number, problem: string) =>
-  new ServiceError(400, "QuerySyntaxError", `Syntax error in ${option} at position ${position}: ${problem}`, option);

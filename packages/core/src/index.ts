@@ -1,6 +1,14 @@
 /**
- * @bizdata/core: the entity-definition DSL, typed records, derived validation, user prompts and
- * the storage layer (tables derived from definitions, schema migration, PGlite and PostgreSQL drivers).
+ * @bizdata/core: the entity-definition DSL, typed records, derived validation, methods, user
+ * prompts, the write pipeline and the storage an application and the other packages build on
+ * (tables derived from definitions, schema migration, tenant scoping, `openDatabase`). The
+ * database drivers have entry points of their own: `@bizdata/core/pglite`, `@bizdata/core/postgres`.
+ *
+ * @example
+ * const Product = entity("Product", { naturalKey: "SKU", fields: { SKU: text({ required: true }) } });
+ * const model = defineModel([Product]);
+ * const db = await openDatabase({ url: process.env.DATABASE_URL });
+ * await migrate(db, model);
  */
 export * from "./errors.js";
 export * from "./methods/index.js";
@@ -11,6 +19,38 @@ export type * from "./model/hooks.js";
 export * from "./model/model.js";
 export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";
-export * from "./storage/index.js";
+export type { Database, Row, Session, SqlQuery, Statement, TransactionOptions } from "./storage/database.js";
+export { toQuery } from "./storage/database.js";
+export { migrate } from "./storage/migrate.js";
+export {
+  type ColumnMapping,
+  columnOf,
+  persistedColumns,
+  TENANT_COLUMN,
+  tableName,
+  VERSION_COLUMN,
+} from "./storage/naming.js";
+export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
+export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
+export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
+export { assignPath, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
+export { baseStore, insertRecords, loadRecords } from "./storage/record-store.js";
+export { missingTables } from "./storage/schema-check.js";
+export { stagedSession, stagedStore } from "./storage/staged-store.js";
+export {
+  BASE_IMAGE_COLUMN,
+  BASE_VERSION_COLUMN,
+  DELETED_COLUMN,
+  stagedTableName,
+  WORKFLOW_COLUMN,
+} from "./storage/staged-tables.js";
+export { relation, type StagedView } from "./storage/staged-view.js";
+export { tenantFeatureTable, tenantTable } from "./storage/system-tables.js";
+export { tableQueries } from "./storage/table-queries.js";
+export { loadTenant } from "./storage/tenant-features.js";
+/** for the tables other packages own: the role row-level security applies to, and the tenant policy */
+export { APP_ROLE, tenantPolicy } from "./storage/tenant-policy.js";
+export { inTenant, isTenantId } from "./storage/tenant-scope.js";
+export { databaseErrorOf, isTransientDatabaseError } from "./storage/transient-errors.js";
 export * from "./validation/index.js";
 export * from "./write/index.js";

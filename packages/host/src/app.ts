@@ -4,19 +4,22 @@
  * be embedded in another Node server or driven in tests through `app.request`.
  */
 import type { Database, Model } from "@bizdata/core";
-import { WarmScopes } from "@bizdata/workflow";
+import { createODataService, inChangeset, runBatch } from "@bizdata/odata";
+import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { Hono } from "hono";
 import pino, { type Logger } from "pino";
-import { batchRoute } from "./api/batch-route.js";
-import { entityRoutes } from "./api/entity-routes.js";
+import { entityRoutes, send } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
-import { workflowRoutes } from "./api/workflow-routes.js";
-import { workflowStep } from "./api/workflow-step.js";
+import { metadataRoutes } from "./api/metadata-routes.js";
+import { workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
 import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
+import { healthRoutes } from "./lifecycle/health-routes.js";
+import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
+import { requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
 
 export interface AppOptions {
@@ -26,14 +29,28 @@ export interface AppOptions {
   readonly config: Pick<
     HostConfig,
     "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers" | "roles"
-  >;
+  > &
+    ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
   readonly logger?: Logger;
+  /** where the API is mounted (default `/api`); every URL the service writes starts with it */
+  readonly basePath?: string;
 }
 
-export function createApp({ db, model, keys, config, logger = pino({ level: config.logLevel }) }: AppOptions) {
+export function createApp({
+  db: given,
+  model,
+  keys,
+  config,
+  logger = pino({ level: config.logLevel }),
+  basePath: base = "/api",
+}: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
+  // request ids, the request log line, metrics; `db` counts each request's statements
+  const db = observeHost(app, given, config, logger);
+  const service = createODataService({ db, model, basePath: base, queryLimits: config.queryLimits });
+  const { basePath } = service;
 
   // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
   // added to a finished response forces a slower copy); onError sets it on errors itself
@@ -44,7 +61,7 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
 
   app.onError((err, c) => {
     const { status, error, headers, unexpected } = errorResponse(err, model);
-    if (unexpected) logger.error({ err, method: c.req.method, path: c.req.path }, "request failed");
+    if (unexpected) requestLogger(logger).error({ err, method: c.req.method, path: c.req.path }, "request failed");
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     c.header("OData-Version", "4.01");
     return c.json(error.toJSON(), status as 400);
@@ -52,18 +69,15 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
 
   app.notFound((c) => c.json({ error: { code: "NotFound", message: `No resource at ${c.req.path}.` } }, 404));
 
-  app.get("/health", async (c) => {
-    await db.query({ sql: "SELECT 1", params: [] });
-    return c.json({ status: "ok" });
-  });
+  app.route("/health", healthRoutes(db, model, logger));
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
-  app.route("/api/auth", authRoutes(db, keys, auth));
+  app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
   const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
   // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
   app.get("/.well-known/oauth-protected-resource", (c) =>
     c.json({
-      resource: `${new URL(c.req.url).origin}/api`,
+      resource: `${new URL(c.req.url).origin}${basePath}`,
       authorization_servers: config.oauthIssuers.map((i) => i.issuer),
       scopes_supported: [SCOPES.read, SCOPES.write],
       bearer_methods_supported: ["header"],
@@ -72,18 +86,34 @@ export function createApp({ db, model, keys, config, logger = pino({ level: conf
   );
   const thirdParty = thirdPartyVerifier(config.oauthIssuers);
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
-  app.use("/api/*", authenticate(keys, auth, { resourceMetadata, userRoles, ...(thirdParty && { thirdParty }) }));
-  const workflows = {
+  app.use(
+    `${basePath}/*`,
+    authenticate(keys, auth, { resourceMetadata, userRoles, ...(thirdParty && { thirdParty }) }),
+  );
+  const workflows = createWorkflowService({
+    db,
+    model,
+    planner: service.planner,
+    basePath,
     ttlSeconds: config.workflowTtl,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
-  };
-  app.use("/api/*", workflowStep(db, workflows));
-  app.route("/api", workflowRoutes(db, model, { ...workflows, queryLimits: config.queryLimits }));
-  app.post(
-    "/api/$batch",
-    batchRoute(db, model, config.bodyLimits, async (request) => app.fetch(request)),
-  );
-  app.route("/api", entityRoutes(db, model, { ...config, roles: config.roles }));
+  });
+  app.use(`${basePath}/*`, workflowStep(workflows));
+  app.route(basePath, workflowRoutes(workflows));
+  app.post(`${basePath}/$batch`, async (c) => {
+    const { tenantId } = c.get("principal");
+    const result = await runBatch(c.req.raw, {
+      model,
+      basePath,
+      bodyLimits: config.bodyLimits,
+      tenantId,
+      handle: async (request) => app.fetch(request),
+      changeset: (prefetch, parts) => inChangeset(db, tenantId, prefetch, parts),
+    });
+    return send(c, result);
+  });
+  app.route("/", metadataRoutes(db, model, basePath));
+  app.route(basePath, entityRoutes(service, { bodyLimits: config.bodyLimits, roles: config.roles }));
   return app;
 }
 

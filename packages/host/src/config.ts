@@ -2,11 +2,13 @@
  * Host configuration from the environment (api-conventions: Addresses and start-up), checked
  * once at start so a typo fails loudly instead of running with a default.
  */
-import { defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import { defaultPostgresOptions, type PostgresOptions } from "@bizdata/core";
+import { type BodyLimits, defaultBodyLimits, defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
 import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
-import { type BodyLimits, defaultBodyLimits } from "./http/body-limits.js";
+import type { MetricsSettings } from "./observability/observe-host.js";
+import { type ProxySettings, parseProxyHeader, parseTrustedProxies } from "./observability/trusted-proxies.js";
 
 export interface HostConfig {
   readonly host: string;
@@ -14,6 +16,8 @@ export interface HostConfig {
   /** `postgres://…`, `memory://`, or undefined for PGlite under `dataDir` */
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  /** PostgreSQL pool size and timeouts in milliseconds (DATABASE_POOL_SIZE, DATABASE_…_TIMEOUT_MS) */
+  readonly postgres: Required<PostgresOptions>;
   readonly auth: {
     readonly issuer: string;
     readonly audience: string;
@@ -33,6 +37,12 @@ export interface HostConfig {
   readonly roles: Roles;
   /** AUTH_SIGNING_KEY: a private ES256 JWK to sign with instead of a generated one */
   readonly signingKey: JWK | undefined;
+  /** SHUTDOWN_GRACE_MS: milliseconds requests in flight get to finish on SIGTERM/SIGINT */
+  readonly shutdownGrace: number;
+  /** METRICS (default true), METRICS_TOKEN: Prometheus text at `/metrics` */
+  readonly metrics: MetricsSettings;
+  /** TRUSTED_PROXIES, PROXY_HEADER: whose forwarding header names the client (sign-in throttling, logs) */
+  readonly proxies: ProxySettings;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -90,12 +100,33 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   throw new Error(`${name}=${raw} is neither true nor false.`);
 }
 
+function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
+  const d = defaultPostgresOptions;
+  const ms = (name: string, fallback: number, min: number) => integer(env, name, fallback, min, 24 * 3600_000);
+  return {
+    max: integer(env, "DATABASE_POOL_SIZE", d.max, 1, 1000),
+    connectTimeout: ms("DATABASE_CONNECT_TIMEOUT_MS", d.connectTimeout, 100),
+    poolTimeout: ms("DATABASE_POOL_TIMEOUT_MS", d.poolTimeout, 100),
+    statementTimeout: ms("DATABASE_STATEMENT_TIMEOUT_MS", d.statementTimeout, 0),
+    lockTimeout: ms("DATABASE_LOCK_TIMEOUT_MS", d.lockTimeout, 0),
+    idleInTransactionTimeout: ms("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", d.idleInTransactionTimeout, 0),
+  };
+}
+
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (raw.length < 16 || /\s/.test(raw))
+    throw new Error("METRICS_TOKEN must be at least 16 characters without spaces.");
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
   return {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 3000, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || "./.data",
+    postgres: postgresOptions(env),
     auth: {
       issuer: env.AUTH_ISSUER || "bizdata",
       audience: env.AUTH_AUDIENCE || "bizdata-api",
@@ -116,5 +147,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     oauthIssuers: issuers(env.OAUTH_ISSUERS),
     roles: roles(env.ROLES),
     signingKey: env.AUTH_SIGNING_KEY ? jwk(env.AUTH_SIGNING_KEY) : undefined,
+    shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    metrics: { enabled: flag(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
+    proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
   };
 }

@@ -1,35 +1,36 @@
 /**
- * Starts the reference host: open the database, migrate, seed the demo set into an empty embedded
- * database (never into PostgreSQL: `pnpm seed` does that on request), then listen.
+ * Starts a host for the caller's application: open the database, migrate the model, seed the
+ * application's demo set into an empty embedded database (never into PostgreSQL: `bizdata seed`
+ * does that on request), then listen.
  */
-import { describeDatabase, type Model, migrate, openDatabase } from "@bizdata/core";
-import { sampleModel } from "@bizdata/examples";
+import type { Server } from "node:http";
+import { describeDatabase, openDatabase } from "@bizdata/core";
 import { serve } from "@hono/node-server";
 import pino from "pino";
+import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
+import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig } from "./config.js";
-import { consoleProgress } from "./seed/console-progress.js";
-import { demoTenants, demoUsers, isEmpty, seedDemo } from "./seed/demo-tenants.js";
+import { drainable } from "./lifecycle/graceful-shutdown.js";
+import { migrateService } from "./schema.js";
+import { hasTenants } from "./tenants/tenant-admin.js";
 
-export interface StartOptions {
-  readonly model?: Model;
-  /** seed the demo tenants into an empty embedded database (default: true for the sample model) */
-  readonly seedDemo?: boolean;
-}
-
-export async function startHost(config: HostConfig, options: StartOptions = {}) {
+/**
+ * @example
+ * const host = await startHost(loadConfig(), { model });
+ * console.log(host.url); // host.app, host.db, await host.close()
+ */
+export async function startHost(config: HostConfig, { model, seed, demo: demoSet }: BizdataConfig) {
   const logger = pino({ level: config.logLevel });
-  const model = options.model ?? sampleModel;
-  const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir };
+  const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
   const db = await openDatabase(dbOptions);
-  await migrate(db, model);
+  await migrateService(db, model);
   const embedded = db.driver === "pglite";
-  // the demo set is the sample domain's: another model starts empty
-  const demo = embedded && (options.seedDemo ?? model === sampleModel);
-  if (demo && (await isEmpty(db))) {
-    logger.info("empty embedded database: seeding the demo tenants and sample data");
-    await seedDemo(db, model, {}, (tenant) => consoleProgress(`seeding ${tenant}`));
+  const demo = embedded ? demoSet : undefined;
+  if (demo && seed && !(await hasTenants(db))) {
+    logger.info("empty embedded database: seeding the demo set");
+    await seed(adminContext(db, model), []);
   }
   // PGlite runs no autovacuum: refresh planner statistics now and then, or plans go stale as data grows
   const analyze = embedded
@@ -42,12 +43,13 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
   });
+  const draining = drainable(server as Server);
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   logger.info({ url, database: describeDatabase(dbOptions) }, "listening");
   if (demo) {
-    const signIns = demoTenants.flatMap((t) => demoUsers.map((u) => `  tenant ${t.id}: ${u.username} / ${u.password}`));
+    const signIns = demo.signIns.map((s) => `  tenant ${s.tenant}: ${s.username} / ${s.password}`);
     console.log(
       `\nbizdata host on ${url} (${describeDatabase(dbOptions)})\nsign in with POST ${url}/api/auth/signin:\n${signIns.join("\n")}\n`,
     );
@@ -56,10 +58,14 @@ export async function startHost(config: HostConfig, options: StartOptions = {}) 
     url,
     app,
     db,
-    async close() {
+    logger,
+    /** stops accepting, lets requests in flight finish for up to `graceMs`, then closes the pool */
+    async close(graceMs = config.shutdownGrace) {
       clearInterval(analyze);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const { cut } = await draining.drain(graceMs);
+      if (cut) logger.warn({ graceMs }, "requests still in flight after the grace period were cut");
       await db.close();
+      logger.info("stopped");
     },
   };
 }

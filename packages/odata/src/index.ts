@@ -1,6 +1,15 @@
 /**
- * @bizdata/odata: the OData URL language. Parse (Chevrotain, model-free syntax tree) → bind
- * (names and rules against the model) → compile (one PostgreSQL statement) → run (response JSON).
+ * @bizdata/odata: the OData URL language and the service runtime. Parse (Chevrotain, model-free
+ * syntax tree) → bind (names and rules against the model) → compile (one PostgreSQL statement) →
+ * run (response JSON); the service (`createODataService`) answers entity reads, writes and method
+ * calls as plain results, `runBatch` runs a `$batch` over the host's own handler, and
+ * `readJsonBody` reads request bodies with exact numbers. A host only routes, authenticates and
+ * maps errors to HTTP. And the service's description from the same model: the service document
+ * and `$metadata`.
+ *
+ * @example
+ * const service = createODataService({ db, model });
+ * const result = await service.handle(odataRequestOf(request, { basePath: service.basePath, tenantId, bodyLimits }));
  *
  * @example
  * const planner = new ReadPlanner(model);
@@ -13,6 +22,7 @@ export { formatJsonBatchResponse } from "./batch/format-json-response.js";
 export { formatMultipartBatchResponse } from "./batch/format-multipart-response.js";
 export { parseJsonBatch } from "./batch/parse-json-batch.js";
 export { parseMultipartBatch } from "./batch/parse-multipart-batch.js";
+export { type BatchOptions, runBatch } from "./batch/run-batch.js";
 export type * from "./bind/apply-query.js";
 export { bindApply } from "./bind/bind-apply.js";
 export { bindQuery } from "./bind/bind-query.js";
@@ -20,7 +30,16 @@ export type * from "./bind/bound-expr.js";
 export type * from "./bind/read-query.js";
 export { compileApply } from "./compile/compile-apply.js";
 export { type CompileContext, compileCollection, compileCount, compileSingle } from "./compile/compile-read.js";
+export { parseJson } from "./json-body/parse-json.js";
+export { isIeee754Compatible, readJsonBody } from "./json-body/request-json.js";
 export * from "./limits.js";
+export { buildEdm, type EdmOptions } from "./metadata/build-edm.js";
+export { renderCsdlJson } from "./metadata/csdl-json.js";
+export { renderCsdlXml } from "./metadata/csdl-xml.js";
+export type * from "./metadata/edm.js";
+export { type MetadataRequest, metadataDocument, serviceDocumentText } from "./metadata/metadata-documents.js";
+export { type MetadataFormat, metadataFormat, metadataVersion } from "./metadata/metadata-negotiation.js";
+export { type ServiceDocument, serviceDocument } from "./metadata/service-document.js";
 export {
   type PreparedRead,
   type PrepareOptions,
@@ -37,4 +56,28 @@ export {
   resolveEntity,
 } from "./read/read-planner.js";
 export { type RunArgs, runCollection, runCount, runSingle } from "./read/run-read.js";
+export { type MethodPath, methodEnvironment } from "./service/method-call.js";
+export {
+  type Access,
+  hasBody,
+  type ODataRequest,
+  odataRequestOf,
+  resourcePath,
+  wantsMinimal,
+} from "./service/odata-request.js";
+export { jsonResult, noContent, normalizeBasePath, type ODataResult, withPrompts } from "./service/odata-result.js";
+export { createODataService, type ODataService, type ODataServiceOptions } from "./service/odata-service.js";
+export {
+  currentScope,
+  inChangeset,
+  inRequestTransaction,
+  type PromptAnnotation,
+  promptAnnotation,
+  type RequestPrompts,
+  type RequestScope,
+  requestPrompts,
+  runInScope,
+} from "./service/request-scope.js";
+export type { ServiceContext } from "./service/service-context.js";
+export { tenantInfo } from "./service/tenant-info.js";
 export * from "./syntax/index.js";

@@ -6,12 +6,12 @@
  * saves once at the end. The same function serves HTTP calls and server code.
  */
 import { ServiceError, validationError } from "../errors.js";
-import type { AnyEntity } from "../model/model.js";
+import type { AnyEntity, Model } from "../model/model.js";
 import type { QuestionInput } from "../prompts/prompts.js";
 import { loadRecords } from "../storage/record-store.js";
 import { loadTree } from "../write/record-tree.js";
 import { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "../write/write-record.js";
-import type { MethodContext, MethodDeclaration, MethodSubscriber } from "./method.js";
+import { isUnavailable, type MethodContext, type MethodDeclaration, type MethodSubscriber, runsFor } from "./method.js";
 import { methodArguments } from "./method-arguments.js";
 
 export interface MethodCall {
@@ -30,7 +30,7 @@ export interface MethodEnvironment extends WriteContext {
    * storing the question with the call, to run when the user answers (spec 4.8 rule 4).
    */
   readonly defer?: (question: QuestionInput, call: MethodCall) => Promise<string | undefined>;
-  /** finds records by an OData `$filter`; `args` are the call's arguments, for `@name` in the filter */
+  /** finds records by an OData `$filter`; `args` are the call's arguments, the values of `@name` in the filter */
   readonly query: (
     entity: string,
     filter: string,
@@ -47,9 +47,6 @@ export type MethodOutcome =
   | { readonly status: "aborted"; readonly error: ServiceError };
 
 class Aborted extends Error {}
-
-const enabledFor = (s: MethodSubscriber, features: ReadonlySet<string>) =>
-  s.feature === undefined || features.has(s.feature);
 
 /** the method, or the error that says why it cannot be called (501, 403, 400 for the wrong verb or form) */
 export function resolveMethod(
@@ -86,6 +83,7 @@ export function resolveMethod(
 
 /** the names of the instance methods disabled for `record` (RecordReadOnly, spec 4.8 rule 2) */
 export function disabledMethods(
+  model: Model,
   entity: AnyEntity,
   record: Record<string, unknown>,
   features: ReadonlySet<string>,
@@ -93,7 +91,7 @@ export function disabledMethods(
   const names: string[] = [];
   for (const [name, declaration] of Object.entries(entity.methods)) {
     if (declaration.isStatic) continue;
-    if (declaration.subscribers.some((s) => enabledFor(s, features) && s.disableIf?.(record) === true))
+    if (model.subscribers(declaration).some((s) => runsFor(s, features) && s.disableIf?.(record) === true))
       names.push(name);
   }
   return names;
@@ -106,16 +104,17 @@ export async function invokeMethod(
 ): Promise<MethodOutcome> {
   const { entity, name } = call;
   const label = `${entity.name}.${name}`;
-  if (declaration.subscribers.length === 0) {
+  const registered = env.model.subscribers(declaration);
+  if (registered.length === 0) {
     throw new ServiceError(
       501,
       "MethodNotImplemented",
       `${label} has no subscriber registered: it is declared but not implemented.`,
     );
   }
-  const subscribers = declaration.subscribers.filter((s) => enabledFor(s, env.tenant.features));
-  if (subscribers.length === 0)
+  if (isUnavailable(registered, env.tenant.features))
     throw new ServiceError(403, "MethodUnavailable", `${label} is not available for this tenant.`);
+  const subscribers = registered.filter((s) => runsFor(s, env.tenant.features));
   const args = methodArguments(label, declaration.params, call.args, call.argsAsText);
   const modify = declaration.type === "modify";
   const loaded =

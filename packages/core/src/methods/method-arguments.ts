@@ -6,9 +6,9 @@
  */
 import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { ScalarField } from "../model/fields.js";
+import { isGuid } from "../write/natural-keys.js";
 import type { MethodParams } from "./method.js";
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -52,9 +52,7 @@ function convert(
       return b === undefined ? { ok: false, expected: "true or false" } : { ok: true, value: b };
     }
     case "guid":
-      return text !== undefined && GUID.test(text)
-        ? { ok: true, value: text.toLowerCase() }
-        : { ok: false, expected: "a Guid" };
+      return isGuid(text) ? { ok: true, value: text.toLowerCase() } : { ok: false, expected: "a Guid" };
     case "date":
       return text !== undefined && DATE.test(text)
         ? { ok: true, value: text }

@@ -42,7 +42,13 @@ export interface MethodContext<A = Record<string, unknown>> {
   readonly tenant: TenantInfo;
   readonly prompts: UserPrompts;
   readonly read: (entity: string, guid: string) => Promise<Record<string, unknown> | null>;
-  /** records of an entity matching an OData `$filter` (with `@name` replaced by `args.name`) */
+  /**
+   * Records of an entity matching an OData `$filter`, all of them (no server page). `@name` in
+   * the filter is the argument `name`, bound as a statement parameter typed against what it is
+   * compared with; a value never becomes filter text.
+   *
+   * @example query("SalesOrder", "SellToCustomer/Id eq @customerId and Status eq 'Open'", { orderby: "DocNumber" })
+   */
   readonly query: (
     entity: string,
     filter: string,
@@ -92,12 +98,10 @@ export interface MethodDeclaration<P extends MethodParams = MethodParams, R exte
   readonly returns: R;
   /** check the record first, run every subscriber, then save once (spec 4.8 rule 6) */
   readonly saveOnCompletion: boolean;
-  /** in registration order */
-  readonly subscribers: MethodSubscriber<MethodArgs<P>, ReturnValue<R>>[];
 }
 
 /**
- * Declares a method; add it to an entity's `methods` and register subscribers with `subscribe`.
+ * Declares a method; add it to an entity's `methods` and implement it with `model.subscribe`.
  *
  * @example
  * const CalculateLineTotal = method({
@@ -126,16 +130,17 @@ export function method<const P extends MethodParams = {}, const R extends Method
     params: (config.params ?? {}) as P,
     returns: (config.returns ?? { kind: "none" }) as R,
     saveOnCompletion: config.saveOnCompletion ?? false,
-    subscribers: [],
   };
 }
 
-/** Registers a subscriber; subscribers run in the order they were registered. */
-export function subscribe<P extends MethodParams, R extends MethodReturns>(
-  declaration: MethodDeclaration<P, R>,
-  subscriber: MethodSubscriber<MethodArgs<P>, ReturnValue<R>>,
-): void {
-  if (subscriber.disableIf && declaration.isStatic)
-    throw new Error(`${subscriber.name}: DisableIf needs a record; the method is static.`);
-  declaration.subscribers.push(subscriber);
-}
+/** whether a subscriber (body and conditions) runs for a tenant with these features (spec 4.8 rule 7) */
+export const runsFor = (subscriber: MethodSubscriber, features: ReadonlySet<string>): boolean =>
+  subscriber.feature === undefined || features.has(subscriber.feature);
+
+/**
+ * A method whose subscribers (`model.subscribers(declaration)`) all belong to features the tenant
+ * lacks is unavailable to it (spec 4.8 rule 8: `403 MethodUnavailable`). One with no subscriber
+ * at all is not: it is a developer's configuration error (`501`), the same for every tenant.
+ */
+export const isUnavailable = (subscribers: readonly MethodSubscriber[], features: ReadonlySet<string>): boolean =>
+  subscribers.length > 0 && !subscribers.some((s) => runsFor(s, features));

@@ -123,6 +123,11 @@ describe("defineModel()", () => {
     expect(model.owner("DslOrder")).toBeUndefined();
   });
 
+  it("qualifies the model by a namespace, bizdata unless given", () => {
+    expect(defineModel([Land]).namespace).toBe("bizdata");
+    expect(defineModel([Land], { namespace: "acme.sales" }).namespace).toBe("acme.sales");
+  });
+
   it.each([
     [
       "a reference to an unregistered entity",
@@ -130,6 +135,8 @@ describe("defineModel()", () => {
       /"DslLand", which is not part of the model/,
     ],
     ["the same entity twice", () => defineModel([Land, Land]), /registered twice/],
+    ["a namespace that is no dotted identifier", () => defineModel([Land], { namespace: "acme..x" }), /dot-separated/],
+    ["a namespace OData reserves", () => defineModel([Land], { namespace: "Edm" }), /reserved by OData/],
     [
       "a collection whose inverse does not point back",
       () => {

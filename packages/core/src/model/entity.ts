@@ -104,6 +104,8 @@ export interface EntityDefinition<
   readonly methods: Readonly<Record<string, MethodDeclaration<any, any>>>;
   /** a virtual entity: no table of its own; saving its records is this function's work */
   readonly storage?: VirtualStorage;
+  /** secondary indexes, each a list of property paths (`Status`, `MailingAddress/State`), always led by the tenant */
+  readonly indexes: readonly (readonly string[])[];
 }
 
 /** what a virtual entity's `save` may do: write real records through the full write pipeline */
@@ -131,7 +133,16 @@ export interface EntityConfig<F extends Fields, V extends Virtuals> {
   readonly table?: string;
   readonly methods?: Readonly<Record<string, MethodDeclaration<any, any>>>;
   readonly storage?: VirtualStorage;
+  /**
+   * Secondary indexes for what the entity's queries and methods filter and sort by: each one a
+   * persisted property (a reference, or a complex member as `Complex/Member`) or a list of them
+   * for a composite index. `migrate` creates them, always led by the tenant.
+   */
+  readonly indexes?: readonly (IndexPath<F> | readonly IndexPath<F>[])[];
 }
+
+/** a property path an index can name: a top-level property or a member of a complex property */
+export type IndexPath<F extends Fields> = Extract<keyof F, string> | `${Extract<keyof F, string>}/${string}` | "Title";
 
 const reserved = new Set(["Guid", "Title", "RecordReadOnly", "__proto__", "constructor", "prototype"]);
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -178,6 +189,30 @@ export function entity<const Name extends string, const F extends Fields, const 
       if (field.kind === "collection") throw new Error(`${name}.${key}: a virtual entity has no collections.`);
     }
   }
+  const indexes = (config.indexes ?? []).map((index) => {
+    const paths = typeof index === "string" ? [index] : [...index];
+    if (paths.length === 0) throw new Error(`${name}: an index needs at least one property.`);
+    for (const path of paths) {
+      const [top, member, ...rest] = path.split("/");
+      const field = (config.fields as Record<string, Fields[string]>)[top!];
+      const target =
+        top === "Title"
+          ? builtInFields.Title
+          : field?.kind === "complex" && member !== undefined
+            ? (field.fields as Record<string, Fields[string]>)[member]
+            : member === undefined
+              ? field
+              : undefined;
+      if (target === undefined || rest.length > 0 || target.kind === "collection" || target.kind === "complex") {
+        throw new Error(
+          `${name}: index on "${path}": name a persisted property, a reference or a complex member (Complex/Member).`,
+        );
+      }
+    }
+    return paths;
+  });
+  if (config.storage !== undefined && indexes.length > 0)
+    throw new Error(`${name}: a virtual entity has no table to index.`);
   const nk = typeof config.naturalKey === "string" ? { property: config.naturalKey } : config.naturalKey;
   const nkField = nk.property === "Guid" ? builtInFields.Guid : config.fields[nk.property];
   if (nkField === undefined) throw new Error(`${name}: natural key "${nk.property}" is not a field.`);
@@ -192,6 +227,7 @@ export function entity<const Name extends string, const F extends Fields, const 
     naturalKey: { property: nk.property, unique: "unique" in nk ? (nk.unique ?? true) : true },
     hooks: config.hooks ?? {},
     methods: config.methods ?? {},
+    indexes,
     ...(config.storage !== undefined && { storage: config.storage }),
     ...(config.description !== undefined && { description: config.description }),
     ...(config.title !== undefined && { title: config.title }),

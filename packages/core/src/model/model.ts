@@ -1,14 +1,26 @@
 /**
- * A model is the set of entities one service exposes. `defineModel` checks the definitions
- * against each other once (every reference and collection points at a registered entity, every
- * collection's inverse is a reference back to its owner) so later stages can trust them.
+ * A model is the set of entities one service exposes, and the subscribers that implement their
+ * methods. `defineModel` checks the definitions against each other once (every reference and
+ * collection points at a registered entity, every collection's inverse is a reference back to its
+ * owner) so later stages can trust them. Subscribers live on the model, not on the shared method
+ * declarations, so two models over the same entities never see each other's.
  */
+import type {
+  MethodArgs,
+  MethodDeclaration,
+  MethodParams,
+  MethodReturns,
+  MethodSubscriber,
+  ReturnValue,
+} from "../methods/method.js";
 import type { EntityDefinition } from "./entity.js";
 import type { CollectionField, PersistedField } from "./fields.js";
 
 export type AnyEntity = EntityDefinition<string, any, any>;
 
 export interface Model {
+  /** the namespace that qualifies the model's types and operations in `$metadata` (default `bizdata`) */
+  readonly namespace: string;
   readonly entities: ReadonlyMap<string, AnyEntity>;
   /** the entity named exactly `name` (case sensitive, spec 2.1), or undefined */
   entity(name: string): AnyEntity | undefined;
@@ -16,14 +28,43 @@ export interface Model {
   owner(
     name: string,
   ): { readonly entity: AnyEntity; readonly collection: string; readonly inverse: string } | undefined;
+  /**
+   * Implements a method of one of the model's entities; subscribers run in the order they were
+   * registered. Returns the model, so registrations chain.
+   */
+  subscribe<P extends MethodParams, R extends MethodReturns>(
+    declaration: MethodDeclaration<P, R>,
+    subscriber: MethodSubscriber<MethodArgs<P>, ReturnValue<R>>,
+  ): Model;
+  /** the subscribers of a method, in registration order (none: the method is declared but not implemented) */
+  subscribers(declaration: MethodDeclaration<any, any>): readonly MethodSubscriber[];
 }
+
+export interface ModelOptions {
+  /** dot-separated identifiers, e.g. `acme.sales`; default `bizdata` */
+  readonly namespace?: string;
+}
+
+export const DEFAULT_NAMESPACE = "bizdata";
+
+// CSDL 4.01 §5.1: a namespace is dot-separated simple identifiers; these prefixes are reserved
+const NAMESPACE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+const RESERVED_NAMESPACES = ["Edm", "odata", "System", "Transient"];
 
 /**
  * @example
- * const model = defineModel([Product, ProductUom, Customer]);
+ * const model = defineModel([Product, ProductUom, Customer], { namespace: "acme" });
  * model.entity("Product")?.naturalKey.property; // "SKU"
+ * model.subscribe(GetDefaultMarkup, { name: "Markup", run: ({ record }) => markup(record) });
  */
-export function defineModel(definitions: readonly AnyEntity[]): Model {
+export function defineModel(definitions: readonly AnyEntity[], options: ModelOptions = {}): Model {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  if (!NAMESPACE.test(namespace) || namespace.length > 511) {
+    throw new Error(`Namespace "${namespace}" must be dot-separated identifiers, e.g. "acme.sales".`);
+  }
+  if (RESERVED_NAMESPACES.some((reserved) => namespace === reserved || namespace.startsWith(`${reserved}.`))) {
+    throw new Error(`Namespace "${namespace}" is reserved by OData; choose another.`);
+  }
   const entities = new Map<string, AnyEntity>();
   for (const def of definitions) {
     if (entities.has(def.name)) throw new Error(`Entity "${def.name}" is registered twice.`);
@@ -66,9 +107,27 @@ export function defineModel(definitions: readonly AnyEntity[]): Model {
       checkField(def, `${def.name}.${name}`, field);
     }
   }
-  return {
+  const subscribers = new Map<MethodDeclaration<any, any>, MethodSubscriber[]>();
+  const declared = new Set([...entities.values()].flatMap((def) => Object.values(def.methods)));
+  const model: Model = {
+    namespace,
     entities,
     entity: (name) => entities.get(name),
     owner: (name) => owners.get(name),
+    subscribe(declaration, subscriber) {
+      if (!declared.has(declaration)) {
+        throw new Error(
+          `${subscriber.name}: its method is not in the methods of any entity of this model; add it to an entity's methods.`,
+        );
+      }
+      if (subscriber.disableIf && declaration.isStatic)
+        throw new Error(`${subscriber.name}: DisableIf needs a record; the method is static.`);
+      const list = subscribers.get(declaration) ?? [];
+      list.push(subscriber as MethodSubscriber);
+      subscribers.set(declaration, list);
+      return model;
+    },
+    subscribers: (declaration) => subscribers.get(declaration) ?? [],
   };
+  return model;
 }

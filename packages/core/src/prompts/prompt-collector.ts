@@ -6,15 +6,7 @@
  * supplies its own `UserPrompts` that keeps questions.
  */
 import { randomUUID } from "node:crypto";
-import type { MessageInput, QuestionInput, Severity, UserPrompts } from "./prompts.js";
-
-export interface Prompt {
-  readonly id: string;
-  readonly text: string;
-  readonly severity: Severity;
-}
-
-export type PromptEnvelope = Readonly<Record<string, readonly Prompt[]>>;
+import type { MessageInput, Prompt, PromptEnvelope, QuestionInput, UserPrompts } from "./prompts.js";
 
 export const promptGroup = (input: MessageInput): string =>
   input.entityGuid === undefined

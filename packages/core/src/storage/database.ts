@@ -5,7 +5,8 @@
  */
 import { is, SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { StagedView } from "./staged-view.js";
+import type { PoolStats } from "./pool-usage.js";
+import type { RecordStore } from "./record-port.js";
 
 export interface SqlQuery {
   readonly sql: string;
@@ -17,8 +18,8 @@ export type Row = Record<string, unknown>;
 
 export interface Session {
   query<R = Row>(statement: Statement): Promise<R[]>;
-  /** set inside a workflow: reads see its staged state and writes are staged (staged-view.ts) */
-  readonly view?: StagedView;
+  /** where records are loaded from and written to: the base tables, or a workflow's staged state */
+  readonly store: RecordStore;
 }
 
 export interface TransactionOptions {
@@ -30,6 +31,8 @@ export interface Database extends Session {
   readonly driver: "pglite" | "postgres";
   transaction<T>(fn: (tx: Session) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+  /** how busy the connections are now (the host's pool metrics) */
+  stats(): PoolStats;
 }
 
 const dialect = new PgDialect();

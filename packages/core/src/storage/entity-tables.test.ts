@@ -20,6 +20,7 @@ const Item = entity("TblItem", {
     Address: complex({ City: text({ maxLength: 80 }), Uom: reference("TblUom") }),
     Uoms: collection(Uom, { inverse: "Item" }),
   },
+  indexes: ["Kind", ["Kind", "Cost"], "Address/City", "Title"],
 });
 const model = defineModel([Uom, Item]);
 
@@ -50,6 +51,31 @@ describe("tables derived from definitions", () => {
     expect(ddl.create).toContain(
       'CREATE INDEX IF NOT EXISTS "tbl_item_address__uom_guid_idx" ON "tbl_item" ("tenant_id", "address__uom_guid")',
     );
+  });
+
+  it("creates the declared indexes, single and composite, led by the tenant", () => {
+    const ddl = tableDdl(entityTable(model, Item));
+    for (const [name, columns] of [
+      ["tbl_item_kind_ix", '"tenant_id", "kind"'],
+      ["tbl_item_kind_cost_ix", '"tenant_id", "kind", "cost"'],
+      ["tbl_item_address__city_ix", '"tenant_id", "address__city"'],
+      ["tbl_item_title_ix", '"tenant_id", "title"'],
+    ]) {
+      expect(ddl.create).toContain(`CREATE INDEX IF NOT EXISTS "${name}" ON "tbl_item" (${columns})`);
+    }
+  });
+
+  it("refuses an index on what has no column", () => {
+    const declare = (indexes: readonly (string | string[])[]) => () =>
+      entity("TblBad", {
+        naturalKey: "Guid",
+        fields: { Name: text(), Address: complex({ City: text() }), Uoms: collection(Uom, { inverse: "Item" }) },
+        indexes: indexes as never,
+      });
+    for (const bad of [["Nope"], ["Uoms"], ["Address"], ["Address/Nope"], ["Address/City/x"], [[]]]) {
+      expect(declare(bad), JSON.stringify(bad)).toThrow(/index/);
+    }
+    expect(declare(["Name", "Address/City", ["Name", "Address/City"]])).not.toThrow();
   });
 
   it("makes a non-unique natural key a plain index and cascades owned items", () => {

@@ -4,7 +4,9 @@
  * a tenant-scoped foreign key (a record can never point into another tenant); row-level security
  * is declared on the table itself.
  */
+import { createHash } from "node:crypto";
 import {
+  bigint,
   boolean,
   date,
   foreignKey,
@@ -24,7 +26,7 @@ import {
 } from "drizzle-orm/pg-core";
 import type { ReferenceField, ScalarField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
-import { columnOf, persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
+import { columnOf, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export type EntityTable = PgTableWithColumns<any>;
@@ -57,6 +59,18 @@ function columnBuilder(name: string, field: ScalarField | ReferenceField): PgCol
 
 const cache = new WeakMap<AnyEntity, EntityTable>();
 
+/** PostgreSQL cuts names at 63 bytes; a longer one keeps a readable start and a hash of the whole */
+const shortName = (name: string): string =>
+  name.length <= 63 ? name : `${name.slice(0, 54)}_${createHash("sha1").update(name).digest("hex").slice(0, 8)}`;
+
+/** the declared secondary indexes of an entity (`indexes`): name and columns, tenant first */
+export function declaredIndexes(def: AnyEntity): { readonly name: string; readonly columns: readonly string[] }[] {
+  return def.indexes.map((paths) => {
+    const columns = paths.map((path) => columnOf(def, path.split("/"))!.column);
+    return { name: shortName(`${tableName(def)}_${columns.join("_")}_ix`), columns: [TENANT_COLUMN, ...columns] };
+  });
+}
+
 /** the tenant column and the persisted columns of an entity, keyed by SQL name */
 export function columnBuilders(def: AnyEntity): Record<string, PgColumnBuilderBase> {
   const columns: Record<string, PgColumnBuilderBase> = { [TENANT_COLUMN]: text(TENANT_COLUMN).notNull() };
@@ -71,7 +85,10 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const cached = cache.get(def);
   if (cached) return cached;
   const name = tableName(def);
-  const columns = columnBuilders(def);
+  const columns = {
+    ...columnBuilders(def),
+    [VERSION_COLUMN]: bigint(VERSION_COLUMN, { mode: "number" }).notNull().default(1),
+  };
   const nk = columnOf(def, [def.naturalKey.property]);
   const references = persistedColumns(def).filter((c) => c.field.kind === "reference");
   const owner = model.owner(def.name);
@@ -93,6 +110,7 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
         }).onDelete(cascade ? "cascade" : "no action"),
       ];
     }),
+    ...declaredIndexes(def).map((ix) => index(ix.name).on(...(ix.columns.map((c) => t[c]) as [any, ...any[]]))),
     pgPolicy(`${name}_tenant`, { as: "permissive", for: "all", to: APP_ROLE, ...tenantPolicy(TENANT_COLUMN) }),
   ]).enableRLS() as unknown as EntityTable;
   cache.set(def, table);

@@ -3,20 +3,32 @@
  * in one transaction, serialized by an advisory lock so that several hosts or test workers can
  * start against one database at once.
  */
+import type { PgTable } from "drizzle-orm/pg-core";
 import type { Model } from "../model/model.js";
 import type { Database } from "./database.js";
-import { modelTables } from "./entity-tables.js";
-import { stagedTables, workflowPromptTable, workflowTable } from "./staged-tables.js";
+import { declaredIndexes, modelTables } from "./entity-tables.js";
+import { tableName } from "./naming.js";
+import { stagedTables } from "./staged-tables.js";
 import { systemTables } from "./system-tables.js";
 import { tableDdl } from "./table-ddl.js";
 import { APP_ROLE } from "./tenant-policy.js";
 
 const MIGRATION_LOCK = 0x62697a64; // "bizd"
 
-export function migrationStatements(model: Model): string[] {
-  const ddl = [...systemTables, workflowTable, workflowPromptTable, ...modelTables(model), ...stagedTables(model)].map(
-    tableDdl,
-  );
+/**
+ * Every table the schema of `model` has: core's own, `tables` (those of the other packages in
+ * use, for example `workflowTables` of @bizdata/workflow, `authTables` of @bizdata/host), the
+ * entities' and their staged copies.
+ */
+export const schemaTables = (model: Model, tables: readonly PgTable[] = []): PgTable[] => [
+  ...systemTables,
+  ...tables,
+  ...modelTables(model),
+  ...stagedTables(model),
+];
+
+export function migrationStatements(model: Model, tables: readonly PgTable[] = []): string[] {
+  const ddl = schemaTables(model, tables).map(tableDdl);
   return [
     // roles are cluster-wide: create once, tolerate a concurrent creator
     // (checked first, so that an owner without CREATEROLE can migrate once the role exists)
@@ -31,10 +43,45 @@ export function migrationStatements(model: Model): string[] {
   ];
 }
 
+/** a table this large gets a newly declared index built without blocking its writers */
+const LARGE_TABLE_ROWS = 100_000;
+
+/**
+ * Declared indexes that are missing on large tables, built with `CREATE INDEX CONCURRENTLY`
+ * (PostgreSQL only; it cannot run inside the migration's transaction) so that adding an index
+ * to a busy table does not lock out its writers for the whole build. The migration's own
+ * `CREATE INDEX IF NOT EXISTS` then finds them there.
+ */
+async function buildLargeIndexesConcurrently(db: Database, model: Model): Promise<void> {
+  if (db.driver !== "postgres") return;
+  for (const def of model.entities.values()) {
+    if (def.storage !== undefined) continue;
+    for (const ix of declaredIndexes(def)) {
+      const [state] = await db.query<{ rows: number | null; present: boolean }>({
+        sql: "SELECT (SELECT reltuples::float8 FROM pg_class WHERE relname = $1 AND relkind = 'r') AS rows, EXISTS (SELECT 1 FROM pg_class WHERE relname = $2) AS present",
+        params: [tableName(def), ix.name],
+      });
+      if (state === undefined || state.present || Number(state.rows ?? 0) < LARGE_TABLE_ROWS) continue;
+      const columns = ix.columns.map((c) => `"${c}"`).join(", ");
+      await db.query({
+        sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${ix.name}" ON "${tableName(def)}" (${columns})`,
+        params: [],
+      });
+    }
+  }
+}
+
 /** Creates or upgrades the schema; safe to run any number of times, concurrently. */
-export async function migrate(db: Database, model: Model): Promise<void> {
+export async function migrate(db: Database, model: Model, tables: readonly PgTable[] = []): Promise<void> {
+  await buildLargeIndexesConcurrently(db, model);
   await db.transaction(async (tx) => {
+    // the serving timeouts are not for this: the lock waits for other hosts' migrations, and
+    // adding an index to a big table may take long
+    await tx.query({
+      sql: "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)",
+      params: [],
+    });
     await tx.query({ sql: "SELECT pg_advisory_xact_lock($1)", params: [MIGRATION_LOCK] });
-    for (const statement of migrationStatements(model)) await tx.query({ sql: statement, params: [] });
+    for (const statement of migrationStatements(model, tables)) await tx.query({ sql: statement, params: [] });
   });
 }

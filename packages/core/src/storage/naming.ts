@@ -18,6 +18,12 @@ export const tableName = (def: AnyEntity): string => def.table ?? snakeCase(def.
 /** Every table's tenant column; it leads the primary key and every index (architecture: Scale). */
 export const TENANT_COLUMN = "tenant_id";
 
+/**
+ * Every entity row's version: 1 when inserted, one more on every update. What a workflow's
+ * staged change was made against (commit conflicts) and what ETags carry.
+ */
+export const VERSION_COLUMN = "row_version";
+
 export interface ColumnMapping {
   /** property path from the record root: `["Cost"]`, `["MailingAddress", "Country"]` */
   readonly path: readonly string[];
@@ -53,7 +59,7 @@ export function persistedColumns(def: AnyEntity): readonly ColumnMapping[] {
     }
     columns.push({ path: [name], column: columnName(name, field), field });
   }
-  const seen = new Set<string>([TENANT_COLUMN]);
+  const seen = new Set<string>([TENANT_COLUMN, VERSION_COLUMN]);
   for (const c of columns) {
     if (seen.has(c.column)) {
       throw new Error(

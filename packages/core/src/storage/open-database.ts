@@ -1,10 +1,40 @@
 /**
  * Picks the driver the way the conventions say: `postgres://…` is PostgreSQL, `memory://` an
- * in-memory PGlite, anything else (or nothing) a PGlite data directory.
+ * in-memory PGlite, anything else (or nothing) a PGlite data directory. Each driver is loaded only
+ * when it is asked for, so an application installs just the driver package it uses
+ * (`@electric-sql/pglite` and `postgres` are optional peer dependencies of @bizdata/core).
  */
 import type { Database } from "./database.js";
-import { openPglite } from "./pglite-database.js";
-import { openPostgres, type PostgresOptions } from "./postgres-database.js";
+import type { PostgresOptions } from "./postgres-options.js";
+
+/**
+ * Loads a driver module; when its database package is not installed, says which one to install
+ * instead of Node's bare "Cannot find package".
+ */
+export async function loadDriver<T>(load: () => Promise<T>, packageName: string, purpose: string): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    const missing =
+      (err as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" &&
+      String((err as Error).message).includes(`'${packageName}'`);
+    if (!missing) throw err;
+    throw new Error(`${purpose} needs the package ${packageName}, which is not installed: npm install ${packageName}`, {
+      cause: err,
+    });
+  }
+}
+
+const openPglite = async (dataDir: string) =>
+  (
+    await loadDriver(() => import("./pglite-database.js"), "@electric-sql/pglite", "The embedded database (PGlite)")
+  ).openPglite(dataDir);
+
+const openPostgres = async (url: string, options: PostgresOptions) =>
+  (await loadDriver(() => import("./postgres-database.js"), "postgres", "DATABASE_URL=postgres://…")).openPostgres(
+    url,
+    options,
+  );
 
 export interface OpenOptions extends PostgresOptions {
   /** `DATABASE_URL`: `postgres://…`, `postgresql://…` or `memory://`; unset uses `dataDir` */

@@ -4,6 +4,8 @@
  */
 import { PGlite, types } from "@electric-sql/pglite";
 import { type Database, type Row, type Session, type Statement, toQuery } from "./database.js";
+import { poolUsage } from "./pool-usage.js";
+import { baseStore } from "./record-store.js";
 
 // the same text forms postgres.js is configured to return, so results match across drivers
 const asText = (value: string) => value;
@@ -24,19 +26,25 @@ const session = (db: Queryable): Session => ({
     const { sql, params } = toQuery(statement);
     return (await db.query<R>(sql, params as unknown[])).rows;
   },
+  store: baseStore,
 });
 
 export async function openPglite(dataDir: string): Promise<Database> {
   const db = await PGlite.create(dataDir, { parsers });
   const root = session(db);
+  const usage = poolUsage(1);
   return {
     driver: "pglite",
-    query: root.query,
+    query: (statement) => usage.track(root.query(statement)),
+    store: baseStore,
     transaction: (fn, options) =>
-      db.transaction(async (tx) => {
-        if (options?.readOnly) await tx.query("SET TRANSACTION READ ONLY");
-        return fn(session(tx));
-      }),
+      usage.track(
+        db.transaction(async (tx) => {
+          if (options?.readOnly) await tx.query("SET TRANSACTION READ ONLY");
+          return fn(session(tx));
+        }),
+      ),
     close: () => db.close(),
+    stats: usage.stats,
   };
 }

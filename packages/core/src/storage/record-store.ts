@@ -5,9 +5,10 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
 import type { Session } from "./database.js";
-import { persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
+import { persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import type { RecordStore } from "./record-port.js";
 import { recordColumns, rowToRecord } from "./record-rows.js";
-import { relation } from "./staged-view.js";
+import { relation, type StagedView } from "./staged-view.js";
 
 export const sqlTypes: Record<string, string> = {
   text: "text",
@@ -23,25 +24,55 @@ export const sqlTypes: Record<string, string> = {
 
 const id = (name: string) => sql.identifier(name);
 
-/** Loads records by Guid (missing ones are simply absent from the result). */
-export async function loadRecords(
+/** the persisted columns of records read from `from` (a table or a workflow's overlay) */
+export async function selectRecords(
   session: Session,
   def: AnyEntity,
-  tenantId: string,
-  guids: readonly string[],
-  options: { forUpdate?: boolean } = {},
+  from: SQL,
+  where: SQL,
+  suffix: SQL = sql``,
 ): Promise<Record<string, unknown>[]> {
-  if (guids.length === 0) return [];
   const columns = sql.join(
     persistedColumns(def).map((c) => id(c.column)),
     sql`, `,
   );
-  const rows = await session.query(
-    // a workflow's overlay cannot be locked row by row; its requests are serialized on the workflow row
-    sql`SELECT ${columns} FROM ${relation(def, session.view)} AS r WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[])${options.forUpdate && !session.view ? sql` FOR UPDATE` : sql``}`,
-  );
+  const rows = await session.query(sql`SELECT ${columns} FROM ${from} AS r WHERE ${where}${suffix}`);
   return rows.map((row) => rowToRecord(def, row));
 }
+
+const byGuids = (tenantId: string, guids: readonly string[]) =>
+  sql`${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[])`;
+
+const byColumn = (tenantId: string, column: string, values: readonly string[]) =>
+  sql`${id(TENANT_COLUMN)} = ${tenantId} AND ${id(column)} = ANY(${sql.param([...values])}::uuid[])`;
+
+/** reading records from `view` (undefined: the base tables), shared by both stores */
+export const recordReads = (view: StagedView | undefined): Pick<RecordStore, "load" | "loadWhere"> => ({
+  load: async (session, def, tenantId, guids, options = {}) =>
+    guids.length === 0
+      ? []
+      : selectRecords(
+          session,
+          def,
+          relation(def, view),
+          byGuids(tenantId, guids),
+          // a workflow's overlay cannot be locked row by row; its requests are serialized on the workflow row
+          options.forUpdate && view === undefined ? sql` FOR UPDATE` : sql``,
+        ),
+  loadWhere: async (session, def, tenantId, column, values) =>
+    values.length === 0
+      ? []
+      : selectRecords(session, def, relation(def, view), byColumn(tenantId, column, values), sql` ORDER BY guid`),
+});
+
+/** Loads records by Guid from the session's store (missing ones are simply absent from the result). */
+export const loadRecords = (
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guids: readonly string[],
+  options?: { forUpdate?: boolean },
+): Promise<Record<string, unknown>[]> => session.store.load(session, def, tenantId, guids, options);
 
 /**
  * Many records as `unnest(…)` arguments, one typed array per persisted column (in
@@ -94,7 +125,8 @@ export async function updateRecordRow(
   const assignments: SQL[] = [...values].map(
     ([c, v]) => sql`${id(c.column)} = ${v}::${sql.raw(sqlTypes[c.field.kind]!)}`,
   );
-  const set = assignments.length > 0 ? sql.join(assignments, sql`, `) : sql`guid = guid`;
+  assignments.push(sql`${id(VERSION_COLUMN)} = ${id(VERSION_COLUMN)} + 1`);
+  const set = sql.join(assignments, sql`, `);
   const rows = await session.query(
     sql`UPDATE ${id(tableName(def))} SET ${set} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ${guid}::uuid RETURNING guid`,
   );
@@ -115,21 +147,17 @@ export async function deleteRecords(
   return rows.map((r) => r.guid);
 }
 
-/** Records whose `column` holds one of `values` (the items of owned collections, by owner). */
-export async function loadRecordsWhere(
-  session: Session,
-  def: AnyEntity,
-  tenantId: string,
-  column: string,
-  values: readonly string[],
-): Promise<Record<string, unknown>[]> {
-  if (values.length === 0) return [];
-  const columns = sql.join(
-    persistedColumns(def).map((c) => id(c.column)),
-    sql`, `,
-  );
-  const rows = await session.query(
-    sql`SELECT ${columns} FROM ${relation(def, session.view)} AS r WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND ${id(column)} = ANY(${sql.param([...values])}::uuid[]) ORDER BY guid`,
-  );
-  return rows.map((row) => rowToRecord(def, row));
-}
+/**
+ * The base tables as a store: inserts in bulk, updates of the changed columns, deletes that take
+ * owned collection items with them (their foreign keys cascade).
+ */
+export const baseStore: RecordStore = {
+  view: undefined,
+  defersSave: false,
+  ...recordReads(undefined),
+  insert: insertRecords,
+  update: async (session, def, tenantId, record, changes) => {
+    await updateRecordRow(session, def, tenantId, record.Guid as string, changes);
+  },
+  remove: deleteRecords,
+};

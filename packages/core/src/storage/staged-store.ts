@@ -1,52 +1,120 @@
 /**
- * Writing a workflow's staged state: after-images (the whole record as it will be) and
- * tombstones, upserted by (tenant, workflow, Guid), so restaging a record replaces its image.
+ * A workflow's staged state as a store: writes become after-images (the whole record as it will
+ * be) and tombstones, upserted by (tenant, workflow, Guid), so restaging a record replaces its
+ * image; reads see the overlay of both on the base tables. Nothing reaches the base tables until
+ * the commit applies the staged rows; closing or expiring the workflow discards them.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
 import type { Session } from "./database.js";
-import { persistedColumns, TENANT_COLUMN } from "./naming.js";
-import { unnestRecords } from "./record-store.js";
-import { DELETED_COLUMN, stagedTableName, WORKFLOW_COLUMN } from "./staged-tables.js";
-import type { StagedView } from "./staged-view.js";
+import { columnOf, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { type RecordStore, type StoredRecord, withStore } from "./record-port.js";
+import { collectionsOf } from "./record-rows.js";
+import { recordReads, unnestRecords } from "./record-store.js";
+import {
+  BASE_IMAGE_COLUMN,
+  BASE_VERSION_COLUMN,
+  DELETED_COLUMN,
+  stagedTableName,
+  WORKFLOW_COLUMN,
+} from "./staged-tables.js";
 
 const id = (name: string) => sql.identifier(name);
 
-/** Stages the after-images of records (every column, the record as a whole) in one statement. */
-export async function stageRecords(
-  session: Session & { view: StagedView },
-  def: AnyEntity,
-  tenantId: string,
-  records: readonly Record<string, unknown>[],
-): Promise<void> {
-  if (records.length === 0) return;
-  const columns = persistedColumns(def);
-  const names = sql.join(
-    [id(TENANT_COLUMN), id(WORKFLOW_COLUMN), id(DELETED_COLUMN), ...columns.map((c) => id(c.column))],
+/**
+ * The base row each staged row was made against, joined on the Guid `guid`: its version and its
+ * image, kept from the first staging of a record so that the commit can tell what changed in
+ * the main data since. A virtual entity has no base rows.
+ */
+function baseOf(def: AnyEntity, tenantId: string, guid: SQL): { join: SQL; columns: SQL } {
+  if (def.storage !== undefined) return { join: sql``, columns: sql`NULL::bigint, NULL::json` };
+  return {
+    join: sql` LEFT JOIN ${id(tableName(def))} AS b ON b.${id(TENANT_COLUMN)} = ${tenantId} AND b.guid = ${guid}`,
+    columns: sql`b.${id(VERSION_COLUMN)}, CASE WHEN b.guid IS NULL THEN NULL ELSE row_to_json(b) END`,
+  };
+}
+
+const stagedColumns = (...columns: string[]) =>
+  sql.join(
+    [TENANT_COLUMN, WORKFLOW_COLUMN, DELETED_COLUMN, ...columns, BASE_VERSION_COLUMN, BASE_IMAGE_COLUMN].map(id),
     sql`, `,
   );
-  const unnest = unnestRecords(def, records);
+
+/** Stages the after-images of records (every column, the record as a whole) in one statement. */
+async function stageRecords(
+  session: Session,
+  workflowId: string,
+  def: AnyEntity,
+  tenantId: string,
+  records: readonly StoredRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const columns = persistedColumns(def).map((c) => c.column);
   const updates: SQL[] = [
-    ...columns.filter((c) => c.column !== "guid").map((c) => sql`${id(c.column)} = EXCLUDED.${id(c.column)}`),
+    ...columns.filter((c) => c !== "guid").map((c) => sql`${id(c)} = EXCLUDED.${id(c)}`),
     sql`${id(DELETED_COLUMN)} = false`,
   ];
+  const base = baseOf(def, tenantId, sql`u.guid`);
   await session.query(
-    sql`INSERT INTO ${id(stagedTableName(def))} (${names}) SELECT ${tenantId}, ${session.view.workflowId}::uuid, false, * FROM unnest(${unnest})
+    sql`INSERT INTO ${id(stagedTableName(def))} (${stagedColumns(...columns)})
+        SELECT ${tenantId}, ${workflowId}::uuid, false, u.*, ${base.columns}
+        FROM unnest(${unnestRecords(def, records)}) AS u(${sql.join(columns.map(id), sql`, `)})${base.join}
         ON CONFLICT (${id(TENANT_COLUMN)}, ${id(WORKFLOW_COLUMN)}, guid) DO UPDATE SET ${sql.join(updates, sql`, `)}`,
   );
 }
 
-/** Stages the deletion of records: tombstones that hide the base rows until commit deletes them. */
-export async function stageTombstones(
-  session: Session & { view: StagedView },
+/**
+ * Stages the deletion of records: tombstones that hide the base rows (and any staged image) until
+ * commit deletes them. A tombstone replaces a staged after-image, so a change then a delete
+ * commits as a delete.
+ */
+async function stageTombstones(
+  session: Session,
+  workflowId: string,
   def: AnyEntity,
   tenantId: string,
   guids: readonly string[],
 ): Promise<void> {
   if (guids.length === 0) return;
+  const base = baseOf(def, tenantId, sql`g`);
   await session.query(
-    sql`INSERT INTO ${id(stagedTableName(def))} (${id(TENANT_COLUMN)}, ${id(WORKFLOW_COLUMN)}, ${id(DELETED_COLUMN)}, guid)
-        SELECT ${tenantId}, ${session.view.workflowId}::uuid, true, g FROM unnest(${sql.param([...guids])}::uuid[]) AS g
+    sql`INSERT INTO ${id(stagedTableName(def))} (${stagedColumns("guid")})
+        SELECT ${tenantId}, ${workflowId}::uuid, true, g, ${base.columns} FROM unnest(${sql.param([...guids])}::uuid[]) AS g${base.join}
         ON CONFLICT (${id(TENANT_COLUMN)}, ${id(WORKFLOW_COLUMN)}, guid) DO UPDATE SET ${id(DELETED_COLUMN)} = true`,
   );
 }
+
+/** the store of one workflow's staged state */
+export function stagedStore(workflowId: string): RecordStore {
+  const reads = recordReads({ workflowId });
+  return {
+    view: { workflowId },
+    defersSave: true,
+    ...reads,
+    insert: (session, def, tenantId, records) => stageRecords(session, workflowId, def, tenantId, records),
+    update: (session, def, tenantId, record) => stageRecords(session, workflowId, def, tenantId, [record]),
+    remove: async (session, def, tenantId, guids) => {
+      const existing = (await reads.load(session, def, tenantId, guids)).map((r) => r.Guid as string);
+      // the base rows' items would go by cascade at commit; until then the overlay must hide them too
+      let level: { def: AnyEntity; guids: string[] }[] = [{ def, guids: existing }];
+      while (level.length > 0) {
+        const next: typeof level = [];
+        for (const owners of level) {
+          if (owners.guids.length === 0) continue;
+          await stageTombstones(session, workflowId, owners.def, tenantId, owners.guids);
+          for (const { field } of collectionsOf(owners.def)) {
+            const inverse = columnOf(field.target, [field.inverse])!.column;
+            const items = await reads.loadWhere(session, field.target, tenantId, inverse, owners.guids);
+            next.push({ def: field.target, guids: items.map((i) => i.Guid as string) });
+          }
+        }
+        level = next;
+      }
+      return existing;
+    },
+  };
+}
+
+/** `session` seeing and writing the staged state of workflow `workflowId` */
+export const stagedSession = (session: Session, workflowId: string): Session =>
+  withStore(session, stagedStore(workflowId));

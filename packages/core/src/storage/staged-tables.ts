@@ -1,10 +1,11 @@
 /**
  * Staged state of workflows (architecture: "staged state as an overlay"): per entity a table of
- * after-images and tombstones keyed by (tenant, workflow, Guid), and the workflows themselves.
+ * after-images and tombstones keyed by (tenant, workflow, Guid); the workflows themselves are
+ * @bizdata/workflow's tables.
  * A workflow's reads overlay its staged rows on the base tables (staged-view.ts); commit applies
  * them to the base tables in one transaction and clears them.
  */
-import { boolean, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, json, pgPolicy, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
 import { columnBuilders, type EntityTable } from "./entity-tables.js";
 import { TENANT_COLUMN, tableName } from "./naming.js";
@@ -12,6 +13,10 @@ import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export const WORKFLOW_COLUMN = "workflow_id";
 export const DELETED_COLUMN = "deleted";
+/** the version of the base row the first staged change of a record was made against; null for a new record */
+export const BASE_VERSION_COLUMN = "base_version";
+/** that base row as it was then (JSON by column), to tell at commit what changed in the main data since */
+export const BASE_IMAGE_COLUMN = "base_image";
 
 export const stagedTableName = (def: AnyEntity): string => `${tableName(def)}__staged`;
 
@@ -28,6 +33,8 @@ export function stagedTable(def: AnyEntity): EntityTable {
       ...columnBuilders(def),
       [WORKFLOW_COLUMN]: uuid(WORKFLOW_COLUMN).notNull(),
       [DELETED_COLUMN]: boolean(DELETED_COLUMN).notNull().default(false),
+      [BASE_VERSION_COLUMN]: bigint(BASE_VERSION_COLUMN, { mode: "number" }),
+      [BASE_IMAGE_COLUMN]: json(BASE_IMAGE_COLUMN),
     },
     (t: Record<string, any>) => [
       primaryKey({ name: `${name}_pkey`, columns: [t[TENANT_COLUMN], t[WORKFLOW_COLUMN], t.guid] }),
@@ -39,48 +46,3 @@ export function stagedTable(def: AnyEntity): EntityTable {
 }
 
 export const stagedTables = (model: Model): EntityTable[] => [...model.entities.values()].map(stagedTable);
-
-export const workflowTable = pgTable(
-  "bizdata_workflow",
-  {
-    tenantId: text("tenant_id").notNull(),
-    id: uuid("id").notNull(),
-    /** the user who created it: only they can use it (spec 5.5) */
-    owner: text("owner").notNull(),
-    stagingKey: text("staging_key"),
-    nextIndex: integer("next_index").notNull().default(1),
-    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "string" }).notNull(),
-    closed: boolean("closed").notNull().default(false),
-  },
-  (t) => [
-    primaryKey({ name: "bizdata_workflow_pkey", columns: [t.tenantId, t.id] }),
-    index("bizdata_workflow_staging_key_idx").on(t.tenantId, t.owner, t.stagingKey),
-    pgPolicy("bizdata_workflow_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
-  ],
-).enableRLS();
-
-/** questions raised in a workflow and their answers (spec 3.2): a pending one blocks commit */
-export const workflowPromptTable = pgTable(
-  "bizdata_workflow_prompt",
-  {
-    tenantId: text("tenant_id").notNull(),
-    workflowId: uuid("workflow_id").notNull(),
-    id: uuid("id").notNull(),
-    /** the question's key and group: the same logic asking again finds the same question */
-    key: text("key").notNull(),
-    groupKey: text("group_key").notNull(),
-    text: text("text").notNull(),
-    severity: text("severity").notNull(),
-    /** `[{key,label}]` as JSON text */
-    choices: text("choices").notNull(),
-    defaultChoice: text("default_choice").notNull(),
-    answer: text("answer"),
-    /** a method call deferred behind this question (AskUser), as JSON, run when the answer is "accept" */
-    payload: text("payload"),
-  },
-  (t) => [
-    primaryKey({ name: "bizdata_workflow_prompt_pkey", columns: [t.tenantId, t.id] }),
-    index("bizdata_workflow_prompt_key_idx").on(t.tenantId, t.workflowId, t.key, t.groupKey),
-    pgPolicy("bizdata_workflow_prompt_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
-  ],
-).enableRLS();

@@ -48,6 +48,40 @@ beforeAll(async () => {
 
 const g = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
+describe("declared indexes", () => {
+  // a version of an entity without the index, with many rows, then with it: the upgrade builds it
+  const fields = { Number: text({ required: true }), Status: text() };
+  const before = defineModel([entity("StBig", { naturalKey: "Number", fields })]);
+  const after = defineModel([entity("StBig", { naturalKey: "Number", fields, indexes: ["Status"] })]);
+
+  it("are built by migrate on an existing table, also a large one, and serve its queries", async () => {
+    // past the size from which PostgreSQL builds a new index concurrently; PGlite always builds it in the migration
+    const rows = db.driver === "postgres" ? 120_000 : 20_000;
+    await migrate(db, before);
+    const tenant = uniqueTenant();
+    await inTenant(db, tenant, (tx) =>
+      tx.query({
+        sql: "INSERT INTO st_big (tenant_id, guid, number, status) SELECT $1, gen_random_uuid(), 'N' || i, CASE WHEN i % 100 = 0 THEN 'Open' ELSE 'Closed' END FROM generate_series(1, $2::int) AS i",
+        params: [tenant, rows],
+      }),
+    );
+    await db.query({ sql: "ANALYZE st_big", params: [] });
+    await migrate(db, after);
+    const [index] = await db.query<{ valid: boolean }>({
+      sql: "SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'st_big_status_ix'",
+      params: [],
+    });
+    expect(index?.valid).toBe(true);
+    const plan = await inTenant(db, tenant, (tx) =>
+      tx.query<{ "QUERY PLAN": string }>({
+        sql: "EXPLAIN SELECT guid FROM st_big WHERE tenant_id = $1 AND status = 'Open'",
+        params: [tenant],
+      }),
+    );
+    expect(plan.map((r) => Object.values(r)[0]).join("\n")).toContain("st_big_status_ix");
+  }, 120_000);
+});
+
 describe("storage", () => {
   it("migrates idempotently, also when run concurrently", async () => {
     await Promise.all([migrate(db, model), migrate(db, model)]);

@@ -1,5 +1,6 @@
 export { isGuid, prefetchReferences, type ReferenceCache, resolveReferences } from "./natural-keys.js";
 export {
+  type CommitRejection,
   checkBeforeCommit,
   createRecord,
   deleteRecord,

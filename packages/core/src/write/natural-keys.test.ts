@@ -115,6 +115,7 @@ describe("natural-key references (spec 4.3)", () => {
             statements.push("q");
             return tx.query(s);
           },
+          store: tx.store,
         },
         model,
         tenant,

@@ -99,7 +99,7 @@ async function lookUp(
     if (fresh.length === 0) continue;
     const nk = columnOf(target, [target.naturalKey.property])!;
     const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
-    const table = relation(target, session.view);
+    const table = relation(target, session.store.view);
     const keyColumn = sql.identifier(nk.column);
     const rows = await session.query<{ guid: string; key: string | null }>(
       sql`SELECT guid, ${keyColumn}::text AS key FROM ${table} AS r WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}

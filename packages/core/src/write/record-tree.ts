@@ -9,7 +9,6 @@ import type { AnyEntity } from "../model/model.js";
 import type { Session } from "../storage/database.js";
 import { columnOf } from "../storage/naming.js";
 import { collectionsOf } from "../storage/record-rows.js";
-import { loadRecords, loadRecordsWhere } from "../storage/record-store.js";
 
 export type Body = Record<string, unknown>;
 
@@ -43,32 +42,38 @@ export async function loadTree(
   guid: string,
   options: { lock?: boolean } = {},
 ): Promise<Loaded | undefined> {
-  const [record] = await loadRecords(session, def, tenantId, [guid], { forUpdate: options.lock ?? true });
-  if (record === undefined) return undefined;
-  const root: Loaded = { record, items: new Map() };
-  // one statement per collection and level, for every owner of that level at once
+  const [tree] = (await loadTrees(session, def, tenantId, [guid], options)).values();
+  return tree;
+}
+
+/**
+ * Loads many records with their owned collection items: one statement for the records and one
+ * per collection and level for the items of all of them, however many records there are.
+ * Missing records are absent from the result, which is keyed by Guid.
+ */
+export async function loadTrees(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guids: readonly string[],
+  options: { lock?: boolean } = {},
+): Promise<Map<string, Loaded>> {
+  const store = session.store;
+  const records = await store.load(session, def, tenantId, guids, { forUpdate: options.lock ?? true });
+  const roots = records.map((record): Loaded => ({ record, items: new Map() }));
   const expand = async (owners: Loaded[], ownerDef: AnyEntity): Promise<void> => {
     for (const { name, field } of collectionsOf(ownerDef)) {
       const inverse = columnOf(field.target, [field.inverse])!.column;
-      const items = await loadRecordsWhere(
-        session,
-        field.target,
-        tenantId,
-        inverse,
-        owners.map((o) => o.record.Guid as string),
-      );
+      const byOwner = new Map<unknown, Loaded[]>(owners.map((o) => [o.record.Guid, []]));
+      const items = await store.loadWhere(session, field.target, tenantId, inverse, [...byOwner.keys()] as string[]);
       const children = items.map((record) => ({ record, items: new Map() }) as Loaded);
-      for (const owner of owners) {
-        owner.items.set(
-          name,
-          children.filter((c) => c.record[field.inverse] === owner.record.Guid),
-        );
-      }
+      for (const child of children) byOwner.get(child.record[field.inverse])?.push(child);
+      for (const owner of owners) owner.items.set(name, byOwner.get(owner.record.Guid) ?? []);
       if (children.length > 0) await expand(children, field.target);
     }
   };
-  await expand([root], def);
-  return root;
+  if (roots.length > 0) await expand(roots, def);
+  return new Map(roots.map((root) => [root.record.Guid as string, root]));
 }
 
 const copy = (record: Body): Body => {

@@ -10,13 +10,12 @@ import type { AnyEntity, Model } from "../model/model.js";
 import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
-import { deleteRecords, loadRecords } from "../storage/record-store.js";
-import { stageTombstones } from "../storage/staged-store.js";
+import { loadRecords } from "../storage/record-store.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
 import { type ReferenceCache, resolveReferences } from "./natural-keys.js";
-import { persistTree, stageTree } from "./persist-tree.js";
+import { saveTree } from "./persist-tree.js";
 import { decimalsAsNumbers } from "./record-numbers.js";
-import { type Body, itemsFirst, loadTree, mergeTree, type RecordNode } from "./record-tree.js";
+import { type Body, itemsFirst, loadTree, loadTrees, mergeTree, type RecordNode } from "./record-tree.js";
 import { type HookEnvironment, runDeserializeHooks, runLogicHooks, runSaveHooks } from "./run-hooks.js";
 
 export interface WriteContext {
@@ -104,15 +103,14 @@ async function store(ctx: WriteContext, def: AnyEntity, value: Body, guid: strin
     if (node.previous === null || node.changed.size > 0) await runLogicHooks(node, env);
     withTitle(node);
   }
-  const session = ctx.session;
-  if (session.view !== undefined) {
-    // a workflow stages the change; save logic runs when the workflow commits
-    await stageTree({ ...session, view: session.view }, ctx.tenant.id, root);
+  if (ctx.session.store.defersSave) {
+    // a workflow stages the change; save logic (and a virtual entity's save) runs when it commits
+    await saveTree(ctx.session, ctx.tenant.id, root);
     return root;
   }
   await runSaveLogic(nodes, env);
   if (def.storage !== undefined) await saveVirtual(ctx, def, [root.record]);
-  else await persistTree(ctx.session, ctx.tenant.id, root);
+  else await saveTree(ctx.session, ctx.tenant.id, root);
   // what this write stored may answer (or change the answer to) a later lookup of the changeset
   for (const node of nodes) ctx.references?.delete(node.entity);
   return root;
@@ -145,14 +143,41 @@ async function runSaveLogic(nodes: readonly RecordNode[], env: HookEnvironment):
   if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
 }
 
+/** a save-logic rejection of a record that a commit is about to store */
+export interface CommitRejection {
+  readonly entityGuid: string;
+  /** the property the rejection is about, when it names one */
+  readonly property?: string;
+  readonly message: string;
+}
+
 /**
- * Save logic of a record as it stands (with its items), for a workflow's commit: the staged
- * state is checked as it will be stored.
+ * Save logic of records as they stand (with their items), for a workflow's commit: the staged
+ * state is checked as it will be stored, loaded in bulk, with one read cache for every hook.
+ * Returns every rejection, each with the record it is about (an item's own Guid, not its
+ * owner's), for the commit's `@workflow.userprompts`.
  */
-export async function checkBeforeCommit(ctx: WriteContext, def: AnyEntity, guid: string): Promise<void> {
-  const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid, { lock: false });
-  if (loaded === undefined) return;
-  await runSaveLogic(itemsFirst(mergeTree(def, loaded, {}, null, "")), environment(ctx));
+export async function checkBeforeCommit(
+  ctx: WriteContext,
+  def: AnyEntity,
+  guids: readonly string[],
+  /** collects the Guids of every record checked (the records and their items) */
+  checked?: Set<string>,
+): Promise<CommitRejection[]> {
+  const env = environment(ctx);
+  const rejections: CommitRejection[] = [];
+  for (const loaded of (await loadTrees(ctx.session, def, ctx.tenant.id, guids, { lock: false })).values()) {
+    for (const node of itemsFirst(mergeTree(def, loaded, {}, null, ""))) {
+      checked?.add(node.record.Guid as string);
+      const rejected: ErrorDetail[] = [];
+      await runSaveHooks(node, env, rejected);
+      for (const { message, target } of rejected) {
+        const property = target?.startsWith(node.path) ? target.slice(node.path.length) : undefined;
+        rejections.push({ entityGuid: node.record.Guid as string, message, ...(property && { property }) });
+      }
+    }
+  }
+  return rejections;
 }
 
 /** Creates a record (and its collection items) from a client's body; returns its Guid. */
@@ -174,12 +199,11 @@ export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: strin
   await store(ctx, def, changes, guid);
 }
 
-/** Deletes a record with its owned collection items; 404 when it does not exist. */
-export async function deleteRecord(
-  ctx: Pick<WriteContext, "session" | "tenant">,
-  def: AnyEntity,
-  guid: string,
-): Promise<void> {
-  const deleted = await deleteRecords(ctx.session, def, ctx.tenant.id, [guid]);
+/**
+ * Deletes a record with its owned collection items through the session's store (inside a
+ * workflow: tombstones until commit); 404 when it does not exist.
+ */
+export async function deleteRecord(ctx: Pick<WriteContext, "session" | "tenant">, def: AnyEntity, guid: string) {
+  const deleted = await ctx.session.store.remove(ctx.session, def, ctx.tenant.id, [guid]);
   if (deleted.length === 0) throw notFound(`${def.name}(${guid}) does not exist.`);
 }

@@ -1,4 +1,3 @@
-import { migrate } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
@@ -6,6 +5,7 @@ import { type Caller, caller, config, PASSWORD, signedInTenant, signIn, testApp 
 import { recording } from "../../../../test/recording-database.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
+import { migrateService } from "../schema.js";
 import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
 
 let admin: Caller;
@@ -250,7 +250,7 @@ describe("$batch, multipart format", () => {
 describe("$batch statements", () => {
   it("looks natural keys up once per target entity per changeset, however many references it has", async () => {
     const db = await testDatabase();
-    await migrate(db, sampleModel);
+    await migrateService(db, sampleModel);
     const log: string[] = [];
     const app = createApp({ db: recording(db, log), model: sampleModel, keys: await loadSigningKeys(db), config });
     const tenantId = uniqueTenant("batch-stmts");

@@ -3,7 +3,7 @@
  * their status; database errors a client can cause are translated to the same error body; anything
  * else is a 500 whose details go only to the log.
  */
-import { type Model, ServiceError, tableName } from "@bizdata/core";
+import { databaseErrorOf, isTransientDatabaseError, type Model, ServiceError, tableName } from "@bizdata/core";
 import { QuerySyntaxError } from "@bizdata/odata";
 
 export interface ErrorResponse {
@@ -21,9 +21,6 @@ interface DatabaseError {
   table?: string;
   table_name?: string;
 }
-
-// PostgreSQL error classes that mean "the database is not there right now", plus socket errors
-const unavailable = /^(08|57P0[1-3]|53300|ECONNREFUSED|ECONNRESET|CONNECTION_)/;
 
 function fromDatabase(err: DatabaseError, model: Model): ServiceError | undefined {
   const code = err.code ?? "";
@@ -51,13 +48,14 @@ function fromDatabase(err: DatabaseError, model: Model): ServiceError | undefine
       "A value is out of range for its property or for the operation applied to it.",
     );
   }
-  if (unavailable.test(code)) {
+  if (isTransientDatabaseError(err)) {
     return new ServiceError(503, "ServiceUnavailable", "The database is not available; retry shortly.");
   }
   return undefined;
 }
 
-export function errorResponse(err: unknown, model: Model): ErrorResponse {
+export function errorResponse(thrown: unknown, model: Model): ErrorResponse {
+  const err = databaseErrorOf(thrown);
   if (err instanceof ServiceError) return { status: err.status, error: err, headers: err.headers, unexpected: false };
   if (err instanceof QuerySyntaxError) {
     const error = new ServiceError(400, "QuerySyntaxError", err.message, err.option);

@@ -6,9 +6,7 @@ import {
   integer,
   invokeMethod,
   method,
-  migrate,
   PromptCollector,
-  subscribe,
   text,
 } from "@bizdata/core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +14,7 @@ import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
+import { migrateService } from "../schema.js";
 import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
 
 // a model of its own: subscribers that record what ran, to pin the execution rules down
@@ -52,7 +51,7 @@ const Counter = entity("MsCounter", {
 const model = defineModel([Counter]);
 
 const step = (name: string, failAt: number | null, n: number, withUndo: boolean) =>
-  subscribe(Bump, {
+  model.subscribe(Bump, {
     name,
     run: async ({ record, args, abort, save }) => {
       log.push(`run ${name}`);
@@ -72,7 +71,7 @@ step("first", null, 1, true);
 step("second", null, 2, false);
 step("third", null, 3, true);
 step("fourth", null, 4, true);
-subscribe(Seal, {
+model.subscribe(Seal, {
   name: "mark",
   run: ({ record }) => {
     log.push("seal mark");
@@ -83,20 +82,20 @@ subscribe(Seal, {
     log.push("seal undo");
   },
 });
-subscribe(Seal, {
+model.subscribe(Seal, {
   name: "maybe fail",
   run: ({ args, abort }) => {
     if (args.fail === 1) abort("not sealing");
   },
 });
-subscribe(Peek, {
+model.subscribe(Peek, {
   name: "peek",
   run: async ({ record, update }) => {
     await update("MsCounter", record!.Guid as string, { Note: "written by a read" });
   },
 });
-subscribe(Gated, { name: "gated", feature: "Secret", run: () => "secret" });
-subscribe(Make, { name: "make", run: ({ args, create }) => create("MsCounter", { Name: args.name }) });
+model.subscribe(Gated, { name: "gated", feature: "Secret", run: () => "secret" });
+model.subscribe(Make, { name: "make", run: ({ args, create }) => create("MsCounter", { Name: args.name }) });
 
 let admin: Caller;
 let db: Awaited<ReturnType<typeof testDatabase>>;
@@ -104,7 +103,7 @@ let tenantId: string;
 
 beforeAll(async () => {
   db = await testDatabase();
-  await migrate(db, model);
+  await migrateService(db, model);
   const app = createApp({ db, model, keys: await loadSigningKeys(db), config });
   tenantId = uniqueTenant("semantics");
   await createTenant(db, tenantId);

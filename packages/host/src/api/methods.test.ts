@@ -1,4 +1,6 @@
-import { sampleFeatures } from "@bizdata/examples";
+import { randomUUID } from "node:crypto";
+import { insertRecords, inTenant } from "@bizdata/core";
+import { sampleFeatures, sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
 import { type Caller, signedInTenant } from "../../../../test/host-app.js";
@@ -199,5 +201,56 @@ describe("method endpoints (spec 4.8)", () => {
   it("lets a reader call Read methods but not Modify methods", async () => {
     const { reader } = await signedInTenant("methods-reader");
     expect((await reader.request("POST", `/api/Journal(${ids.journal})/Post`)).status).toBe(403);
+  });
+});
+
+describe("method arguments and results as values (issue 11)", () => {
+  // Customer Ids a spliced filter would misread: an alias, a quote, a Guid-shaped text (the sample
+  // Customer.Id holds 32 characters, one short of a Guid: that one finds nobody, below)
+  const tricky = ["@customerId", "O'Brien", "6F1C2D3E4B5A4C6D8E9F0A1B2C3D4E5F"];
+  const OPEN = 320;
+  let who: Caller;
+
+  beforeAll(async () => {
+    ({ admin: who } = await signedInTenant("method-values"));
+    const customers = tricky.map((Id) => ({ Guid: randomUUID(), Id }));
+    const orders = customers.flatMap((c, i) =>
+      Array.from({ length: i === 0 ? OPEN : 2 }, (_, n) => ({
+        Guid: randomUUID(),
+        DocNumber: `MV-${i}-${String(n).padStart(3, "0")}`,
+        Status: n === 1 && i > 0 ? "Closed" : "Open",
+        SellToCustomer: c.Guid,
+      })),
+    );
+    await inTenant(await testDatabase(), who.tenantId, async (tx) => {
+      await insertRecords(tx, sampleModel.entity("Customer")!, who.tenantId, customers);
+      await insertRecords(tx, sampleModel.entity("SalesOrder")!, who.tenantId, orders);
+    });
+  });
+
+  const openOrders = async (customerId: string, options = "$select=DocNumber&$orderby=DocNumber") => {
+    const res = await who.request(
+      "GET",
+      `/api/SalesOrder/GetOpenOrders(customerId='${encodeURIComponent(customerId.replaceAll("'", "''"))}')?${options}`,
+    );
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    return body.value.map((o: { DocNumber: string }) => o.DocNumber);
+  };
+
+  it(`answers all ${OPEN} open orders of a customer, none cut off`, async () => {
+    const docs = await openOrders(tricky[0]!);
+    expect(docs).toHaveLength(OPEN);
+    expect(docs[0]).toBe("MV-0-000");
+  });
+
+  it.each(tricky.slice(1).map((id, i) => [id, `MV-${i + 1}-000`]))("finds the open orders of %j", async (id, doc) => {
+    expect(await openOrders(id)).toEqual([doc]);
+  });
+
+  it("finds none for an Id no customer has", async () => {
+    expect(await openOrders("6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f")).toEqual([]);
+    expect(await openOrders("@x")).toEqual([]);
+    expect(await openOrders("x' or Status eq 'Open")).toEqual([]);
   });
 });

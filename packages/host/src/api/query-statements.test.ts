@@ -4,7 +4,7 @@
  * exactly one, however many options, expanded levels and counts it has. The statement every
  * tenant transaction opens with (role and tenant settings) is not the read's and is left out.
  */
-import { migrate } from "@bizdata/core";
+
 import { sampleModel } from "@bizdata/examples";
 import { createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
 import { recording } from "../../../../test/recording-database.js";
+import { migrateService } from "../schema.js";
 
 const log: string[] = [];
 let admin: Caller;
@@ -19,7 +20,7 @@ let fixture: LoadedFixture;
 
 beforeAll(async () => {
   const db = await testDatabase();
-  await migrate(db, sampleModel);
+  await migrateService(db, sampleModel);
   const app = createApp({ db: recording(db, log), model: sampleModel, keys: await loadSigningKeys(db), config });
   const tenantId = uniqueTenant("stmts");
   await createTenant(db, tenantId);

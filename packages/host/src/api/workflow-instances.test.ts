@@ -15,10 +15,14 @@ const bases: string[] = [];
 
 /** starts the reference host as its own process and resolves with its address */
 function startHost(): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/host/src/cli.ts", "serve"], {
-    env: { ...process.env, DATABASE_URL: url, PORT: "0", LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "packages/host/src/cli.ts", "serve", "--config", "examples/src/host/reference-host.ts"],
+    {
+      env: { ...process.env, DATABASE_URL: url, PORT: "0", LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   hosts.push(child);
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });

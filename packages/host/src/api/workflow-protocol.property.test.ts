@@ -84,5 +84,6 @@ describe("workflow index protocol, model-based", () => {
       }),
       { numRuns: 25 },
     );
-  });
+    // a long model run: its own bound, not the suite default (a busy CI machine needs more)
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
+import { type Caller, caller, signedInTenant, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";
@@ -140,6 +140,13 @@ describe("workflows", () => {
     const commit = await wf.step("POST", "/api/workflow/commit");
     expect(commit.status).toBe(400);
     expect(wf.index).toBe(at);
+    // spec 4.7: the details are in @workflow.userprompts, grouped by the record (the line) and property
+    const body = await json(commit);
+    expect(body.error.code).toBe("ValidationError");
+    const groups = Object.keys(body["@workflow.userprompts"]);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatch(/^[0-9a-f-]{36}\.Quantity$/);
+    expect(body["@workflow.userprompts"][groups[0]!][0]).toMatchObject({ severity: "error", text: expect.any(String) });
     expect((await admin.request("GET", `/api/SalesOrder(${order.Guid})`)).status).toBe(404);
   });
 
@@ -168,6 +175,100 @@ describe("workflows", () => {
     expect((await admin.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
     expect((await admin.request("GET", "/api/Product/$count?$filter=SKU eq 'W-CLOSED'")).status).toBe(200);
     expect(await (await admin.request("GET", "/api/Product/$count?$filter=SKU eq 'W-CLOSED'")).text()).toBe("0");
+  });
+});
+
+describe("staged deletes", () => {
+  const product = async (sku: string) => {
+    const res = await admin.request("POST", "/api/Product", { SKU: sku, Price: 10 });
+    expect(res.status).toBe(201);
+    return (await json(res)).Guid as string;
+  };
+  const plainRead = async (guid: string) => (await admin.request("GET", `/api/Product(${guid})?$select=Price`)).status;
+
+  it("leave the main data untouched until commit, and are discarded when the workflow closes", async () => {
+    const guid = await product("DEL-1");
+    const wf = await workflow(admin);
+    expect((await wf.step("DELETE", `/api/Product(${guid})`)).status).toBe(204);
+    // inside the workflow it is gone, outside it is still there
+    expect((await wf.step("GET", `/api/Product(${guid})`)).status).toBe(404);
+    expect(await plainRead(guid)).toBe(200);
+    expect((await admin.request("DELETE", `/api/workflow/${wf.id}`)).status).toBe(204);
+    expect(await plainRead(guid)).toBe(200);
+  });
+
+  it("commit as deletes, also after a staged change of the same record", async () => {
+    const [kept, changed] = [await product("DEL-2"), await product("DEL-3")];
+    const wf = await workflow(admin);
+    expect((await wf.step("PATCH", `/api/Product(${changed})`, { Price: 99 })).status).toBe(200);
+    expect((await wf.step("DELETE", `/api/Product(${changed})`)).status).toBe(204);
+    expect((await wf.step("DELETE", `/api/Product(${kept})`)).status).toBe(204);
+    expect(await plainRead(changed)).toBe(200);
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
+    expect(await plainRead(changed)).toBe(404);
+    expect(await plainRead(kept)).toBe(404);
+  });
+
+  it("of a record that is not there (or already deleted in the workflow) answer 404 and keep the index", async () => {
+    const guid = await product("DEL-4");
+    const wf = await workflow(admin);
+    expect((await wf.step("DELETE", `/api/Product(${guid})`)).status).toBe(204);
+    const again = await wf.step("DELETE", `/api/Product(${guid})`);
+    expect(again.status).toBe(404);
+    expect(wf.index).toBe(2);
+    expect(await plainRead(guid)).toBe(200);
+  });
+});
+
+describe("commit after the main data changed", () => {
+  const product = async (sku: string) => {
+    const res = await admin.request("POST", "/api/Product", { SKU: sku, Cost: 10, Price: 20 });
+    expect(res.status).toBe(201);
+    return (await json(res)).Guid as string;
+  };
+  const mainValues = async (guid: string) =>
+    json(await admin.request("GET", `/api/Product(${guid})?$select=Cost,Price,SalesDescription`));
+
+  it("merges changes to different properties", async () => {
+    const guid = await product("CF-1");
+    const wf = await workflow(admin);
+    expect((await wf.step("PATCH", `/api/Product(${guid})`, { Price: 25 })).status).toBe(200);
+    expect((await admin.request("PATCH", `/api/Product(${guid})`, { SalesDescription: "main" })).status).toBe(200);
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
+    expect(await mainValues(guid)).toMatchObject({ Price: 25, Cost: 10, SalesDescription: "main" });
+  });
+
+  it("refuses a change to a property that changed in the main data, with details, storing nothing", async () => {
+    const [guid, other] = [await product("CF-2"), await product("CF-3")];
+    const wf = await workflow(admin);
+    await wf.step("PATCH", `/api/Product(${guid})`, { Price: 30 });
+    await wf.step("PATCH", `/api/Product(${other})`, { Price: 31 });
+    expect((await admin.request("PATCH", `/api/Product(${guid})`, { Price: 40 })).status).toBe(200);
+    const at = wf.index;
+    const commit = await wf.step("POST", "/api/workflow/commit");
+    expect(commit.status).toBe(400);
+    expect(wf.index).toBe(at);
+    const body = await json(commit);
+    expect(body.error.code).toBe("StagedRecordChanged");
+    expect(Object.keys(body["@workflow.userprompts"])).toEqual([`${guid}.Price`]);
+    expect(body["@workflow.userprompts"][`${guid}.Price`][0].severity).toBe("error");
+    // nothing stored: the other record's staged change did not reach the main data either
+    expect((await mainValues(guid)).Price).toBe(40);
+    expect((await mainValues(other)).Price).toBe(20);
+  });
+
+  it("refuses a change to a record deleted in the main data, and a delete of a record changed there", async () => {
+    const [deleted, changed] = [await product("CF-4"), await product("CF-5")];
+    const wf = await workflow(admin);
+    await wf.step("PATCH", `/api/Product(${deleted})`, { Price: 1 });
+    await wf.step("DELETE", `/api/Product(${changed})`);
+    expect((await admin.request("DELETE", `/api/Product(${deleted})`)).status).toBe(204);
+    expect((await admin.request("PATCH", `/api/Product(${changed})`, { Cost: 11 })).status).toBe(200);
+    const commit = await wf.step("POST", "/api/workflow/commit");
+    expect(commit.status).toBe(400);
+    const prompts = (await json(commit))["@workflow.userprompts"];
+    expect(Object.keys(prompts).sort()).toEqual([deleted, `${changed}.Cost`].sort());
+    expect((await mainValues(changed)).Cost).toBe(11);
   });
 });
 

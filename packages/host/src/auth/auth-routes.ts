@@ -4,10 +4,9 @@
  * neither the answer nor its timing tells which part was wrong.
  */
 import { type Database, ServiceError } from "@bizdata/core";
-import { getConnInfo } from "@hono/node-server/conninfo";
-import { type Context, Hono } from "hono";
-import { defaultBodyLimits } from "../http/body-limits.js";
-import { readJsonBody } from "../http/request-json.js";
+import { defaultBodyLimits, readJsonBody } from "@bizdata/odata";
+import { Hono } from "hono";
+import { requestClientAddress } from "../observability/request-context.js";
 import { findUser } from "../tenants/tenant-admin.js";
 import { issueAccessToken, type TokenSettings } from "./access-tokens.js";
 import { DUMMY_HASH, verifyPassword } from "./passwords.js";
@@ -47,15 +46,6 @@ const stringField = (body: unknown, name: string): string => {
   return value;
 };
 
-/** the peer address of the connection (proxies are not trusted); undefined without a socket (in-process requests) */
-function clientAddress(c: Context): string | undefined {
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined;
-  }
-}
-
 export function authRoutes(
   db: Database,
   keys: SigningKeys,
@@ -81,7 +71,8 @@ export function authRoutes(
       const tenantId = stringField(body, "TenantId");
       const username = stringField(body, "Username");
       const password = stringField(body, "Password");
-      const address = clientAddress(c);
+      // through trusted proxies (TRUSTED_PROXIES); undefined for in-process requests
+      const address = requestClientAddress();
       const keys = [accountKey(tenantId, username), ...(address ? [addressKey(address)] : [])];
       const wait = await blockedFor(db, keys);
       if (wait > 0) {

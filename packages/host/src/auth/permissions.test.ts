@@ -1,10 +1,10 @@
-import { migrate } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadConfig } from "../config.js";
+import { migrateService } from "../schema.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 import { loadSigningKeys } from "./signing-keys.js";
 
@@ -20,7 +20,7 @@ let journal: string;
 
 beforeAll(async () => {
   const db = await testDatabase();
-  await migrate(db, sampleModel);
+  await migrateService(db, sampleModel);
   const app = createApp({
     db,
     model: sampleModel,

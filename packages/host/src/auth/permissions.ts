@@ -5,6 +5,7 @@
  * delegated token's roles come from its scopes.
  */
 import { ServiceError } from "@bizdata/core";
+import type { Access } from "@bizdata/odata";
 import type { Principal } from "./principal.js";
 import { SCOPES } from "./trusted-issuers.js";
 
@@ -62,4 +63,12 @@ export function requireAll(roles: Roles, principal: Principal, action: Action, e
   const denied = entities.find((e) => !can(roles, principal, action, e));
   if (denied !== undefined)
     throw forbidden(`${action === "read" ? "reading" : `${action.replace(/e$/, "")}ing`} ${denied}`);
+}
+
+/** throws 403 unless the caller may make `access` (what the OData service asks before it reads or writes) */
+export function authorize(roles: Roles, principal: Principal, access: Access): void {
+  if (access.kind === "read") requireAll(roles, principal, "read", access.entities);
+  else if (access.kind !== "call") requireAll(roles, principal, access.kind, [access.entity]);
+  else if (!canCall(roles, principal, access.entity, access.method, access.type === "read"))
+    throw forbidden(`calling ${access.entity}.${access.method}`);
 }

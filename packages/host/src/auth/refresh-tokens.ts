@@ -4,7 +4,9 @@
  * so the whole family is revoked.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { type Database, inTenant, isTenantId } from "@bizdata/core";
+import { type Database, inTenant, isTenantId, tableQueries } from "@bizdata/core";
+import { and, eq, sql } from "drizzle-orm";
+import { refreshTokenTable as r } from "./auth-tables.js";
 
 const hash = (token: string) => createHash("sha256").update(token).digest("base64url");
 
@@ -17,11 +19,15 @@ export async function issueRefreshToken(
 ): Promise<string> {
   const token = `${tenantId}.${randomBytes(32).toString("base64url")}`;
   await inTenant(db, tenantId, (tx) =>
-    tx.query({
-      sql: `INSERT INTO bizdata_refresh_token (tenant_id, token_hash, username, family, expires_at)
-            VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      params: [tenantId, hash(token), username, family, ttlSeconds],
-    }),
+    tableQueries(tx)
+      .insert(r)
+      .values({
+        tenantId,
+        tokenHash: hash(token),
+        username,
+        family,
+        expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})`,
+      }),
   );
   return token;
 }
@@ -35,30 +41,29 @@ export async function consumeRefreshToken(db: Database, token: string): Promise<
   const tenantId = token.slice(0, token.indexOf("."));
   if (!isTenantId(tenantId)) return { ok: false };
   return inTenant(db, tenantId, async (tx) => {
-    const [row] = await tx.query<{
-      username: string;
-      family: string;
-      used: boolean;
-      revoked: boolean;
-      expired: boolean;
-    }>({
-      sql: `SELECT username, family::text AS family, used_at IS NOT NULL AS used, revoked, expires_at < now() AS expired
-            FROM bizdata_refresh_token WHERE tenant_id = $1 AND token_hash = $2 FOR UPDATE`,
-      params: [tenantId, hash(token)],
-    });
+    const db = tableQueries(tx);
+    const thisToken = and(eq(r.tenantId, tenantId), eq(r.tokenHash, hash(token)));
+    const [row] = await db
+      .select({
+        username: r.username,
+        family: r.family,
+        used: sql<boolean>`${r.usedAt} IS NOT NULL`.as("used"),
+        revoked: r.revoked,
+        expired: sql<boolean>`${r.expiresAt} < now()`.as("expired"),
+      })
+      .from(r)
+      .where(thisToken)
+      .for("update");
     if (row === undefined) return { ok: false } as const;
     if (row.used) {
-      await tx.query({
-        sql: "UPDATE bizdata_refresh_token SET revoked = true WHERE tenant_id = $1 AND family = $2::uuid",
-        params: [tenantId, row.family],
-      });
+      await db
+        .update(r)
+        .set({ revoked: true })
+        .where(and(eq(r.tenantId, tenantId), eq(r.family, row.family)));
       return { ok: false } as const;
     }
     if (row.revoked || row.expired) return { ok: false } as const;
-    await tx.query({
-      sql: "UPDATE bizdata_refresh_token SET used_at = now() WHERE tenant_id = $1 AND token_hash = $2",
-      params: [tenantId, hash(token)],
-    });
+    await db.update(r).set({ usedAt: sql`now()` }).where(thisToken);
     return { ok: true, tenantId, username: row.username, family: row.family } as const;
   });
 }

@@ -3,8 +3,10 @@
  * every host instance signs and verifies with the same keys. Verification accepts every stored
  * key by `kid`, which is what lets a rotation keep older tokens valid until they expire.
  */
-import type { Database } from "@bizdata/core";
+import { type Database, tableQueries } from "@bizdata/core";
+import { asc, desc, sql } from "drizzle-orm";
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { signingKeyTable } from "./auth-tables.js";
 
 export const ALGORITHM = "ES256";
 
@@ -20,26 +22,26 @@ export interface SigningKeys {
   readonly refresh: () => Promise<void>;
 }
 
-interface KeyRow {
-  kid: string;
-  private_jwk: string;
-  public_jwk: string;
-}
+const k = signingKeyTable;
 
 const load = (db: Database) =>
-  db.query<KeyRow>({
-    sql: "SELECT kid, private_jwk, public_jwk FROM bizdata_signing_key ORDER BY created_at DESC, kid",
-    params: [],
-  });
+  tableQueries(db)
+    .select({ kid: k.kid, privateJwk: k.privateJwk, publicJwk: k.publicJwk })
+    .from(k)
+    .orderBy(desc(k.createdAt), asc(k.kid));
 
 /** Stores a new key pair; it signs from the next (re)load on, and older keys keep verifying. */
 export async function rotateSigningKey(db: Database): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const kid = crypto.randomUUID();
-  await db.query({
-    sql: "INSERT INTO bizdata_signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4)",
-    params: [kid, ALGORITHM, JSON.stringify(await exportJWK(privateKey)), JSON.stringify(await exportJWK(publicKey))],
-  });
+  await tableQueries(db)
+    .insert(k)
+    .values({
+      kid,
+      algorithm: ALGORITHM,
+      privateJwk: JSON.stringify(await exportJWK(privateKey)),
+      publicJwk: JSON.stringify(await exportJWK(publicKey)),
+    });
   return kid;
 }
 
@@ -57,11 +59,15 @@ export async function loadSigningKeys(db: Database, configured?: JWK): Promise<S
     }
     const { d: _, ...publicJwk } = configured;
     // stored like any key, so that other hosts verify its tokens; created now, so it is the newest
-    await db.query({
-      sql: `INSERT INTO bizdata_signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (kid) DO UPDATE SET created_at = now()`,
-      params: [configured.kid, ALGORITHM, JSON.stringify(configured), JSON.stringify(publicJwk)],
-    });
+    await tableQueries(db)
+      .insert(k)
+      .values({
+        kid: configured.kid,
+        algorithm: ALGORITHM,
+        privateJwk: JSON.stringify(configured),
+        publicJwk: JSON.stringify(publicJwk),
+      })
+      .onConflictDoUpdate({ target: k.kid, set: { createdAt: sql`now()` } });
   }
   let rows = await load(db);
   if (rows.length === 0) {
@@ -73,10 +79,10 @@ export async function loadSigningKeys(db: Database, configured?: JWK): Promise<S
   const keys: JWK[] = [];
   let current: SigningKeys["current"] | undefined;
   let refreshedAt = 0;
-  const apply = async (stored: KeyRow[]) => {
+  const apply = async (stored: Awaited<ReturnType<typeof load>>) => {
     for (const row of stored) {
       if (verification.has(row.kid)) continue;
-      const publicJwk = JSON.parse(row.public_jwk) as JWK;
+      const publicJwk = JSON.parse(row.publicJwk) as JWK;
       verification.set(row.kid, (await importJWK(publicJwk, ALGORITHM)) as CryptoKey);
       keys.push({ ...publicJwk, kid: row.kid, alg: ALGORITHM, use: "sig" });
     }
@@ -84,7 +90,7 @@ export async function loadSigningKeys(db: Database, configured?: JWK): Promise<S
     if (current?.kid !== newest.kid) {
       current = {
         kid: newest.kid,
-        key: (await importJWK(JSON.parse(newest.private_jwk) as JWK, ALGORITHM)) as CryptoKey,
+        key: (await importJWK(JSON.parse(newest.privateJwk) as JWK, ALGORITHM)) as CryptoKey,
       };
     }
   };

@@ -1,5 +1,4 @@
 import { createServer, type Server } from "node:http";
-import { migrate } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +6,7 @@ import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { caller } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadConfig } from "../config.js";
+import { migrateService } from "../schema.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 import { loadSigningKeys } from "./signing-keys.js";
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address() as { port: number };
   const db = await testDatabase();
-  await migrate(db, sampleModel);
+  await migrateService(db, sampleModel);
   const config = loadConfig({
     LOG_LEVEL: "silent",
     OAUTH_ISSUERS: JSON.stringify([

@@ -2,7 +2,9 @@
  * Administration of tenants, users and features: what the CLI commands and the demo seeding do.
  * Each runs in the tenant's own scope, so row-level security applies here too.
  */
-import { type Database, inTenant, isTenantId } from "@bizdata/core";
+import { type Database, inTenant, isTenantId, tableQueries, tenantFeatureTable, tenantTable } from "@bizdata/core";
+import { and, asc, eq } from "drizzle-orm";
+import { userTable } from "../auth/auth-tables.js";
 import { hashPassword } from "../auth/passwords.js";
 
 const checkTenantId = (id: string) => {
@@ -17,10 +19,7 @@ const checkTenantId = (id: string) => {
 export async function createTenant(db: Database, id: string, name: string = id): Promise<boolean> {
   checkTenantId(id);
   const rows = await inTenant(db, id, (tx) =>
-    tx.query({
-      sql: "INSERT INTO bizdata_tenant (id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id",
-      params: [id, name],
-    }),
+    tableQueries(tx).insert(tenantTable).values({ id, name }).onConflictDoNothing().returning({ id: tenantTable.id }),
   );
   return rows.length > 0;
 }
@@ -28,9 +27,15 @@ export async function createTenant(db: Database, id: string, name: string = id):
 export async function tenantExists(db: Database, id: string): Promise<boolean> {
   if (!isTenantId(id)) return false;
   const rows = await inTenant(db, id, (tx) =>
-    tx.query({ sql: "SELECT 1 FROM bizdata_tenant WHERE id = $1", params: [id] }),
+    tableQueries(tx).select({ id: tenantTable.id }).from(tenantTable).where(eq(tenantTable.id, id)),
   );
   return rows.length > 0;
+}
+
+/** whether the database has any tenant (an embedded start seeds a demo set only when it has none) */
+export async function hasTenants(db: Database): Promise<boolean> {
+  const [row] = await tableQueries(db).select({ id: tenantTable.id }).from(tenantTable).limit(1);
+  return row !== undefined;
 }
 
 /** Creates a user, or resets the password and roles of an existing one. */
@@ -45,11 +50,13 @@ export async function setUser(
   if (username.length === 0 || username.length > 128) throw new Error("A username has 1 to 128 characters.");
   const passwordHash = await hashPassword(password);
   await inTenant(db, tenantId, (tx) =>
-    tx.query({
-      sql: `INSERT INTO bizdata_user (tenant_id, username, password_hash, roles) VALUES ($1, $2, $3, $4::text[])
-            ON CONFLICT (tenant_id, username) DO UPDATE SET password_hash = EXCLUDED.password_hash, roles = EXCLUDED.roles`,
-      params: [tenantId, username, passwordHash, `{${roles.map((r) => `"${r}"`).join(",")}}`],
-    }),
+    tableQueries(tx)
+      .insert(userTable)
+      .values({ tenantId, username, passwordHash, roles: [...roles] })
+      .onConflictDoUpdate({
+        target: [userTable.tenantId, userTable.username],
+        set: { passwordHash, roles: [...roles] },
+      }),
   );
 }
 
@@ -60,13 +67,14 @@ export async function findUser(
 ): Promise<{ passwordHash: string; roles: string[] } | undefined> {
   if (!isTenantId(tenantId)) return undefined;
   const [row] = await inTenant(db, tenantId, (tx) =>
-    tx.query<{ password_hash: string; roles: string[] | string }>({
-      sql: "SELECT password_hash, roles FROM bizdata_user WHERE tenant_id = $1 AND username = $2",
-      params: [tenantId, username],
-    }),
+    tableQueries(tx)
+      .select({ passwordHash: userTable.passwordHash, roles: userTable.roles })
+      .from(userTable)
+      .where(and(eq(userTable.tenantId, tenantId), eq(userTable.username, username))),
   );
   if (row === undefined) return undefined;
-  return { passwordHash: row.password_hash, roles: Array.isArray(row.roles) ? row.roles : parseTextArray(row.roles) };
+  const roles: unknown = row.roles;
+  return { passwordHash: row.passwordHash, roles: Array.isArray(roles) ? roles : parseTextArray(String(roles)) };
 }
 
 // a driver may hand back text[] in its literal form
@@ -79,27 +87,20 @@ const parseTextArray = (literal: string): string[] =>
 
 export async function setFeature(db: Database, tenantId: string, feature: string, enabled: boolean): Promise<void> {
   if (!(await tenantExists(db, tenantId))) throw new Error(`Tenant "${tenantId}" does not exist; create it first.`);
-  await inTenant(db, tenantId, (tx) =>
-    tx.query(
-      enabled
-        ? {
-            sql: "INSERT INTO bizdata_tenant_feature (tenant_id, feature) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            params: [tenantId, feature],
-          }
-        : {
-            sql: "DELETE FROM bizdata_tenant_feature WHERE tenant_id = $1 AND feature = $2",
-            params: [tenantId, feature],
-          },
-    ),
-  );
+  const f = tenantFeatureTable;
+  await inTenant(db, tenantId, async (tx) => {
+    if (enabled) await tableQueries(tx).insert(f).values({ tenantId, feature }).onConflictDoNothing();
+    else
+      await tableQueries(tx)
+        .delete(f)
+        .where(and(eq(f.tenantId, tenantId), eq(f.feature, feature)));
+  });
 }
 
 export async function tenantFeatures(db: Database, tenantId: string): Promise<string[]> {
+  const f = tenantFeatureTable;
   const rows = await inTenant(db, tenantId, (tx) =>
-    tx.query<{ feature: string }>({
-      sql: "SELECT feature FROM bizdata_tenant_feature WHERE tenant_id = $1 ORDER BY feature",
-      params: [tenantId],
-    }),
+    tableQueries(tx).select({ feature: f.feature }).from(f).where(eq(f.tenantId, tenantId)).orderBy(asc(f.feature)),
   );
   return rows.map((r) => r.feature);
 }

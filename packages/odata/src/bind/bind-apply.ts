@@ -5,11 +5,14 @@
  * `$filter`, `$select` and `$expand` do not combine with `$apply` here and say so.
  */
 import { type AnyEntity, badRequest, type Model } from "@bizdata/core";
+import { defaultQueryLimits } from "../limits.js";
 import type { AggregateItem, Expr, QueryOptions } from "../syntax/ast.js";
 import type { AggregateProperty, ApplyQuery, GroupProperty } from "./apply-query.js";
 import { invalidExpression } from "./bind-errors.js";
 import { bindExpr, bindPredicate } from "./bind-expression.js";
+import { parameterAliases } from "./bind-parameter-alias.js";
 import type { BindScope } from "./bind-path.js";
+import type { BindOptions } from "./bind-query.js";
 import { type BoundExpr, isNumeric, type ValueType } from "./bound-expr.js";
 
 const OPTION = "$apply";
@@ -77,7 +80,12 @@ function groupedOnly(expr: BoundExpr, groups: readonly GroupProperty[]): boolean
   }
 }
 
-export function bindApply(model: Model, entity: AnyEntity, options: QueryOptions): ApplyQuery {
+export function bindApply(
+  model: Model,
+  entity: AnyEntity,
+  options: QueryOptions,
+  bindOptions: BindOptions = {},
+): ApplyQuery {
   for (const name of ["filter", "select", "expand", "compute"] as const) {
     if (options[name] !== undefined) {
       throw badRequest(
@@ -87,7 +95,15 @@ export function bindApply(model: Model, entity: AnyEntity, options: QueryOptions
       );
     }
   }
-  const scope: BindScope = { model, option: OPTION, entity, variables: new Map(), aliases: new Map() };
+  const scope: BindScope = {
+    model,
+    option: OPTION,
+    entity,
+    variables: new Map(),
+    aliases: new Map(),
+    parameters: parameterAliases(options.aliases, bindOptions.aliases),
+    limits: bindOptions.limits ?? defaultQueryLimits,
+  };
   let where: BoundExpr | undefined;
   let having: BoundExpr | undefined;
   let groups: GroupProperty[] = [];

@@ -3,42 +3,22 @@
  * type and refuses what cannot be evaluated (comparing text with a number, `and` on a number, an
  * unknown function) with a 400 that says where.
  */
-import type { Expr, Literal } from "../syntax/ast.js";
+import { isGuid } from "@bizdata/core";
+import type { Expr } from "../syntax/ast.js";
 import { printExpr } from "../syntax/print-expr.js";
 import { invalidExpression } from "./bind-errors.js";
+import { bindLiteral } from "./bind-literal.js";
+import { bindAlias, bindAliasList } from "./bind-parameter-alias.js";
 import { type BindScope, resolvePath } from "./bind-path.js";
 import { type BoundExpr, isNumeric, type ValueType } from "./bound-expr.js";
 import { accepts, functions } from "./functions.js";
-
-function bindLiteral(literal: Literal): BoundExpr {
-  switch (literal.kind) {
-    case "null":
-      return { kind: "literal", type: "null", value: null };
-    case "boolean":
-      return { kind: "literal", type: "boolean", value: literal.value };
-    case "integer":
-      return { kind: "literal", type: "integer", value: literal.text };
-    case "decimal":
-      return { kind: "literal", type: "decimal", value: literal.text };
-    case "string":
-      return { kind: "literal", type: "string", value: literal.value };
-    case "guid":
-      return { kind: "literal", type: "guid", value: literal.value.toLowerCase() };
-    case "date":
-      return { kind: "literal", type: "date", value: literal.value };
-    case "dateTimeOffset":
-      return { kind: "literal", type: "datetime", value: literal.value };
-  }
-}
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether two operands can be compared; a string literal may stand for a Guid, as clients often send. */
 function comparable(a: BoundExpr, b: BoundExpr): boolean {
   if (a.type === "null" || b.type === "null" || a.type === b.type) return true;
   if (isNumeric(a.type) && isNumeric(b.type)) return true;
   const guidString = (x: BoundExpr, y: BoundExpr) =>
-    x.type === "guid" && y.kind === "literal" && y.type === "string" && GUID.test(String(y.value));
+    x.type === "guid" && y.kind === "literal" && y.type === "string" && isGuid(y.value);
   return guidString(a, b) || guidString(b, a);
 }
 
@@ -95,9 +75,19 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
       if (!isNumeric(operand.type)) throw invalidExpression(option, `${describe(expr.operand)} is not a number`);
       return { kind: "negate", type: operand.type, operand };
     }
+    case "parameterAlias":
+      return bindAlias(scope, expr);
     case "binary": {
-      let left = sub(expr.left);
-      let right = sub(expr.right);
+      // an alias from server code takes the type of the other side
+      let left: BoundExpr;
+      let right: BoundExpr;
+      if (expr.left.kind === "parameterAlias" && expr.right.kind !== "parameterAlias") {
+        right = sub(expr.right);
+        left = bindAlias(scope, expr.left, right);
+      } else {
+        left = sub(expr.left);
+        right = expr.right.kind === "parameterAlias" ? bindAlias(scope, expr.right, left) : sub(expr.right);
+      }
       switch (expr.op) {
         case "and":
         case "or":
@@ -153,8 +143,15 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
     }
     case "in": {
       const operand = sub(expr.operand);
-      const list = expr.list.map((item) => {
-        const bound = sub(item);
+      // `X in @list`: the alias holds the whole list
+      const items: [BoundExpr, Expr][] =
+        "kind" in expr.list
+          ? bindAliasList(scope, expr.list, operand, scope.limits.maxInListLength).map((b) => [b, expr.list as Expr])
+          : expr.list.map((item) => [
+              item.kind === "parameterAlias" ? bindAlias(scope, item, operand) : sub(item),
+              item,
+            ]);
+      const list = items.map(([bound, item]) => {
         if (bound.kind !== "literal") throw invalidExpression(option, `the list after in holds literal values only`);
         if (!comparable(operand, bound)) {
           throw invalidExpression(
@@ -167,12 +164,11 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
       return { kind: "in", type: "boolean", operand, list };
     }
     case "call": {
-      const signature = Object.hasOwn(functions, expr.name) ? functions[expr.name] : undefined;
+      // function names are ABNF strings, so case-insensitive like the operators (RFC 5234)
+      const name = expr.name.toLowerCase();
+      const signature = Object.hasOwn(functions, name) ? functions[name] : undefined;
       if (signature === undefined) {
-        throw invalidExpression(
-          option,
-          `unknown function ${expr.name}(); names are lower case, e.g. contains, startswith, year`,
-        );
+        throw invalidExpression(option, `unknown function ${expr.name}(), e.g. contains, startswith, year`);
       }
       const min = signature.params.length - (signature.optional ?? 0);
       if (expr.args.length < min || expr.args.length > signature.params.length) {
@@ -192,7 +188,7 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
         return bound;
       });
       const type = signature.returns === "arg0" ? (args[0]?.type ?? "null") : signature.returns;
-      return { kind: "call", type, name: expr.name, args };
+      return { kind: "call", type, name, args };
     }
     case "lambda": {
       const resolved = resolvePath(scope, expr.collection.segments);

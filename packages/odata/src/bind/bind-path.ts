@@ -4,7 +4,9 @@
  * virtual properties where SQL needs persisted ones.
  */
 import { type AnyEntity, columnOf, type Model, type PersistedField } from "@bizdata/core";
+import type { QueryLimits } from "../limits.js";
 import { invalidExpression, unknownProperty, virtualNotAllowed } from "./bind-errors.js";
+import type { ParameterAliases } from "./bind-parameter-alias.js";
 import { type BoundExpr, type CollectionPath, type Navigation, type RangeVariable, valueTypeOf } from "./bound-expr.js";
 
 export interface BindScope {
@@ -17,6 +19,9 @@ export interface BindScope {
   readonly variables: ReadonlyMap<string, AnyEntity>;
   /** `$compute` aliases usable by name */
   readonly aliases: ReadonlyMap<string, BoundExpr>;
+  /** values of parameter aliases (`@name`) */
+  readonly parameters: ParameterAliases;
+  readonly limits: QueryLimits;
 }
 
 const names = (entity: AnyEntity) => [...Object.keys(entity.fields), ...Object.keys(entity.virtuals)];

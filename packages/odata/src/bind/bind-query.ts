@@ -8,6 +8,7 @@ import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { ExpandItem, QueryOptions } from "../syntax/ast.js";
 import { invalidExpression, unknownProperty } from "./bind-errors.js";
 import { bindExpr, bindPredicate } from "./bind-expression.js";
+import { type ParameterAliases, parameterAliases } from "./bind-parameter-alias.js";
 import type { BindScope } from "./bind-path.js";
 import { bindSelect } from "./bind-select.js";
 import type { BoundExpr } from "./bound-expr.js";
@@ -15,9 +16,27 @@ import type { ExpandNode, OrderItem, ReadQuery } from "./read-query.js";
 
 export interface BindOptions {
   readonly limits?: QueryLimits;
+  /**
+   * Values of parameter aliases supplied by server code, by name without `@`: typed against what
+   * they are compared with and sent as statement parameters. They take precedence over `@name=…`
+   * in the URL.
+   */
+  readonly aliases?: ReadonlyMap<string, unknown>;
 }
 
-function bindCompute(model: Model, entity: AnyEntity, options: QueryOptions, prefix: string): Map<string, BoundExpr> {
+/** what every level of a read binds with */
+interface ReadContext {
+  readonly model: Model;
+  readonly limits: QueryLimits;
+  readonly parameters: ParameterAliases;
+}
+
+function bindCompute(
+  context: ReadContext,
+  entity: AnyEntity,
+  options: QueryOptions,
+  prefix: string,
+): Map<string, BoundExpr> {
   const aliases = new Map<string, BoundExpr>();
   for (const item of options.compute ?? []) {
     const option = `${prefix}$compute`;
@@ -29,20 +48,20 @@ function bindCompute(model: Model, entity: AnyEntity, options: QueryOptions, pre
       throw invalidExpression(option, `the alias "${item.alias}" is already a property or alias of ${entity.name}`);
     }
     // an alias may use the aliases defined before it
-    const scope: BindScope = { model, option, entity, variables: new Map(), aliases };
+    const scope: BindScope = { ...context, option, entity, variables: new Map(), aliases };
     aliases.set(item.alias, bindExpr(scope, item.expr));
   }
   return aliases;
 }
 
 function bindExpand(
-  model: Model,
+  context: ReadContext,
   entity: AnyEntity,
   item: ExpandItem,
   prefix: string,
   depth: number,
-  limits: QueryLimits,
 ): ExpandNode {
+  const { model } = context;
   const option = `${prefix}$expand`;
   const [head, member] = item.path as [string, string | undefined];
   const field = Object.hasOwn(entity.fields, head) ? (entity.fields[head] as PersistedField) : undefined;
@@ -54,7 +73,7 @@ function bindExpand(
   }
   const nested = `${prefix}$expand(${item.path.join("/")})/`;
   if (field.kind === "collection" && member === undefined) {
-    const query = bindRead(model, field.target, item.options, { limits }, nested, depth + 1);
+    const query = bindRead(context, field.target, item.options, nested, depth + 1);
     return { kind: "collection", name: head, inverse: columnOf(field.target, [field.inverse])!, query };
   }
   const referenceField =
@@ -79,24 +98,23 @@ function bindExpand(
       option,
     );
   }
-  const query = bindRead(model, target, item.options, { limits }, nested, depth + 1);
+  const query = bindRead(context, target, item.options, nested, depth + 1);
   return { kind: "reference", path: item.path, navigation: { column: columnOf(entity, item.path)!, target }, query };
 }
 
 function bindRead(
-  model: Model,
+  context: ReadContext,
   entity: AnyEntity,
   options: QueryOptions,
-  bindOptions: BindOptions,
   prefix: string,
   depth: number,
 ): ReadQuery {
-  const limits = bindOptions.limits ?? defaultQueryLimits;
+  const { limits } = context;
   if (options.apply !== undefined)
     throw badRequest("NotSupported", "$apply cannot be combined with a read of records here.", `${prefix}$apply`);
-  const aliases = bindCompute(model, entity, options, prefix);
+  const aliases = bindCompute(context, entity, options, prefix);
   const scope = (option: string): BindScope => ({
-    model,
+    ...context,
     option: `${prefix}${option}`,
     entity,
     variables: new Map(),
@@ -117,7 +135,7 @@ function bindRead(
       `${prefix}$expand`,
     );
   }
-  const expand = expandItems.map((item) => bindExpand(model, entity, item, prefix, depth, limits));
+  const expand = expandItems.map((item) => bindExpand(context, entity, item, prefix, depth));
   const expanded = new Set(expand.map((e) => (e.kind === "collection" ? e.name : e.path.join("/"))));
   if (expanded.size < expand.length)
     throw badRequest("InvalidExpand", "The same property is expanded twice.", `${prefix}$expand`);
@@ -131,7 +149,7 @@ function bindRead(
   return {
     entity,
     // an expanded reference replaces its Guid in the output, so it is not also selected as a value
-    select: bindSelect(entity, options.select, aliases, `${prefix}$select`).filter(
+    select: bindSelect(context.model, entity, options.select, aliases, `${prefix}$select`).filter(
       (p) => !(p.kind === "column" && expanded.has(p.name)),
     ),
     expand,
@@ -152,5 +170,10 @@ export function bindQuery(
   options: QueryOptions,
   bindOptions: BindOptions = {},
 ): ReadQuery {
-  return bindRead(model, entity, options, bindOptions, "", 0);
+  const context: ReadContext = {
+    model,
+    limits: bindOptions.limits ?? defaultQueryLimits,
+    parameters: parameterAliases(options.aliases, bindOptions.aliases),
+  };
+  return bindRead(context, entity, options, "", 0);
 }

@@ -3,7 +3,7 @@
  * every persisted property (virtual ones, which cost computation, only when named). `$compute`
  * aliases are selectable by name.
  */
-import { type AnyEntity, badRequest, columnOf, type PersistedField, persistedColumns } from "@bizdata/core";
+import { type AnyEntity, badRequest, columnOf, type Model, type PersistedField, persistedColumns } from "@bizdata/core";
 import type { SelectItem } from "../syntax/ast.js";
 import { unknownProperty } from "./bind-errors.js";
 import type { BoundExpr } from "./bound-expr.js";
@@ -17,6 +17,7 @@ const propertyNames = (entity: AnyEntity, aliases: ReadonlyMap<string, BoundExpr
 ];
 
 function bindProperty(
+  model: Model,
   entity: AnyEntity,
   name: string,
   option: string,
@@ -24,9 +25,9 @@ function bindProperty(
 ): SelectedProperty {
   if (name === "RecordReadOnly") {
     const conditional = Object.values(entity.methods).some(
-      (m) => !m.isStatic && m.subscribers.some((s) => s.disableIf),
+      (m) => !m.isStatic && model.subscribers(m).some((s) => s.disableIf),
     );
-    return { kind: "recordReadOnly", name, entity, dependsOn: conditional ? persistedColumns(entity) : [] };
+    return { kind: "recordReadOnly", name, model, entity, dependsOn: conditional ? persistedColumns(entity) : [] };
   }
   const computed = aliases.get(name);
   if (computed !== undefined) return { kind: "computed", name, expr: computed };
@@ -58,12 +59,13 @@ function bindProperty(
 }
 
 export function bindSelect(
+  model: Model,
   entity: AnyEntity,
   items: readonly SelectItem[] | undefined,
   aliases: ReadonlyMap<string, BoundExpr> = new Map(),
   option = "$select",
 ): SelectedProperty[] {
-  const guid = bindProperty(entity, "Guid", option, aliases);
+  const guid = bindProperty(model, entity, "Guid", option, aliases);
   if (items === undefined) return [guid];
   const names: string[] = [];
   for (const item of items) {
@@ -95,5 +97,5 @@ export function bindSelect(
   }
   // Guid first, each property once, in the order asked for
   const unique = [...new Set(["Guid", ...names])];
-  return unique.map((name) => (name === "Guid" ? guid : bindProperty(entity, name, option, aliases)));
+  return unique.map((name) => (name === "Guid" ? guid : bindProperty(model, entity, name, option, aliases)));
 }

@@ -2,7 +2,7 @@
  * The bound form of a read: every name resolved against the model, so the compiler never sees a
  * string from the URL. Shaped like the response: one node per entity, `$expand` children below.
  */
-import type { AnyEntity, ColumnMapping, VirtualField } from "@bizdata/core";
+import type { AnyEntity, ColumnMapping, Model, VirtualField } from "@bizdata/core";
 import type { BoundExpr, Navigation } from "./bound-expr.js";
 
 export type SelectedProperty =
@@ -27,6 +27,8 @@ export type SelectedProperty =
   | {
       readonly kind: "recordReadOnly";
       readonly name: "RecordReadOnly";
+      /** the model whose subscribers decide (their DisableIf) */
+      readonly model: Model;
       readonly entity: AnyEntity;
       readonly dependsOn: readonly ColumnMapping[];
     };

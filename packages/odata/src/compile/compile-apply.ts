@@ -4,11 +4,10 @@
  * Rows are written as objects with the grouping properties nested by path and the aggregates
  * by alias.
  */
-import { TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { ApplyQuery } from "../bind/apply-query.js";
 import { compileExpr, type ExpressionContext } from "./compile-expression.js";
-import type { CompileContext, CompiledRead } from "./compile-read.js";
+import { type CompileContext, type CompiledRead, pageOf, recordsInReach } from "./compile-read.js";
 import { rowValue, writerFor } from "./output-value.js";
 import { AliasSource, QueryScope } from "./query-scope.js";
 
@@ -28,8 +27,8 @@ function writeNode(node: OutputNode, row: Row): string {
 export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRead {
   const scope = QueryScope.over(query.entity, new AliasSource(ctx.view));
   const ectx: ExpressionContext = { scopes: new Map([[null, scope]]) };
-  const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${ctx.tenantId}`;
-  const where = query.where ? sql`${tenant} AND ${compileExpr(query.where, { ...ectx, condition: true })}` : tenant;
+  const inReach = recordsInReach(scope, ctx);
+  const where = query.where ? sql`${inReach} AND ${compileExpr(query.where, { ...ectx, condition: true })}` : inReach;
   const columns: SQL[] = [];
   const root: OutputNode = { key: "", children: [] };
   const groupBy: SQL[] = [];
@@ -65,17 +64,10 @@ export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRe
     // then by the groups, so that paging over groups is stable
     ...groupBy.map((g) => sql`${g} ASC NULLS FIRST`),
   ];
-  const serverPaged = query.top === undefined || query.top > ctx.pageSize;
-  const limit = serverPaged ? ctx.pageSize : query.top!;
+  const paging = pageOf(query, ctx);
   const grouped = sql`${scope.from()} WHERE ${where}${groupBy.length > 0 ? sql` GROUP BY ${sql.join(groupBy, sql`, `)}` : sql``}${query.having ? sql` HAVING ${compileExpr(query.having, { ...ectx, condition: true })}` : sql``}`;
-  const page = sql`SELECT ${sql.join(columns, sql`, `)}, true AS "$row" ${grouped}${terms.length > 0 ? sql` ORDER BY ${sql.join(terms, sql`, `)}` : sql``} LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
-  const base = {
-    write: (row: Row) => writeNode(root, row),
-    guidAlias: "$row",
-    limit,
-    serverPaged,
-    skip: query.skip ?? 0,
-  };
+  const page = sql`SELECT ${sql.join(columns, sql`, `)}, true AS "$row" ${grouped}${terms.length > 0 ? sql` ORDER BY ${sql.join(terms, sql`, `)}` : sql``}${paging.clause}`;
+  const base = { write: (row: Row) => writeNode(root, row), guidAlias: "$row", ...paging.base };
   if (!query.count) return { statement: page, ...base };
   const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count FROM (SELECT 1 ${grouped}) g) n LEFT JOIN LATERAL (${page}) p ON true`;
   return { statement, ...base };

@@ -18,8 +18,10 @@ export interface CompileContext extends OutputOptions {
   readonly view?: StagedView;
   /** a value, or a placeholder filled at execution so that one compiled statement serves every tenant */
   readonly tenantId: string | Placeholder;
-  /** server page size: a longer result is cut and gets a next link */
-  readonly pageSize: number;
+  /** server page size: a longer result is cut and gets a next link; unset, every record comes back */
+  readonly pageSize?: number;
+  /** only the records with these Guids: a `uuid[]` value, as a placeholder filled at execution */
+  readonly keys?: Placeholder;
 }
 
 export interface CompiledRead {
@@ -27,51 +29,74 @@ export interface CompiledRead {
   readonly write: RowPlan["write"];
   /** rows with a null here are no record (the count row of an empty page) */
   readonly guidAlias: string;
-  /** rows asked for; one more comes back when the page was cut */
-  readonly limit: number;
+  /** rows asked for (undefined: all); one more comes back when the page was cut */
+  readonly limit?: number;
   readonly serverPaged: boolean;
   /** where the page starts, for the next link */
   readonly skip: number;
 }
 
-/** FROM … WHERE tenant [AND filter] for the query's entity, in a fresh scope */
+/** the records a read may see: the tenant's, and of those only the given keys when there are */
+export function recordsInReach(scope: QueryScope, ctx: Pick<CompileContext, "tenantId" | "keys">): SQL {
+  const record = sql.identifier(scope.alias);
+  const tenant = sql`${record}.${sql.identifier(TENANT_COLUMN)} = ${ctx.tenantId}`;
+  // the keys travel as one array parameter, however many there are
+  return ctx.keys === undefined ? tenant : sql`${tenant} AND ${record}.guid = ANY(${ctx.keys}::uuid[])`;
+}
+
+/**
+ * `LIMIT … OFFSET …` for the client's `$top`/`$skip` and the server page: a server-paged read
+ * asks for one row more than the page, which tells that the page was cut.
+ */
+export function pageOf(
+  query: { readonly top?: number; readonly skip?: number },
+  ctx: Pick<CompileContext, "pageSize">,
+): { clause: SQL; base: Pick<CompiledRead, "limit" | "serverPaged" | "skip"> } {
+  const serverPaged = ctx.pageSize !== undefined && (query.top === undefined || query.top > ctx.pageSize);
+  const limit = serverPaged ? ctx.pageSize : query.top;
+  const skip = query.skip ?? 0;
+  const clause =
+    limit === undefined ? sql` OFFSET ${skip}` : sql` LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${skip}`;
+  return { clause, base: { ...(limit !== undefined && { limit }), serverPaged, skip } };
+}
+
+/** FROM … WHERE tenant [AND keys] [AND filter] for the query's entity, in a fresh scope */
 function filtered(
   query: ReadQuery,
-  tenantId: string | Placeholder,
+  ctx: Pick<CompileContext, "tenantId" | "keys">,
   aliases: AliasSource,
 ): { scope: QueryScope; where: SQL } {
   const scope = QueryScope.over(query.entity, aliases);
-  const tenant = sql`${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)} = ${tenantId}`;
+  const inReach = recordsInReach(scope, ctx);
   const where = query.filter
-    ? sql`${tenant} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
-    : tenant;
+    ? sql`${inReach} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
+    : inReach;
   return { scope, where };
 }
 
 export function compileCollection(query: ReadQuery, ctx: CompileContext): CompiledRead {
   const aliases = new AliasSource(ctx.view);
-  const { scope, where } = filtered(query, ctx.tenantId, aliases);
+  const { scope, where } = filtered(query, ctx, aliases);
   const order = orderClause(query.orderBy, scope);
   const plan = rowPlan(query, scope, ctx);
-  const serverPaged = query.top === undefined || query.top > ctx.pageSize;
-  const limit = serverPaged ? ctx.pageSize : query.top!;
-  const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order} LIMIT ${limit + (serverPaged ? 1 : 0)} OFFSET ${query.skip ?? 0}`;
-  const base = { write: plan.write, guidAlias: plan.guidAlias, limit, serverPaged, skip: query.skip ?? 0 };
+  const paging = pageOf(query, ctx);
+  const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
+  const base = { write: plan.write, guidAlias: plan.guidAlias, ...paging.base };
   if (!query.count) return { statement: page, ...base };
   // the count and the page in one statement; an empty page still yields the one count row
-  const counted = filtered(query, ctx.tenantId, aliases);
+  const counted = filtered(query, ctx, aliases);
   const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}) n LEFT JOIN LATERAL (${page}) p ON true`;
   return { statement, ...base };
 }
 
 export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx: CompileContext): CompiledRead {
-  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource(ctx.view));
+  const { scope, where } = filtered(query, ctx, new AliasSource(ctx.view));
   const plan = rowPlan(query, scope, ctx);
   const statement = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
   return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false, skip: 0 };
 }
 
 export function compileCount(query: ReadQuery, ctx: CompileContext): SQL {
-  const { scope, where } = filtered(query, ctx.tenantId, new AliasSource(ctx.view));
+  const { scope, where } = filtered(query, ctx, new AliasSource(ctx.view));
   return sql`SELECT count(*) AS count ${scope.from()} WHERE ${where}`;
 }

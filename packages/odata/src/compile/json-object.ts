@@ -4,7 +4,14 @@
  * properties need TypeScript, so their inputs ride along under `@inputs` and `finishVirtuals`
  * computes them after the fact, only when one was selected.
  */
-import { assignPath, type ColumnMapping, disabledMethods, fromColumnValue, TENANT_COLUMN } from "@bizdata/core";
+import {
+  assignPath,
+  type ColumnMapping,
+  disabledMethods,
+  tenantFeatureTable as features,
+  fromColumnValue,
+  TENANT_COLUMN,
+} from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
@@ -53,7 +60,7 @@ export const needsFeatures = (query: ReadQuery): boolean =>
 
 /** the tenant's features as one comma-separated text, for the rows of `scope` */
 export const featuresColumn = (scope: QueryScope): SQL =>
-  sql`(SELECT coalesce(string_agg(f.feature, ','), '') FROM bizdata_tenant_feature AS f WHERE f.tenant_id = ${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)})`;
+  sql`(SELECT coalesce(string_agg(${features.feature}, ','), '') FROM ${features} WHERE ${features.tenantId} = ${sql.identifier(scope.alias)}.${sql.identifier(TENANT_COLUMN)})`;
 
 export const featureSet = (text: unknown): ReadonlySet<string> =>
   new Set(typeof text === "string" && text !== "" ? text.split(",") : []);
@@ -156,7 +163,7 @@ export function finishVirtuals(query: ReadQuery, record: Record<string, unknown>
       assignPath(source, c.path, fromColumnValue(c.field, input instanceof ExactNumber ? input.text : input));
     }
     if (p.kind === "virtual") record[p.name] = p.field.compute(source) ?? null;
-    else if (p.kind === "recordReadOnly") record[p.name] = disabledMethods(p.entity, source, features);
+    else if (p.kind === "recordReadOnly") record[p.name] = disabledMethods(p.model, p.entity, source, features);
   }
   for (const e of query.expand) {
     const value = e.kind === "collection" ? record[e.name] : e.path.reduce<any>((o, k) => o?.[k], record);

@@ -1,6 +1,8 @@
 /**
- * How a value leaves PostgreSQL for the response, the same for flat rows and for JSON built in
- * the database: instants as ISO 8601 in UTC, decimals as PostgreSQL's exact text (a JSON number,
+ * How a value leaves PostgreSQL for the response, the same for flat rows and for expanded
+ * collections, whose JSON PostgreSQL builds (one correlated subquery per collection keeps the
+ * read one statement; top-level records are written from flat rows in TypeScript, which measured
+ * as fast or faster than JSON built by PostgreSQL on both drivers): instants as ISO 8601 in UTC, decimals as PostgreSQL's exact text (a JSON number,
  * or a string with IEEE754Compatible=true), everything else as its JSON form.
  */
 import { type SQL, sql } from "drizzle-orm";
@@ -9,14 +11,6 @@ import type { ValueType } from "../bind/bound-expr.js";
 export interface OutputOptions {
   /** IEEE754Compatible=true: decimals as JSON strings (api-conventions: Numbers) */
   readonly ieee754Compatible: boolean;
-  /**
-   * Where each record's JSON is built: from flat rows in TypeScript ("rows", the default) or by
-   * PostgreSQL itself ("database"). bench/json-strategy.ts measured "rows" as fast or faster on
-   * both drivers for the query mix (database/rows 0.93-3.0 on PostgreSQL 15, 1.1-2.1 on PGlite),
-   * so "database" stays only as the measured alternative. Expanded collections are built by
-   * PostgreSQL either way: one correlated subquery per collection keeps the read one statement.
-   */
-  readonly jsonIn?: "rows" | "database";
 }
 
 /** the SQL that selects a value of `type` for a flat row */

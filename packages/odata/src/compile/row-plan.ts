@@ -17,7 +17,6 @@ import {
   featureSet,
   featuresColumn,
   finishVirtuals,
-  jsonObject,
   needsFeatures,
   needsFinishing,
 } from "./json-object.js";
@@ -110,7 +109,7 @@ function objectWriter(
           part: (row) => {
             const source: Row = {};
             for (const { c, alias } of deps) assignPath(source, c.path, fromColumnValue(c.field, row[alias]));
-            return `${key}:${JSON.stringify(disabledMethods(p.entity, source, featureSet(row[features])))}`;
+            return `${key}:${JSON.stringify(disabledMethods(p.model, p.entity, source, featureSet(row[features])))}`;
           },
         };
       }
@@ -167,24 +166,7 @@ function objectWriter(
   return { write: (row) => `{${list.map((part) => part(row)).join(",")}}`, guid: guid.alias };
 }
 
-/** the whole record as JSON text from PostgreSQL, copied through (virtuals finished in TypeScript) */
-function databasePlan(query: ReadQuery, scope: QueryScope, options: OutputOptions): RowPlan {
-  const columns = new Columns();
-  const guid = columns.add("guid", scope.column(scope.alias, "guid"));
-  const json = columns.add("json", sql`${jsonObject(query, scope, options)}::text`);
-  const features = needsFeatures(query) ? columns.add("$features", featuresColumn(scope)) : undefined;
-  const write = needsFinishing(query)
-    ? (row: Row) => {
-        const record = parseExactJson(String(row[json])) as Row;
-        finishVirtuals(query, record, featureSet(features === undefined ? "" : row[features]));
-        return writeExactJson(record);
-      }
-    : (row: Row) => String(row[json]);
-  return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid };
-}
-
 export function rowPlan(query: ReadQuery, scope: QueryScope, options: OutputOptions): RowPlan {
-  if (options.jsonIn === "database") return databasePlan(query, scope, options);
   const columns = new Columns();
   const { write, guid } = objectWriter(query, scope, columns, options);
   return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid };

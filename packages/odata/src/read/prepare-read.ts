@@ -19,15 +19,24 @@ export interface PreparedRead extends Omit<CompiledRead, "statement"> {
 }
 
 export interface PrepareOptions extends OutputOptions {
-  readonly pageSize: number;
+  /** server page size; unset, every record comes back */
+  readonly pageSize?: number;
   /** compile for a workflow's staged state; the workflow is a placeholder filled at run */
   readonly staged?: boolean;
+  /** only the records whose Guids are given at run (RunArgs.keys) */
+  readonly keys?: boolean;
 }
 
 const dialect = new PgDialect();
 const tenantId = sql.placeholder("tenant");
 const view = { workflowId: sql.placeholder("workflow") };
-const context = (options: PrepareOptions) => ({ ...options, tenantId, ...(options.staged && { view }) });
+const keys = sql.placeholder("keys");
+const context = ({ staged, keys: restricted, ...options }: PrepareOptions) => ({
+  ...options,
+  tenantId,
+  ...(staged && { view }),
+  ...(restricted && { keys }),
+});
 
 function prepared(compiled: CompiledRead, counted: boolean): PreparedRead {
   const { statement, ...rest } = compiled;

@@ -4,7 +4,7 @@
  * per query shape). The record key and the tenant are parameters, so `Product(<any guid>)` with
  * the same options is one cache entry for every tenant.
  */
-import { type AnyEntity, type Model, notFound, ServiceError } from "@bizdata/core";
+import { type AnyEntity, isGuid, type Model, notFound, ServiceError } from "@bizdata/core";
 import type { ApplyQuery } from "../bind/apply-query.js";
 import { bindApply } from "../bind/bind-apply.js";
 import { bindQuery } from "../bind/bind-query.js";
@@ -40,8 +40,6 @@ export interface PlannerOptions {
   readonly limits?: QueryLimits;
   /** compiled statements kept (default 1000, 0 for none); the oldest is dropped first */
   readonly cacheSize?: number;
-  /** where record JSON is built (see OutputOptions.jsonIn); pick per driver */
-  readonly jsonIn?: "rows" | "database";
 }
 
 export interface PlanRequest {
@@ -53,9 +51,18 @@ export interface PlanRequest {
   readonly staged?: boolean;
   /** false for one-off shapes (e.g. a method's result restricted to its Guids), kept out of the cache */
   readonly cache?: boolean;
+  /**
+   * Values of parameter aliases from server code (`@name` in `$filter` without `@name=…` in the
+   * URL), typed against what they are compared with and sent as statement parameters. A read
+   * with them is not cached: its statement holds their values.
+   */
+  readonly aliases?: ReadonlyMap<string, unknown>;
+  /** false: every matching record, no server page (what server code reads: a method's query and its result) */
+  readonly paged?: boolean;
+  /** only the records whose Guids are given at run (RunArgs.keys): a method's collection result */
+  readonly keys?: boolean;
 }
 
-const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const KEYED = /^([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)$/;
 
 export function resolveEntity(model: Model, name: string): AnyEntity {
@@ -71,7 +78,7 @@ export function resolveEntity(model: Model, name: string): AnyEntity {
 }
 
 export function keyOf(key: string): string {
-  if (!GUID.test(key)) throw new ServiceError(400, "InvalidKey", `The key "${key}" is not a Guid.`, "path");
+  if (!isGuid(key)) throw new ServiceError(400, "InvalidKey", `The key "${key}" is not a Guid.`, "path");
   return key.toLowerCase();
 }
 
@@ -79,7 +86,6 @@ export class ReadPlanner {
   private readonly cache = new Map<string, Omit<PlannedRead, "key">>();
   private readonly limits: QueryLimits;
   private readonly cacheSize: number;
-  private readonly jsonIn: "rows" | "database";
 
   constructor(
     private readonly model: Model,
@@ -87,7 +93,6 @@ export class ReadPlanner {
   ) {
     this.limits = options.limits ?? defaultQueryLimits;
     this.cacheSize = options.cacheSize ?? 1000;
-    this.jsonIn = options.jsonIn ?? "rows";
   }
 
   /**
@@ -97,16 +102,17 @@ export class ReadPlanner {
   plan(request: PlanRequest): PlannedRead | Extract<ResourcePath, { kind: "method" }> {
     // `Entity(<guid>)` shares one entry whatever the Guid
     const keyed = KEYED.exec(request.path);
-    const key = keyed && GUID.test(keyed[2]!) ? keyed[2]!.toLowerCase() : undefined;
-    const shape = `${request.ieee754Compatible ? 1 : 0}${request.staged ? "s" : ""}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
-    const cached = request.cache === false ? undefined : this.cache.get(shape);
+    const key = keyed && isGuid(keyed[2]) ? keyed[2]!.toLowerCase() : undefined;
+    const shape = `${request.ieee754Compatible ? 1 : 0}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
+    const cacheable = request.cache !== false && request.aliases === undefined;
+    const cached = cacheable ? this.cache.get(shape) : undefined;
     if (cached !== undefined && (cached.kind !== "entity" || key !== undefined)) {
       return cached.kind === "entity" ? { ...cached, kind: "entity", key: key! } : (cached as PlannedRead);
     }
     const planned = this.compile(request);
     if (planned.kind === "method") return planned;
     // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled
-    if (this.cacheSize > 0 && (planned.kind !== "entity" || key !== undefined)) {
+    if (cacheable && this.cacheSize > 0 && (planned.kind !== "entity" || key !== undefined)) {
       if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(shape, planned);
     }
@@ -118,20 +124,21 @@ export class ReadPlanner {
     if (path.kind === "method") return path;
     const entity = resolveEntity(this.model, path.entity);
     const options = parseQueryOptions(request.search, this.limits);
+    const bindOptions = { limits: this.limits, ...(request.aliases && { aliases: request.aliases }) };
     const prepare = {
-      pageSize: this.limits.maxPageSize,
+      ...(request.paged !== false && { pageSize: this.limits.maxPageSize }),
       ieee754Compatible: request.ieee754Compatible,
-      jsonIn: this.jsonIn,
       ...(request.staged && { staged: true }),
+      ...(request.keys && { keys: true }),
     };
     if (path.kind === "collection") {
       const query =
         options.apply !== undefined
-          ? bindApply(this.model, entity, options)
-          : bindQuery(this.model, entity, options, { limits: this.limits });
+          ? bindApply(this.model, entity, options, bindOptions)
+          : bindQuery(this.model, entity, options, bindOptions);
       return { kind: "collection", entity, prepared: prepareCollection(query, prepare), reads: readEntities(query) };
     }
-    const query = bindQuery(this.model, entity, options, { limits: this.limits });
+    const query = bindQuery(this.model, entity, options, bindOptions);
     const reads = readEntities(query);
     if (path.kind === "count") return { kind: "count", entity, prepared: prepareCount(query, prepare), reads };
     return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare), reads };

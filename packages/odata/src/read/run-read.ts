@@ -12,6 +12,8 @@ export interface RunArgs {
   readonly workflowId?: string;
   /** the record's Guid, for single reads */
   readonly key?: string;
+  /** the Guids a read prepared with `keys` is restricted to */
+  readonly keys?: readonly string[];
   /** the URL of the next page, given the `$skip` it starts at */
   readonly nextLink?: (skip: number) => string;
 }
@@ -23,6 +25,7 @@ const rows = (session: Session, prepared: PreparedRead, args: RunArgs) =>
       tenant: args.tenantId,
       key: args.key,
       workflow: args.workflowId,
+      keys: args.keys,
     }),
   });
 
@@ -32,13 +35,13 @@ export async function runCollection(session: Session, prepared: PreparedRead, ar
   const count = prepared.counted ? Number(all[0]?.$count ?? 0) : undefined;
   // with $count the page is LEFT JOINed to the count, so an empty page is one row without a record
   const records = prepared.counted ? all.filter((r) => r[prepared.guidAlias] !== null) : all;
-  const truncated = prepared.serverPaged && records.length > prepared.limit;
-  const page = truncated ? records.slice(0, prepared.limit) : records;
+  const limit = prepared.limit ?? records.length;
+  const truncated = prepared.serverPaged && records.length > limit;
+  const page = truncated ? records.slice(0, limit) : records;
   let body = "{";
   if (count !== undefined) body += `"@odata.count":${count},`;
   body += `"value":[${page.map(prepared.write).join(",")}]`;
-  if (truncated && args.nextLink)
-    body += `,"@odata.nextLink":${JSON.stringify(args.nextLink(prepared.skip + prepared.limit))}`;
+  if (truncated && args.nextLink) body += `,"@odata.nextLink":${JSON.stringify(args.nextLink(prepared.skip + limit))}`;
   return `${body}}`;
 }
 

@@ -63,11 +63,11 @@ export interface NegateExpr extends Node {
   readonly operand: Expr;
 }
 
-/** `X in (a, b, c)` */
+/** `X in (a, b, c)`, or `X in @list` with a JSON array as the alias's value */
 export interface InExpr extends Node {
   readonly kind: "in";
   readonly operand: Expr;
-  readonly list: readonly Expr[];
+  readonly list: readonly Expr[] | ParameterAliasExpr;
 }
 
 /** `name(args…)`, e.g. `contains(SKU,'A')`, `now()`. The name is as written. */
@@ -86,7 +86,23 @@ export interface LambdaExpr extends Node {
   readonly predicate: Expr | null;
 }
 
-export type Expr = Literal | PathExpr | BinaryExpr | NotExpr | NegateExpr | InExpr | CallExpr | LambdaExpr;
+/** `@name` (ABNF `parameterAlias`): its value comes from `@name=…` in the URL or from server code. */
+export interface ParameterAliasExpr extends Node {
+  readonly kind: "parameterAlias";
+  /** without the `@` */
+  readonly name: string;
+}
+
+export type Expr =
+  | Literal
+  | ParameterAliasExpr
+  | PathExpr
+  | BinaryExpr
+  | NotExpr
+  | NegateExpr
+  | InExpr
+  | CallExpr
+  | LambdaExpr;
 
 // ---------------------------------------------------------------- query options
 
@@ -132,6 +148,14 @@ export type ApplyTransformation =
       readonly pos: number;
     };
 
+/**
+ * The value of `@name=…` in the URL (ABNF `aliasAndValue`): a literal, or JSON (an array, as the
+ * list of `X in @name`).
+ */
+export type AliasValue =
+  | { readonly kind: "literal"; readonly literal: Literal }
+  | { readonly kind: "json"; readonly value: unknown; readonly pos: number };
+
 /** Query options of a request or of one `$expand` item; absent options are `undefined`. */
 export interface QueryOptions {
   readonly filter?: Expr;
@@ -143,6 +167,8 @@ export interface QueryOptions {
   readonly count?: boolean;
   readonly apply?: readonly ApplyTransformation[];
   readonly compute?: readonly ComputeItem[];
+  /** `@name=value` of the URL by name without `@` (top level only; `$expand` items use these too) */
+  readonly aliases?: ReadonlyMap<string, AliasValue>;
 }
 
 // ---------------------------------------------------------------- resource path

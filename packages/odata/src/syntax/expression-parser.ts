@@ -13,7 +13,7 @@
  */
 import { EmbeddedActionsParser, type IOrAlt, type IToken } from "chevrotain";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
-import type { BinaryOperator, CallExpr, Expr, LambdaExpr } from "./ast.js";
+import type { BinaryOperator, CallExpr, Expr, LambdaExpr, Literal, ParameterAliasExpr } from "./ast.js";
 import { errorMessageProvider } from "./error-messages.js";
 import { foldOperators, type Operand, type OperatorSequence } from "./fold-operators.js";
 import { literalOf, literalProblem } from "./literals.js";
@@ -23,18 +23,25 @@ import {
   BinaryOperator as BinaryOperatorToken,
   Colon,
   Comma,
+  DivBy,
+  DollarCount,
   DollarIt,
   Identifier,
   In,
   LParen,
   Minus,
   Not,
+  ParameterAlias,
   PathStart,
   PrimitiveLiteral,
   RParen,
   Segment,
   Slash,
 } from "./tokens.js";
+
+/** A path segment as the tree holds it: names as written, `$it` and `$count` in lower case. */
+const pathSegment = (token: IToken): string =>
+  token.tokenType === DollarIt ? "$it" : token.tokenType === DollarCount ? "$count" : token.image;
 
 /** One `operator operand` step of a `commonExpr`. */
 interface OperatorStep {
@@ -117,39 +124,56 @@ export class ExpressionParser extends EmbeddedActionsParser {
       ALT: () => {
         const op = this.CONSUME(BinaryOperatorToken);
         // lexed so the message can say so; the syntax tree has no `divby` operator
-        if (!this.RECORDING_PHASE && op.image === "divby") {
+        if (!this.RECORDING_PHASE && op.tokenType === DivBy) {
           this.fail(op.startOffset, "operator 'divby' is not supported; use 'div'");
         }
         const start = this.LA(1).startOffset;
         const operand = this.SUBRULE2(this.unaryExpr);
-        return { op: op.image as BinaryOperator, opPosition: op.startOffset, operand, start };
+        // keywords match in any case (tokens.ts); the tree holds the operator's name
+        return { op: op.image.toLowerCase() as BinaryOperator, opPosition: op.startOffset, operand, start };
       },
     },
     {
       ALT: () => {
         const op = this.CONSUME(In);
         const start = this.LA(1).startOffset;
-        const list = this.SUBRULE(this.listExpr);
+        const list = this.SUBRULE(this.inList);
         return { op: "in", opPosition: op.startOffset, operand: list, start };
       },
     },
   ];
+
+  /** right of `in`: a list, or an alias whose value is a JSON array (its own rule for the error message) */
+  protected inList = this.RULE("inList", (): Expr[] | ParameterAliasExpr => this.OR(this.inListAlternatives));
+
+  private readonly inListAlternatives: IOrAlt<Expr[] | ParameterAliasExpr>[] = [
+    { ALT: () => this.SUBRULE(this.listExpr) },
+    { ALT: () => this.parameterAlias() },
+  ];
+
+  /** ABNF `primitiveLiteral`: a literal token, its field ranges checked (literals.ts) */
+  protected primitiveLiteral(): Literal {
+    const token = this.CONSUME(PrimitiveLiteral);
+    if (!this.RECORDING_PHASE) {
+      const problem = literalProblem(token);
+      if (problem !== undefined) this.fail(token.startOffset, problem);
+    }
+    return literalOf(token);
+  }
+
+  /** ABNF `parameterAlias`: `@name` */
+  protected parameterAlias(): ParameterAliasExpr {
+    const token = this.CONSUME(ParameterAlias);
+    return { kind: "parameterAlias", name: token.image.slice(1), pos: token.startOffset };
+  }
 
   /** Unary `-` and `not` (one nesting level each) and the primary expressions. */
   protected unaryExpr = this.RULE("unaryExpr", (): Expr => this.OR2(this.unaryAlternatives));
 
   private readonly unaryAlternatives: IOrAlt<Expr>[] = [
     { ALT: () => this.memberExpr() },
-    {
-      ALT: () => {
-        const token = this.CONSUME(PrimitiveLiteral);
-        if (!this.RECORDING_PHASE) {
-          const problem = literalProblem(token);
-          if (problem !== undefined) this.fail(token.startOffset, problem);
-        }
-        return literalOf(token);
-      },
-    },
+    { ALT: () => this.parameterAlias() },
+    { ALT: () => this.primitiveLiteral() },
     {
       // ABNF parenExpr
       ALT: () => {
@@ -204,7 +228,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
       this.CONSUME(RParen);
       call = { kind: "call", name: first.image, args, pos };
     });
-    const segments: string[] = [first.image];
+    const segments: string[] = [pathSegment(first)];
     let lambda: LambdaExpr | undefined;
     this.MANY2(() => {
       const slash = this.CONSUME(Slash);
@@ -220,7 +244,8 @@ export class ExpressionParser extends EmbeddedActionsParser {
       this.OPTION3(() => {
         // ABNF anyExpr / allExpr
         const open = this.CONSUME2(LParen);
-        if (!this.RECORDING_PHASE && segment.image !== "any" && segment.image !== "all") {
+        const lambdaOp = segment.image.toLowerCase();
+        if (!this.RECORDING_PHASE && lambdaOp !== "any" && lambdaOp !== "all") {
           this.fail(
             open.startOffset,
             `only the lambda operators any and all may follow a path with '(', not '${segment.image}'`,
@@ -236,14 +261,14 @@ export class ExpressionParser extends EmbeddedActionsParser {
         this.CONSUME2(RParen);
         lambda = {
           kind: "lambda",
-          op: segment.image === "all" ? "all" : "any",
+          op: lambdaOp === "all" ? "all" : "any",
           collection: { kind: "path", segments: segments.slice(), pos },
           variable,
           predicate,
           pos,
         };
       });
-      if (lambda === undefined) segments.push(segment.image);
+      if (lambda === undefined) segments.push(pathSegment(segment));
     });
     return call ?? lambda ?? { kind: "path", segments, pos };
   }

@@ -3,7 +3,7 @@
  * `commonExpr` does) into a tree by operator precedence (URL conventions 5.1.1.1). Iterative
  * shunting-yard, so a long `a or b or c …` chain costs no stack; all operators are left-associative.
  */
-import type { BinaryOperator, Expr } from "./ast.js";
+import type { BinaryOperator, Expr, InExpr } from "./ast.js";
 import { Precedence, precedenceOf } from "./operator-precedence.js";
 
 /** The list right of `in`; every other operand is an expression. */
@@ -66,7 +66,7 @@ function reduce(state: FoldState): void {
   // a list only ever stands right of `in`, and foldOperators keeps tighter operators off it
   if (isList(left)) state.fail(seq.opPositions[k] as number, `'${op}' cannot follow an 'in' list`);
   if (op === "in") {
-    out.push({ kind: "in", operand: left, list: right as readonly Expr[], pos });
+    out.push({ kind: "in", operand: left, list: right as InExpr["list"], pos });
   } else {
     if (isList(right)) state.fail(seq.opPositions[k] as number, `expected an expression after '${op}'`);
     out.push({ kind: "binary", op, left, right, pos });

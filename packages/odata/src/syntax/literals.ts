@@ -47,8 +47,9 @@ export function unquote(image: string): string {
   return inner.includes("''") ? inner.replaceAll("''", "'") : inner;
 }
 
-/** Integer vs decimal by the presence of a fraction or exponent; the text is kept verbatim. */
-function numberLiteral(text: string, pos: number): Literal {
+/** Integer vs decimal by the presence of a fraction or exponent; the text is kept, but for a leading `+`. */
+function numberLiteral(image: string, pos: number): Literal {
+  const text = image.startsWith("+") ? image.slice(1) : image;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     // '.', 'e', 'E'

@@ -3,9 +3,10 @@
  * Data Aggregation ABNF `applyExpr`) and the resource path. One instance, built once and reused
  * for every parse (Chevrotain performance guide).
  */
+import { isGuid } from "@bizdata/core";
 import type { IOrAlt, IToken } from "chevrotain";
 import type { AggregateItem, ApplyTransformation, Literal, PathExpr, ResourcePath } from "./ast.js";
-import { literalOf, literalProblem, unquote } from "./literals.js";
+import { unquote } from "./literals.js";
 import { QueryOptionParser } from "./query-option-parser.js";
 import {
   Aggregate,
@@ -18,7 +19,6 @@ import {
   GuidLiteral,
   Identifier,
   LParen,
-  PrimitiveLiteral,
   RParen,
   Slash,
   StringLiteral,
@@ -44,8 +44,6 @@ interface MethodCall {
 type PathTarget =
   | { readonly kind: "count"; readonly token: IToken }
   | { readonly kind: "method"; readonly method: MethodCall };
-
-const guidShape = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
 class ODataParser extends QueryOptionParser {
   constructor() {
@@ -127,7 +125,8 @@ class ODataParser extends QueryOptionParser {
         const expr = this.SUBRULE(this.commonExpr);
         this.CONSUME(With);
         const method = this.CONSUME2(Identifier);
-        if (!this.RECORDING_PHASE && !aggregateMethods.has(method.image)) {
+        const methodName = method.image.toLowerCase();
+        if (!this.RECORDING_PHASE && !aggregateMethods.has(methodName)) {
           this.fail(
             method.startOffset,
             `unknown aggregation method '${method.image}'; expected sum, min, max, average or countdistinct`,
@@ -135,7 +134,7 @@ class ODataParser extends QueryOptionParser {
         }
         this.CONSUME2(As);
         const alias = this.CONSUME3(Identifier);
-        return { kind: "aggregate", expr, method: method.image as AggregateMethod, alias: alias.image, pos };
+        return { kind: "aggregate", expr, method: methodName as AggregateMethod, alias: alias.image, pos };
       },
     },
   ];
@@ -151,6 +150,9 @@ class ODataParser extends QueryOptionParser {
     this.CONSUME(RParen);
     return groups;
   });
+
+  /** ABNF `aliasAndValue`, the value right of `@name=`: a primitive literal (JSON is read apart) */
+  public aliasValue = this.RULE("aliasValue", (): Literal => this.primitiveLiteral());
 
   /**
    * The resource path after `/api/` (spec 4.2, 4.8): `Entity`, `Entity/$count`, `Entity(key)`,
@@ -195,12 +197,12 @@ class ODataParser extends QueryOptionParser {
       // OData 4.0 clients still send `guid'…'`
       ALT: () => {
         const prefix = this.CONSUME(Identifier);
-        if (!this.RECORDING_PHASE && prefix.image !== "guid") {
+        if (!this.RECORDING_PHASE && prefix.image.toLowerCase() !== "guid") {
           this.fail(prefix.startOffset, `expected a GUID or a quoted key but found '${prefix.image}'`);
         }
         const quoted = this.CONSUME2(StringLiteral);
         const value = unquote(quoted.image);
-        if (!this.RECORDING_PHASE && !guidShape.test(value)) this.fail(quoted.startOffset, `'${value}' is not a GUID`);
+        if (!this.RECORDING_PHASE && !isGuid(value)) this.fail(quoted.startOffset, `'${value}' is not a GUID`);
         return value;
       },
     },
@@ -231,12 +233,7 @@ class ODataParser extends QueryOptionParser {
   protected parameterValue = this.RULE("parameterValue", (): { name: IToken; value: Literal } => {
     const name = this.CONSUME(Identifier);
     this.CONSUME(Equals);
-    const token = this.CONSUME(PrimitiveLiteral);
-    if (!this.RECORDING_PHASE) {
-      const problem = literalProblem(token);
-      if (problem !== undefined) this.fail(token.startOffset, problem);
-    }
-    return { name, value: literalOf(token) };
+    return { name, value: this.primitiveLiteral() };
   });
 
   private inlineArgument(into: Record<string, Literal>, argument: { name: IToken; value: Literal }): void {

@@ -19,6 +19,8 @@ function tree(expr: Expr): string {
     case "date":
     case "dateTimeOffset":
       return `${expr.kind}:${expr.value}`;
+    case "parameterAlias":
+      return `@${expr.name}`;
     case "path":
       return expr.segments.join("/");
     case "binary":
@@ -28,7 +30,7 @@ function tree(expr: Expr): string {
     case "negate":
       return `(- ${tree(expr.operand)})`;
     case "in":
-      return `(in ${tree(expr.operand)} [${expr.list.map(tree).join(" ")}])`;
+      return `(in ${tree(expr.operand)} ${"kind" in expr.list ? tree(expr.list) : `[${expr.list.map(tree).join(" ")}]`})`;
     case "call":
       return `${expr.name}(${expr.args.map(tree).join(" ")})`;
     case "lambda":
@@ -220,7 +222,8 @@ describe("parseFilter: paths and lambdas", () => {
     ["divide div divby_x", "(div divide divby_x)"],
     ["has_x has hash", "(has has_x hash)"],
     ["ascending eq descending", "(eq ascending descending)"],
-    ["AND eq Or", "(eq AND Or)"],
+    ["ANDROID eq Orbit", "(eq ANDROID Orbit)"],
+    ["Equals eq NOTES", "(eq Equals NOTES)"],
     // words with a meaning only elsewhere are still property names
     ["filter eq desc", "(eq filter desc)"],
     ["aggregate eq groupby", "(eq aggregate groupby)"],
@@ -241,6 +244,43 @@ describe("parseFilter: paths and lambdas", () => {
       predicate: { kind: "binary", op: "gt" },
     });
     expect(parseFilter("Uoms/any()")).toMatchObject({ variable: null, predicate: null });
+  });
+});
+
+describe("parseFilter: keywords in any case (ABNF strings are case-insensitive, RFC 5234)", () => {
+  it.each([
+    ["A EQ 1", "(eq A int:1)"],
+    ["A Eq 1 AND B ne 2", "(and (eq A int:1) (ne B int:2))"],
+    ["A eq 1 Or B GT 2", "(or (eq A int:1) (gt B int:2))"],
+    ["NOT A", "(not A)"],
+    ["A IN (1,2)", "(in A [int:1 int:2])"],
+    ["A eq TRUE or B eq False", "(or (eq A true) (eq B false))"],
+    ["A eq NULL", "(eq A null)"],
+    [
+      "A ADD 1 MUL 2 Sub 3 DIV 4 MOD 5 ge 0",
+      "(ge (sub (add A (mul int:1 int:2)) (mod (div int:3 int:4) int:5)) int:0)",
+    ],
+    ["A HAS B", "(has A B)"],
+    ["Details/$COUNT gt 1", "(gt Details/$count int:1)"],
+    ["$IT/Name eq 'x'", "(eq $it/Name str:x)"],
+    ["Details/ANY(d: d/Q gt 1)", "(any Details d: (gt d/Q int:1))"],
+    ["Details/All(d: d/Q gt 1)", "(all Details d: (gt d/Q int:1))"],
+    ["CONTAINS(Name,'x')", "CONTAINS(Name str:x)"],
+  ])("%s", (text, expected) => {
+    expect(parsed(text)).toBe(expected);
+  });
+});
+
+describe("parseFilter: a leading + on numbers (ABNF sign)", () => {
+  it.each([
+    ["A eq +5", "(eq A int:5)"],
+    ["A eq +2.5", "(eq A dec:2.5)"],
+    ["A eq +1e3", "(eq A dec:1e3)"],
+    ["A eq 1e+3", "(eq A dec:1e+3)"],
+    ["A add +5 gt -3", "(gt (add A int:5) int:-3)"],
+    ["A in (+1,-1)", "(in A [int:1 int:-1])"],
+  ])("%s", (text, expected) => {
+    expect(parsed(text)).toBe(expected);
   });
 });
 

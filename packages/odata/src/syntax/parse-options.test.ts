@@ -43,6 +43,14 @@ describe("parseOrderBy", () => {
     // a property called like a direction is still a property
     ["desc desc", [["desc", "desc"]]],
     ["ascending", [["ascending", "asc"]]],
+    // keywords in any case (ABNF strings are case-insensitive)
+    [
+      "Name DESC, Id Asc",
+      [
+        ["Name", "desc"],
+        ["Id", "asc"],
+      ],
+    ],
   ])("%s", (text, expected) => {
     expect(parseOrderBy(text).map((item) => [printExpr(item.expr), item.direction])).toEqual(expected);
   });
@@ -116,6 +124,23 @@ describe("parseExpand", () => {
     expect(uoms?.options.compute?.map((c) => c.alias)).toEqual(["L"]);
   });
 
+  it.each([
+    ["Details(select=Quantity;top=2)", { select: [{ path: ["Quantity"] }], top: 2 }],
+    ["Details($SELECT=Quantity;$Top=2;COUNT=TRUE)", { select: [{ path: ["Quantity"] }], top: 2, count: true }],
+    ["Details(filter=Quantity GT 1;orderby=Quantity DESC;skip=1)", { skip: 1, orderby: [{ direction: "desc" }] }],
+    ["Details(expand=Product(select=SKU);compute=Quantity as Q)", { expand: [{ path: ["Product"] }] }],
+    // a property called like an option is still a property
+    ["Details(select=top,count,select)", { select: [{ path: ["top"] }, { path: ["count"] }, { path: ["select"] }] }],
+  ])("%s: option names without $ and in any case (OData 4.01)", (text, options) => {
+    expect(parseExpand(text)[0]?.options).toMatchObject(options);
+  });
+
+  it("rejects the same option twice, with and without $", () => {
+    expect(() => parseExpand("Details($top=1;top=2)")).toThrow(
+      new QuerySyntaxError("$expand", 15, "option 'top' is repeated"),
+    );
+  });
+
   it("reports positions of nested nodes inside the whole $expand value", () => {
     const text = "A($expand=B($filter=X eq 1))";
     const filter = parseExpand(text)[0]?.options.expand?.[0]?.options.filter;
@@ -123,10 +148,19 @@ describe("parseExpand", () => {
   });
 
   it("allows blanks around separators", () => {
-    expect(parseExpand(" A ( $select = X , Y ; $top = 3 ) , B ")).toMatchObject([
+    expect(parseExpand(" A ( $select =X , Y ; $top =3 ) , B ")).toMatchObject([
       { path: ["A"], options: { select: [{ path: ["X"] }, { path: ["Y"] }], top: 3 } },
       { path: ["B"] },
     ]);
+  });
+
+  it.each([
+    ["A($top= 3)", 7],
+    ["A($select=X;$filter=\tX eq 1)", 20],
+    ["A(top=  3)", 6],
+    ["A($expand= B)", 10],
+  ])("%j: a blank after '=' is an error at %i (the ABNF has no BWS there)", (text, position) => {
+    expect(() => parseExpand(text)).toThrow(new QuerySyntaxError("$expand", position, "no blank is allowed after '='"));
   });
 
   it("accepts exactly maxExpandDepth levels and maxExpandWidth items", () => {
@@ -204,6 +238,14 @@ describe("parseApply", () => {
     });
   });
 
+  it("reads transformation and method names in any case", () => {
+    expect(parseApply("FILTER(A EQ 1)/GroupBy((B),Aggregate(C WITH Sum AS S))")).toMatchObject([
+      { kind: "filter" },
+      { kind: "groupby", aggregate: [{ method: "sum", alias: "S" }] },
+    ]);
+    expect(parseApply("aggregate($COUNT AS N)")).toMatchObject([{ items: [{ method: "count", alias: "N" }] }]);
+  });
+
   it("filter accepts a full boolean expression", () => {
     const [step] = parseApply("filter(Details/any(d:d/Quantity gt 5) and not (Cost lt 1))");
     expect(step?.kind === "filter" && printExpr(step.predicate)).toBe(
@@ -234,7 +276,6 @@ describe("parseTop, parseSkip, parseCount", () => {
     ["0", 0],
     ["5", 5],
     ["1000", 1000],
-    [" 7 ", 7],
     ["007", 7],
   ])("parseTop(%j) = %d", (text, value) => {
     expect(parseTop(text)).toBe(value);
@@ -254,8 +295,10 @@ describe("parseTop, parseSkip, parseCount", () => {
     ["1e3", 1, "must be an integer"],
     ["abc", 0, "expected a non-negative integer but found 'a'"],
     ["", 0, "expected a non-negative integer but found end of input"],
-    ["  ", 2, "expected a non-negative integer but found end of input"],
-    ["5 6", 2, "expected a non-negative integer but found '6'"],
+    [" 7", 0, "no blank is allowed after '='"],
+    ["\t7", 0, "no blank is allowed after '='"],
+    ["7 ", 1, "no blank is allowed in a number"],
+    ["5 6", 1, "no blank is allowed in a number"],
     ["+5", 0, "expected a non-negative integer but found '+'"],
     ["1001", 0, "must not be larger than 1000"],
     ["9007199254740992", 0, "must not be larger than 1000"],
@@ -279,18 +322,23 @@ describe("parseTop, parseSkip, parseCount", () => {
   it.each([
     ["true", true],
     ["false", false],
-    [" true ", true],
+    ["TRUE", true],
+    ["False", false],
   ])("parseCount(%j) = %s", (text, value) => {
     expect(parseCount(text)).toBe(value);
   });
 
-  it.each([["True"], ["1"], ["yes"], [""], ["truee"]])("parseCount(%j) fails", (text) => {
+  it.each([["true "], ["1"], ["yes"], [""], ["truee"]])("parseCount(%j) fails", (text) => {
     expect(() => parseCount(text)).toThrow(new QuerySyntaxError("$count", 0, "expected true or false"));
+  });
+
+  it("parseCount refuses a blank after '='", () => {
+    expect(() => parseCount(" true")).toThrow(new QuerySyntaxError("$count", 0, "no blank is allowed after '='"));
   });
 });
 
 describe("parseQueryOptions", () => {
-  it("reads every option and ignores method parameters", () => {
+  it("reads every option and leaves declared method parameters to the caller", () => {
     const params = new URLSearchParams();
     params.set("$filter", "Cost gt 5");
     params.set("$orderby", "SKU desc");
@@ -302,7 +350,7 @@ describe("parseQueryOptions", () => {
     params.set("$apply", "aggregate(Cost with sum as Total)");
     params.set("$compute", "Cost mul 2 as Double");
     params.set("customerId", "C1");
-    const options = parseQueryOptions(params);
+    const options = parseQueryOptions(params, defaultQueryLimits, new Set(["customerId"]));
     expect(Object.keys(options).sort()).toEqual(
       ["apply", "compute", "count", "expand", "filter", "orderby", "select", "skip", "top"].sort(),
     );
@@ -313,7 +361,11 @@ describe("parseQueryOptions", () => {
   });
 
   it("accepts a plain record and leaves absent options out", () => {
-    expect(parseQueryOptions({ $top: "1", salesOrderGuid: "x" })).toEqual({ top: 1 });
+    expect(
+      parseQueryOptions({ $top: "1", salesOrderGuid: "x" }, defaultQueryLimits, new Set(["salesOrderGuid"])),
+    ).toEqual({
+      top: 1,
+    });
     expect(parseQueryOptions({})).toEqual({});
   });
 
@@ -321,15 +373,72 @@ describe("parseQueryOptions", () => {
     expect(parseQueryOptions({ $TOP: "3", $Select: "A" })).toEqual({ top: 3, select: [{ path: ["A"], pos: 0 }] });
   });
 
-  it("rejects unknown $-options and repeated options, naming them", () => {
-    expect(() => parseQueryOptions(new URLSearchParams("$levels=2"))).toThrow(
-      new QuerySyntaxError("$levels", 0, "unknown query option '$levels'"),
+  it.each([
+    ["filter=A eq 1", "filter"],
+    ["FILTER=A eq 1", "filter"],
+    ["$FILTER=A eq 1", "filter"],
+    ["Filter=A eq 1", "filter"],
+    ["orderby=A desc", "orderby"],
+    ["select=A", "select"],
+    ["expand=B", "expand"],
+    ["Top=5", "top"],
+    ["skip=5", "skip"],
+    ["count=true", "count"],
+    ["apply=aggregate($count as N)", "apply"],
+    ["compute=A as B", "compute"],
+  ])("%s is a system query option without $ (OData 4.01)", (query, key) => {
+    expect(Object.keys(parseQueryOptions(new URLSearchParams(query)))).toEqual([key]);
+  });
+
+  it.each([
+    ["$levels=2", "$levels"],
+    ["foo=1", "foo"],
+    ["customerId=C1", "customerId"],
+    ["_=1699999999", "_"],
+    ["filters=A eq 1", "filters"],
+    ["$=1", "$"],
+  ])("%s is an error naming it", (query, name) => {
+    expect(() => parseQueryOptions(new URLSearchParams(query))).toThrow(
+      new QuerySyntaxError(
+        name,
+        0,
+        `'${name}' is neither a system query option ($filter, $orderby, $select, $expand, $top, $skip, $count, $apply, $compute) nor a parameter alias (@name)`,
+      ),
     );
+  });
+
+  it.each([
+    ["$filter=A eq 1&filter=A eq 2", "filter", "option 'filter' repeats '$filter'"],
+    ["top=1&$TOP=2", "$TOP", "option '$TOP' repeats 'top'"],
+    ["select=A&select=B", "select", "option 'select' is repeated"],
+  ])("%s: the same option twice is an error", (query, name, problem) => {
+    expect(() => parseQueryOptions(new URLSearchParams(query))).toThrow(new QuerySyntaxError(name, 0, problem));
+  });
+
+  it.each([
+    ["$top= 5", "$top"],
+    ["$skip=\t5", "$skip"],
+    ["$filter= A eq 1", "$filter"],
+    ["$select= A", "$select"],
+    ["$orderby= A", "$orderby"],
+    ["$expand= A", "$expand"],
+    ["$count= true", "$count"],
+    ["$apply= aggregate($count as N)", "$apply"],
+    ["$compute= A as B", "$compute"],
+    ["top= 5", "top"],
+    ["@p= 'x'", "@p"],
+  ])("%j: a blank after '=' is an error at position 0, not dropped", (query, name) => {
+    expect(() => parseQueryOptions(new URLSearchParams(query))).toThrow(
+      new QuerySyntaxError(name, 0, "no blank is allowed after '='"),
+    );
+  });
+
+  it("rejects repeated options, naming them", () => {
     expect(() => parseQueryOptions(new URLSearchParams("$top=1&$top=2"))).toThrow(
       new QuerySyntaxError("$top", 0, "option '$top' is repeated"),
     );
     expect(() => parseQueryOptions(new URLSearchParams("$top=1&$Top=2"))).toThrow(
-      new QuerySyntaxError("$Top", 0, "option '$Top' is repeated"),
+      new QuerySyntaxError("$Top", 0, "option '$Top' repeats '$top'"),
     );
   });
 
@@ -347,6 +456,8 @@ describe("parseQueryOptions", () => {
       new QuerySyntaxError("query", 21, "longer than 21 characters"),
     );
     // method parameters count too: the limit is on the whole query string
-    expect(() => parseQueryOptions({ $top: "5", note: "x".repeat(20) }, limits)).toThrow("longer than 21");
+    expect(() => parseQueryOptions({ $top: "5", note: "x".repeat(20) }, limits, new Set(["note"]))).toThrow(
+      "longer than 21",
+    );
   });
 });

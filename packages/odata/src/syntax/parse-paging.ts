@@ -1,6 +1,6 @@
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import { readNonNegativeInteger } from "./paging.js";
-import { QuerySyntaxError } from "./syntax-error.js";
+import { BLANK_AFTER_EQUALS, QuerySyntaxError } from "./syntax-error.js";
 
 /**
  * Parses `$top`: a non-negative integer no larger than `maxPageSize`.
@@ -16,21 +16,13 @@ export function parseSkip(text: string, _limits: QueryLimits = defaultQueryLimit
   return readPaging("$skip", text, Number.MAX_SAFE_INTEGER);
 }
 
-/** Parses `$count`: `true` or `false`, nothing else. */
+/** Parses `$count`: `true` or `false` (in any case: ABNF strings are case-insensitive), nothing else. */
 export function parseCount(text: string, _limits: QueryLimits = defaultQueryLimits): boolean {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isBlank(text.charCodeAt(start))) start++;
-  while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
-  const value = text.slice(start, end);
+  const value = text.toLowerCase();
   if (value === "true") return true;
   if (value === "false") return false;
-  throw new QuerySyntaxError("$count", start, "expected true or false");
-}
-
-/** space or tab, the only blanks a query option may contain */
-function isBlank(code: number): boolean {
-  return code === 32 || code === 9;
+  const blank = text.startsWith(" ") || text.startsWith("\t");
+  throw new QuerySyntaxError("$count", 0, blank ? BLANK_AFTER_EQUALS : "expected true or false");
 }
 
 function readPaging(option: string, text: string, max: number): number {

@@ -1,11 +1,14 @@
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
-import type { QueryOptions } from "./ast.js";
+import type { AliasValue, QueryOptions } from "./ast.js";
+import { parseAliasValue } from "./parse-alias-value.js";
 import { parseApply } from "./parse-apply.js";
 import { parseCompute, parseFilter, parseOrderBy } from "./parse-expression.js";
 import { parseCount, parseSkip, parseTop } from "./parse-paging.js";
 import { parseExpand, parseSelect } from "./parse-select-expand.js";
 import type { MutableQueryOptions } from "./query-option-parser.js";
-import { QuerySyntaxError } from "./syntax-error.js";
+import { BLANK_AFTER_EQUALS, QuerySyntaxError } from "./syntax-error.js";
+
+const ALIAS_NAME = /^@[A-Za-z_][A-Za-z0-9_]*$/;
 
 type OptionParser = (text: string, limits: QueryLimits, into: MutableQueryOptions) => void;
 
@@ -41,10 +44,23 @@ const optionParsers: Readonly<Record<string, OptionParser>> = {
 };
 
 /**
- * Parses the system query options of a request (`$filter $orderby $select $expand $top $skip
- * $count $apply $compute`). Names starting with `$` are matched case-insensitively (OData 4.01);
- * an unknown or repeated one is an error. Parameters without `$` are left alone: they are
- * method parameters (spec 4.8). The whole query is capped by `maxQueryLength`.
+ * The system query option a query parameter name stands for, or undefined: OData 4.01 makes the
+ * `$` optional and names case-insensitive, so `$filter`, `filter` and `$FILTER` are all `$filter`.
+ *
+ * @example systemQueryOption("Top") // "$top"
+ */
+export function systemQueryOption(name: string): string | undefined {
+  const canonical = `$${(name.startsWith("$") ? name.slice(1) : name).toLowerCase()}`;
+  return Object.hasOwn(optionParsers, canonical) ? canonical : undefined;
+}
+
+/**
+ * Parses the query of a request: the system query options (`$filter $orderby $select $expand
+ * $top $skip $count $apply $compute`, with or without `$`, in any case: OData 4.01) and the
+ * values of parameter aliases (`@name=value`). Any other name is an error unless it is one of
+ * `methodParameters` (the declared parameters of a method being called, left for the caller),
+ * so a 4.01 `filter=` is never mistaken for a custom parameter. The whole query is capped by
+ * `maxQueryLength`.
  *
  * @example parseQueryOptions(new URL(request.url).searchParams)
  * @throws QuerySyntaxError naming the offending option (`query` when the whole query is too long)
@@ -52,6 +68,7 @@ const optionParsers: Readonly<Record<string, OptionParser>> = {
 export function parseQueryOptions(
   params: URLSearchParams | Readonly<Record<string, string>>,
   limits: QueryLimits = defaultQueryLimits,
+  methodParameters: ReadonlySet<string> = new Set(),
 ): QueryOptions {
   const entries = params instanceof URLSearchParams ? [...params] : Object.entries(params);
 
@@ -63,15 +80,38 @@ export function parseQueryOptions(
   }
 
   const options: MutableQueryOptions = {};
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
+  const aliases = new Map<string, AliasValue>();
   for (const [name, value] of entries) {
-    if (!name.startsWith("$")) continue;
-    const canonical = name.toLowerCase();
-    const parse = Object.hasOwn(optionParsers, canonical) ? optionParsers[canonical] : undefined;
-    if (parse === undefined) throw new QuerySyntaxError(name, 0, `unknown query option '${name}'`);
-    if (seen.has(canonical)) throw new QuerySyntaxError(name, 0, `option '${name}' is repeated`);
-    seen.add(canonical);
-    parse(value, limits, options);
+    if (methodParameters.has(name)) continue;
+    // `$top= 5`: the ABNF has no blank after `=`, and dropping it would read what was not written
+    if (value.startsWith(" ") || value.startsWith("\t")) throw new QuerySyntaxError(name, 0, BLANK_AFTER_EQUALS);
+    if (name.startsWith("@")) {
+      // alias names are case sensitive like every other name (URL conventions 5.1.1.14.2)
+      if (!ALIAS_NAME.test(name)) throw new QuerySyntaxError(name, 0, `'${name}' is not a parameter alias name`);
+      if (aliases.has(name.slice(1))) throw new QuerySyntaxError(name, 0, `parameter alias '${name}' is repeated`);
+      aliases.set(name.slice(1), parseAliasValue(name, value, limits));
+      continue;
+    }
+    const canonical = systemQueryOption(name);
+    if (canonical === undefined) {
+      throw new QuerySyntaxError(
+        name,
+        0,
+        `'${name}' is neither a system query option (${Object.keys(optionParsers).join(", ")}) nor a parameter alias (@name)`,
+      );
+    }
+    const earlier = seen.get(canonical);
+    if (earlier !== undefined) {
+      throw new QuerySyntaxError(
+        name,
+        0,
+        earlier === name ? `option '${name}' is repeated` : `option '${name}' repeats '${earlier}'`,
+      );
+    }
+    seen.set(canonical, name);
+    optionParsers[canonical]!(value, limits, options);
   }
+  if (aliases.size > 0) options.aliases = aliases;
   return options;
 }

@@ -75,7 +75,10 @@ const binaryOperators: BinaryOperator[] = [
   "mod",
 ];
 
-const identifier = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,7}$/).filter((name) => !hardKeywords.has(name));
+// keywords match in any case, so `EQ` or `Null` is no identifier either
+const identifier = fc
+  .stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,7}$/)
+  .filter((name) => !hardKeywords.has(name.toLowerCase()));
 /** after `/` any word is a segment, operators included */
 const laterSegment = fc.oneof(identifier, fc.constantFrom(...hardKeywords, "any", "all"));
 

@@ -26,6 +26,8 @@ export function printExpr(expr: Expr): string {
     case "date":
     case "dateTimeOffset":
       return expr.value;
+    case "parameterAlias":
+      return `@${expr.name}`;
     case "path":
       return expr.segments.join("/");
     case "binary": {
@@ -34,7 +36,7 @@ export function printExpr(expr: Expr): string {
       return `${operand(expr.left, precedence)} ${expr.op} ${operand(expr.right, precedence + 1)}`;
     }
     case "in":
-      return `${operand(expr.operand, Precedence.relational)} in (${expr.list.map(printExpr).join(",")})`;
+      return `${operand(expr.operand, Precedence.relational)} in ${"kind" in expr.list ? printExpr(expr.list) : `(${expr.list.map(printExpr).join(",")})`}`;
     case "not":
       return `not ${operand(expr.operand, Precedence.unary)}`;
     case "negate":

@@ -7,27 +7,29 @@ import type { IOrAlt, IToken } from "chevrotain";
 import type { ComputeItem, ExpandItem, OrderByItem, PathExpr, QueryOptions, SelectItem } from "./ast.js";
 import { ExpressionParser } from "./expression-parser.js";
 import { readNonNegativeInteger } from "./paging.js";
+import { BLANK_AFTER_EQUALS } from "./syntax-error.js";
 import {
   As,
   BooleanLiteral,
   Comma,
-  DollarCompute,
-  DollarCount,
-  DollarExpand,
-  DollarFilter,
-  DollarOrderBy,
-  DollarSelect,
-  DollarSkip,
-  DollarTop,
+  ComputeOption,
+  CountOption,
+  Desc,
   Equals,
+  ExpandOption,
+  FilterOption,
   Identifier,
   LParen,
   NumberLiteral,
+  OrderByOption,
   RParen,
+  SelectOption,
   Semicolon,
+  SkipOption,
   Slash,
   SortDirection,
   Star,
+  TopOption,
   True,
   Word,
 } from "./tokens.js";
@@ -35,7 +37,7 @@ import {
 export type MutableQueryOptions = { -readonly [K in keyof QueryOptions]: QueryOptions[K] };
 
 /** One parsed `$name=value` of an expand item, before it is stored (and checked for repeats). */
-type ExpandOption = {
+type ParsedOption = {
   [K in keyof QueryOptions]-?: { readonly key: K; readonly value: NonNullable<QueryOptions[K]>; readonly name: IToken };
 }[keyof QueryOptions];
 
@@ -64,7 +66,7 @@ export class QueryOptionParser extends ExpressionParser {
     const expr = this.SUBRULE(this.commonExpr);
     let direction: "asc" | "desc" = "asc";
     this.OPTION(() => {
-      if (this.CONSUME(SortDirection).image === "desc") direction = "desc";
+      if (this.CONSUME(SortDirection).tokenType === Desc) direction = "desc";
     });
     return { expr, direction, pos };
   });
@@ -139,64 +141,64 @@ export class QueryOptionParser extends ExpressionParser {
   });
 
   /** ABNF `expandOption`: one `$name=value` inside an expand item's parentheses. */
-  protected expandOption = this.RULE("expandOption", (): ExpandOption => this.OR(this.expandOptionAlternatives));
+  protected expandOption = this.RULE("expandOption", (): ParsedOption => this.OR(this.expandOptionAlternatives));
 
-  private readonly expandOptionAlternatives: IOrAlt<ExpandOption>[] = [
+  private readonly expandOptionAlternatives: IOrAlt<ParsedOption>[] = [
     {
       ALT: () => {
-        const name = this.CONSUME(DollarSelect);
-        this.CONSUME(Equals);
+        const name = this.CONSUME(SelectOption);
+        this.noBlankAfter(this.CONSUME(Equals));
         return { key: "select", value: this.SUBRULE(this.select), name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarFilter);
-        this.CONSUME2(Equals);
+        const name = this.CONSUME(FilterOption);
+        this.noBlankAfter(this.CONSUME2(Equals));
         return { key: "filter", value: this.SUBRULE(this.boolCommonExpr), name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarOrderBy);
-        this.CONSUME3(Equals);
+        const name = this.CONSUME(OrderByOption);
+        this.noBlankAfter(this.CONSUME3(Equals));
         return { key: "orderby", value: this.SUBRULE(this.orderby), name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarTop);
-        this.CONSUME4(Equals);
+        const name = this.CONSUME(TopOption);
+        this.noBlankAfter(this.CONSUME4(Equals));
         const value = this.CONSUME(NumberLiteral);
         return { key: "top", value: this.pagingValue(value, this.limits.maxPageSize), name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarSkip);
-        this.CONSUME5(Equals);
+        const name = this.CONSUME(SkipOption);
+        this.noBlankAfter(this.CONSUME5(Equals));
         const value = this.CONSUME2(NumberLiteral);
         return { key: "skip", value: this.pagingValue(value, Number.MAX_SAFE_INTEGER), name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarCount);
-        this.CONSUME6(Equals);
+        const name = this.CONSUME(CountOption);
+        this.noBlankAfter(this.CONSUME6(Equals));
         return { key: "count", value: this.CONSUME(BooleanLiteral).tokenType === True, name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarExpand);
-        this.CONSUME7(Equals);
+        const name = this.CONSUME(ExpandOption);
+        this.noBlankAfter(this.CONSUME7(Equals));
         return { key: "expand", value: this.SUBRULE(this.expand), name };
       },
     },
     {
       ALT: () => {
-        const name = this.CONSUME(DollarCompute);
-        this.CONSUME8(Equals);
+        const name = this.CONSUME(ComputeOption);
+        this.noBlankAfter(this.CONSUME8(Equals));
         return { key: "compute", value: this.SUBRULE(this.compute), name };
       },
     },
@@ -221,11 +223,22 @@ export class QueryOptionParser extends ExpressionParser {
     return { expr, alias: alias.image, pos };
   });
 
-  private storeOption(options: MutableQueryOptions, option: ExpandOption): void {
+  private storeOption(options: MutableQueryOptions, option: ParsedOption): void {
     if (this.RECORDING_PHASE) return;
     if (options[option.key] !== undefined)
       this.fail(option.name.startOffset, `option '${option.name.image}' is repeated`);
     (options as Record<string, unknown>)[option.key] = option.value;
+  }
+
+  /**
+   * The ABNF has no BWS after the `=` of an option (`EQ = "="`), so `$top= 5` is an error
+   * rather than a value quietly read without the blank.
+   */
+  private noBlankAfter(equals: IToken): void {
+    if (this.RECORDING_PHASE) return;
+    const next = this.LA(1).startOffset;
+    // NaN at the end of input: the grammar reports the missing value
+    if (next > equals.startOffset + 1) this.fail(equals.startOffset + 1, BLANK_AFTER_EQUALS);
   }
 
   /** `$top`/`$skip` inside `$expand`: the same rules as at the top level (paging.ts). */

@@ -19,3 +19,6 @@ export class QuerySyntaxError extends Error {
     super(`Syntax error in ${option} at position ${position}: ${problem}`, options);
   }
 }
+
+/** the ABNF has no BWS after an option's `=` (`EQ = "="`): a blank there is an error, not dropped */
+export const BLANK_AFTER_EQUALS = "no blank is allowed after '='";

@@ -3,7 +3,10 @@
  * the URL conventions). Order in `allTokens` matters: the lexer takes the first pattern that
  * matches, so the fixed-shape literals (GUID, date-time, date) come before numbers and names,
  * and every keyword carries `longer_alt: Identifier` so `Order`, `equipment` or `indexof` lex as
- * names rather than as `or`, `eq` or `in` followed by the rest.
+ * names rather than as `or`, `eq` or `in` followed by the rest. Keywords match in any case:
+ * quoted strings of the OData 4.01 ABNF are case-insensitive (RFC 5234), so `EQ`, `And`, `TRUE`
+ * and `$FILTER` are what `eq`, `and`, `true` and `$filter` are. The parser reads a keyword by its
+ * token type, never by its image.
  */
 import { createToken, Lexer, type TokenType } from "chevrotain";
 
@@ -47,18 +50,44 @@ export const DollarName = createToken({
   label: "a $-option",
 });
 
-const dollar = (name: string, image: string, categories: TokenType[] = []): TokenType =>
-  createToken({ name, pattern: image, longer_alt: DollarName, categories, label: `'${image}'` });
+/** `word`, matched in any case */
+const anyCase = (word: string) => new RegExp(word.replace("$", "\\$"), "i");
 
-export const DollarCount = dollar("DollarCount", "$count", [Segment]);
+const dollar = (name: string, image: string, categories: TokenType[] = []): TokenType =>
+  createToken({ name, pattern: anyCase(image), longer_alt: DollarName, categories, label: `'${image}'` });
+
+/**
+ * The name of a query option inside `$expand(…)`: `$select`, or `select` without the `$` (OData
+ * 4.01 makes it optional), one category per option.
+ */
+const optionName = (option: string): TokenType =>
+  createToken({ name: `${option}OptionName`, pattern: Lexer.NA, label: `'$${option}'` });
+
+export const SelectOption = optionName("select");
+export const FilterOption = optionName("filter");
+export const OrderByOption = optionName("orderby");
+export const ExpandOption = optionName("expand");
+export const TopOption = optionName("top");
+export const SkipOption = optionName("skip");
+export const CountOption = optionName("count");
+export const ComputeOption = optionName("compute");
+
+export const DollarCount = dollar("DollarCount", "$count", [Segment, CountOption]);
 export const DollarIt = dollar("DollarIt", "$it", [PathStart]);
-export const DollarFilter = dollar("DollarFilter", "$filter");
-export const DollarOrderBy = dollar("DollarOrderBy", "$orderby");
-export const DollarSelect = dollar("DollarSelect", "$select");
-export const DollarExpand = dollar("DollarExpand", "$expand");
-export const DollarTop = dollar("DollarTop", "$top");
-export const DollarSkip = dollar("DollarSkip", "$skip");
-export const DollarCompute = dollar("DollarCompute", "$compute");
+export const DollarFilter = dollar("DollarFilter", "$filter", [FilterOption]);
+export const DollarOrderBy = dollar("DollarOrderBy", "$orderby", [OrderByOption]);
+export const DollarSelect = dollar("DollarSelect", "$select", [SelectOption]);
+export const DollarExpand = dollar("DollarExpand", "$expand", [ExpandOption]);
+export const DollarTop = dollar("DollarTop", "$top", [TopOption]);
+export const DollarSkip = dollar("DollarSkip", "$skip", [SkipOption]);
+export const DollarCompute = dollar("DollarCompute", "$compute", [ComputeOption]);
+
+/** ABNF `parameterAlias`: `@name`, a value given elsewhere in the URL or by server code. */
+export const ParameterAlias = createToken({
+  name: "ParameterAlias",
+  pattern: /@[A-Za-z_][A-Za-z0-9_]*/,
+  label: "a parameter alias",
+});
 
 // ---------------------------------------------------------------- keywords
 
@@ -67,7 +96,13 @@ export const DollarCompute = dollar("DollarCompute", "$compute");
  * expected, but still a `Word` so `A/eq` or `$select=in` work.
  */
 const keyword = (name: string, image: string, categories: TokenType[] = []): TokenType =>
-  createToken({ name, pattern: image, longer_alt: Identifier, categories: [Word, ...categories], label: `'${image}'` });
+  createToken({
+    name,
+    pattern: anyCase(image),
+    longer_alt: Identifier,
+    categories: [Word, ...categories],
+    label: `'${image}'`,
+  });
 
 /**
  * Soft keywords only mean something at one place (`asc` after an orderby expression, `with`/`as`
@@ -77,7 +112,7 @@ const keyword = (name: string, image: string, categories: TokenType[] = []): Tok
 const softKeyword = (name: string, image: string, categories: TokenType[] = []): TokenType =>
   createToken({
     name,
-    pattern: image,
+    pattern: anyCase(image),
     longer_alt: Identifier,
     categories: [Identifier, ...categories],
     label: `'${image}'`,
@@ -111,9 +146,17 @@ export const Asc = softKeyword("Asc", "asc", [SortDirection]);
 export const Desc = softKeyword("Desc", "desc", [SortDirection]);
 export const As = softKeyword("As", "as");
 export const With = softKeyword("With", "with");
-export const Filter = softKeyword("Filter", "filter");
+export const Filter = softKeyword("Filter", "filter", [FilterOption]);
 export const Aggregate = softKeyword("Aggregate", "aggregate");
 export const GroupBy = softKeyword("GroupBy", "groupby");
+// option names without `$` inside `$expand(…)`; `filter` is the one above
+export const SelectWord = softKeyword("SelectWord", "select", [SelectOption]);
+export const OrderByWord = softKeyword("OrderByWord", "orderby", [OrderByOption]);
+export const ExpandWord = softKeyword("ExpandWord", "expand", [ExpandOption]);
+export const TopWord = softKeyword("TopWord", "top", [TopOption]);
+export const SkipWord = softKeyword("SkipWord", "skip", [SkipOption]);
+export const CountWord = softKeyword("CountWord", "count", [CountOption]);
+export const ComputeWord = softKeyword("ComputeWord", "compute", [ComputeOption]);
 
 // ---------------------------------------------------------------- literals
 
@@ -161,12 +204,12 @@ export const DateLiteral = createToken({
 
 /**
  * Integers and decimals in one token (the parser looks for `.`/`e` to tell them apart). The sign
- * belongs to the literal as in the ABNF (`int64Value = [ sign ] 1*19DIGIT`), so `-5` is a number
- * and `-Cost` a negation.
+ * belongs to the literal as in the ABNF (`int64Value = [ sign ] 1*19DIGIT`, `sign = "+" / "-"`),
+ * so `-5` and `+5` are numbers and `-Cost` a negation.
  */
 export const NumberLiteral = createToken({
   name: "NumberLiteral",
-  pattern: /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/,
+  pattern: /[-+]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/,
   categories: [PrimitiveLiteral],
   label: "a number",
 });
@@ -213,6 +256,15 @@ export const allTokens: TokenType[] = [
   DollarSkip,
   DollarCompute,
   DollarName,
+  ParameterAlias,
+  // before `or`, which would otherwise take the start of `orderby`
+  SelectWord,
+  OrderByWord,
+  ExpandWord,
+  TopWord,
+  SkipWord,
+  CountWord,
+  ComputeWord,
   And,
   Or,
   Eq,
@@ -248,4 +300,12 @@ export const allTokens: TokenType[] = [
   BinaryOperator,
   SortDirection,
   BooleanLiteral,
+  SelectOption,
+  FilterOption,
+  OrderByOption,
+  ExpandOption,
+  TopOption,
+  SkipOption,
+  CountOption,
+  ComputeOption,
 ];

@@ -4,31 +4,11 @@
  * `{entityGuid}.{propertyName}`), each group an array of prompts. A prompt with choices is a
  * question; one without is a message.
  */
+// the one definition of the prompt types, in core; a type-only import loads nothing at run time
+import type { Prompt, PromptEnvelope, PromptQuestion } from "@bizdata/core";
 import { isRecord, text } from "./json.js";
 
-export type Severity = "info" | "warning" | "error";
-
-export interface PromptChoice {
-  readonly key: string;
-  readonly label: string;
-  /** `/api/userprompts/{promptId}/answer/{choiceKey}` (spec 2.4) */
-  readonly href: string;
-  readonly method: "POST";
-}
-
-export interface Prompt {
-  readonly id: string;
-  readonly text: string;
-  readonly severity: Severity;
-  readonly choices?: readonly PromptChoice[];
-  readonly default?: string;
-}
-
-export interface PromptQuestion extends Prompt {
-  readonly choices: readonly PromptChoice[];
-}
-
-export type PromptEnvelope = Readonly<Record<string, readonly Prompt[]>>;
+export type { Prompt, PromptChoice, PromptEnvelope, PromptQuestion, Severity } from "@bizdata/core";
 
 /** a prompt with the group it was reported in */
 export type Grouped<P extends Prompt> = P & { readonly group: string };

@@ -8,27 +8,29 @@ import {
   type MethodCall,
   type Prompt,
   PromptCollector,
+  type PromptQuestion,
   promptGroup,
   type QuestionInput,
   type Session,
+  tableQueries,
 } from "@bizdata/core";
+import { and, eq } from "drizzle-orm";
 import type { WarmScope } from "./warm-scopes.js";
+import { workflowPromptTable } from "./workflow-tables.js";
 
-export interface Question extends Prompt {
-  readonly choices: readonly { key: string; label: string; href: string; method: "POST" }[];
-  readonly default: string;
-}
-
-export const answerHref = (promptId: string, choice: string) =>
-  `/api/userprompts/${promptId}/answer/${encodeURIComponent(choice)}`;
+/** the answer link of a choice (spec 2.4), under the service's base path */
+export const answerHref = (basePath: string, promptId: string, choice: string) =>
+  `${basePath}/userprompts/${promptId}/answer/${encodeURIComponent(choice)}`;
 
 export class WorkflowPrompts extends PromptCollector {
-  private readonly pending = new Map<string, Question[]>();
+  private readonly pending = new Map<string, PromptQuestion[]>();
 
   constructor(
     private readonly session: Session,
     private readonly tenantId: string,
     private readonly workflowId: string,
+    /** the service root the answer links start with */
+    private readonly basePath: string,
     /** the warm scope of this step, when scopes are on */
     private readonly scope?: WarmScope,
   ) {
@@ -54,33 +56,36 @@ export class WorkflowPrompts extends PromptCollector {
     const group = promptGroup(input);
     const known = this.scope?.answers.get(`${input.key}\n${group}`);
     if (known !== undefined) return known;
-    const [row] = await this.session.query<{ id: string; answer: string | null }>({
-      sql: `SELECT id::text AS id, answer FROM bizdata_workflow_prompt
-            WHERE tenant_id = $1 AND workflow_id = $2::uuid AND key = $3 AND group_key = $4`,
-      params: [this.tenantId, this.workflowId, input.key, group],
-    });
+    const p = workflowPromptTable;
+    const db = tableQueries(this.session);
+    const [row] = await db
+      .select({ id: p.id, answer: p.answer })
+      .from(p)
+      .where(
+        and(
+          eq(p.tenantId, this.tenantId),
+          eq(p.workflowId, this.workflowId),
+          eq(p.key, input.key),
+          eq(p.groupKey, group),
+        ),
+      );
     if (row?.answer) {
       this.scope?.answers.set(`${input.key}\n${group}`, row.answer);
       return row.answer;
     }
     const id = row?.id ?? randomUUID();
     if (row === undefined) {
-      await this.session.query({
-        sql: `INSERT INTO bizdata_workflow_prompt
-                (tenant_id, workflow_id, id, key, group_key, text, severity, choices, default_choice, payload)
-              VALUES ($1, $2::uuid, $3::uuid, $4, $5, $6, $7, $8, $9, $10)`,
-        params: [
-          this.tenantId,
-          this.workflowId,
-          id,
-          input.key,
-          group,
-          input.text,
-          input.severity ?? "warning",
-          JSON.stringify(input.choices),
-          input.default,
-          payload,
-        ],
+      await db.insert(p).values({
+        tenantId: this.tenantId,
+        workflowId: this.workflowId,
+        id,
+        key: input.key,
+        groupKey: group,
+        text: input.text,
+        severity: input.severity ?? "warning",
+        choices: JSON.stringify(input.choices),
+        defaultChoice: input.default,
+        payload,
       });
     }
     const list = this.pending.get(group) ?? [];
@@ -88,7 +93,12 @@ export class WorkflowPrompts extends PromptCollector {
       id,
       text: input.text,
       severity: input.severity ?? "warning",
-      choices: input.choices.map((c) => ({ key: c.key, label: c.label, href: answerHref(id, c.key), method: "POST" })),
+      choices: input.choices.map((c) => ({
+        key: c.key,
+        label: c.label,
+        href: answerHref(this.basePath, id, c.key),
+        method: "POST",
+      })),
       default: input.default,
     });
     this.pending.set(group, list);
@@ -123,17 +133,18 @@ export async function answerQuestion(
   | { readonly outcome: "answered"; readonly deferred: DeferredCall | null }
   | { readonly outcome: "unknownPrompt" | "unknownChoice" | "alreadyAnswered" }
 > {
-  const [row] = await session.query<{ choices: string; answer: string | null; payload: string | null }>({
-    sql: `SELECT choices, answer, payload FROM bizdata_workflow_prompt WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid FOR UPDATE`,
-    params: [tenantId, workflowId, promptId],
-  });
+  const p = workflowPromptTable;
+  const db = tableQueries(session);
+  const question = and(eq(p.tenantId, tenantId), eq(p.workflowId, workflowId), eq(p.id, promptId));
+  const [row] = await db
+    .select({ choices: p.choices, answer: p.answer, payload: p.payload })
+    .from(p)
+    .where(question)
+    .for("update");
   if (row === undefined) return { outcome: "unknownPrompt" };
   if (row.answer !== null) return { outcome: "alreadyAnswered" };
   if (!(JSON.parse(row.choices) as { key: string }[]).some((c) => c.key === choice))
     return { outcome: "unknownChoice" };
-  await session.query({
-    sql: "UPDATE bizdata_workflow_prompt SET answer = $4 WHERE tenant_id = $1 AND workflow_id = $2::uuid AND id = $3::uuid",
-    params: [tenantId, workflowId, promptId, choice],
-  });
+  await db.update(p).set({ answer: choice }).where(question);
   return { outcome: "answered", deferred: row.payload === null ? null : (JSON.parse(row.payload) as DeferredCall) };
 }

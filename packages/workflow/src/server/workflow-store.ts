@@ -5,14 +5,18 @@
  * across any number of host instances (spec 7).
  */
 import { randomUUID } from "node:crypto";
-import type { Session } from "@bizdata/core";
+import { type Session, tableQueries } from "@bizdata/core";
+import { and, desc, eq, gt, not, sql } from "drizzle-orm";
+import { workflowTable as w } from "./workflow-tables.js";
 
 export interface WorkflowRow {
   readonly id: string;
   readonly nextIndex: number;
 }
 
-const OPEN = "NOT closed AND expires_at > now()";
+const open = () => and(not(w.closed), gt(w.expiresAt, sql`now()`));
+const expiresIn = (ttlSeconds: number) => sql`now() + make_interval(secs => ${ttlSeconds})`;
+const row = { id: w.id, nextIndex: w.nextIndex };
 
 export async function createWorkflow(
   session: Session,
@@ -22,11 +26,9 @@ export async function createWorkflow(
   ttlSeconds: number,
 ): Promise<WorkflowRow> {
   const id = randomUUID();
-  await session.query({
-    sql: `INSERT INTO bizdata_workflow (tenant_id, id, owner, staging_key, next_index, expires_at)
-          VALUES ($1, $2, $3, $4, 1, now() + make_interval(secs => $5))`,
-    params: [tenantId, id, owner, stagingKey, ttlSeconds],
-  });
+  await tableQueries(session)
+    .insert(w)
+    .values({ tenantId, id, owner, stagingKey, nextIndex: 1, expiresAt: expiresIn(ttlSeconds) });
   return { id, nextIndex: 1 };
 }
 
@@ -38,12 +40,12 @@ export async function findWorkflow(
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<WorkflowRow | undefined> {
-  const [row] = await session.query<{ id: string; next_index: number }>({
-    sql: `SELECT id::text AS id, next_index FROM bizdata_workflow
-          WHERE tenant_id = $1 AND id = $2::uuid AND owner = $3 AND ${OPEN}${options.lock ? " FOR UPDATE" : ""}`,
-    params: [tenantId, id, owner],
-  });
-  return row === undefined ? undefined : { id: row.id, nextIndex: Number(row.next_index) };
+  const query = tableQueries(session)
+    .select(row)
+    .from(w)
+    .where(and(eq(w.tenantId, tenantId), eq(w.id, id), eq(w.owner, owner), open()));
+  const [found] = await (options.lock ? query.for("update") : query);
+  return found;
 }
 
 /** the caller's most recent open workflow with this staging key (spec 4.6 rule 1) */
@@ -53,12 +55,13 @@ export async function findActiveWorkflow(
   owner: string,
   stagingKey: string,
 ): Promise<WorkflowRow | undefined> {
-  const [row] = await session.query<{ id: string; next_index: number }>({
-    sql: `SELECT id::text AS id, next_index FROM bizdata_workflow
-          WHERE tenant_id = $1 AND owner = $2 AND staging_key = $3 AND ${OPEN} ORDER BY expires_at DESC LIMIT 1`,
-    params: [tenantId, owner, stagingKey],
-  });
-  return row === undefined ? undefined : { id: row.id, nextIndex: Number(row.next_index) };
+  const [found] = await tableQueries(session)
+    .select(row)
+    .from(w)
+    .where(and(eq(w.tenantId, tenantId), eq(w.owner, owner), eq(w.stagingKey, stagingKey), open()))
+    .orderBy(desc(w.expiresAt))
+    .limit(1);
+  return found;
 }
 
 /** a step succeeded: the index moves on and the time-to-live starts again */
@@ -68,18 +71,28 @@ export async function advanceWorkflow(
   id: string,
   ttlSeconds: number,
 ): Promise<number> {
-  const [row] = await session.query<{ next_index: number }>({
-    sql: `UPDATE bizdata_workflow SET next_index = next_index + 1, expires_at = now() + make_interval(secs => $3)
-          WHERE tenant_id = $1 AND id = $2::uuid RETURNING next_index`,
-    params: [tenantId, id, ttlSeconds],
-  });
-  return Number(row!.next_index);
+  const [advanced] = await tableQueries(session)
+    .update(w)
+    .set({ nextIndex: sql`${w.nextIndex} + 1`, expiresAt: expiresIn(ttlSeconds) })
+    .where(and(eq(w.tenantId, tenantId), eq(w.id, id)))
+    .returning({ nextIndex: w.nextIndex });
+  return advanced!.nextIndex;
 }
 
 /** marks the workflow closed; its staged state is discarded by the caller in the same transaction */
 export async function closeWorkflow(session: Session, tenantId: string, id: string): Promise<void> {
-  await session.query({
-    sql: "UPDATE bizdata_workflow SET closed = true WHERE tenant_id = $1 AND id = $2::uuid",
-    params: [tenantId, id],
-  });
+  await tableQueries(session)
+    .update(w)
+    .set({ closed: true })
+    .where(and(eq(w.tenantId, tenantId), eq(w.id, id)));
+}
+
+/** this tenant's open workflows whose time-to-live ran out, locked (others sweeping skip them) */
+export async function expiredWorkflows(session: Session, tenantId: string): Promise<string[]> {
+  const rows = await tableQueries(session)
+    .select({ id: w.id })
+    .from(w)
+    .where(and(eq(w.tenantId, tenantId), not(w.closed), sql`${w.expiresAt} <= now()`))
+    .for("update", { skipLocked: true });
+  return rows.map((r) => r.id);
 }

@@ -1,0 +1,25 @@
+/**
+ * The reference host: the sample model, its seed and its demo set, as a config for the `bizdata`
+ * CLI (`pnpm start` runs `bizdata serve --config examples/src/host/reference-host.ts`).
+ *
+ * `bizdata seed` creates the demo tenants and users plus the sample data (idempotent); with
+ * `--tenant ID` only sample data, into that existing tenant. An empty embedded database is seeded
+ * with the demo set at start.
+ */
+import { defineConfig } from "@bizdata/host";
+import { sampleModel } from "../domain/model.js";
+import { seedSampleData } from "../seed/seed-sample-data.js";
+import { demoSignIns, seedDemo } from "./demo-tenants.js";
+import { parseSeedArguments } from "./seed-arguments.js";
+
+export default defineConfig({
+  model: sampleModel,
+  async seed(admin, args) {
+    const { tenant, sizes } = parseSeedArguments(args);
+    if (tenant === undefined) return seedDemo(admin, sizes);
+    if (!(await admin.tenantExists(tenant))) throw new Error(`Tenant "${tenant}" does not exist; create it first.`);
+    const result = await seedSampleData(admin, tenant, sizes);
+    console.log(result.seeded ? `seeded ${result.records} records` : `tenant ${tenant} already has sample data`);
+  },
+  demo: { signIns: demoSignIns },
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { describeDatabase, loadDriver, openDatabase } from "./open-database.js";
+
+/** what Node throws for an import of a package that is not installed */
+const notInstalled = (name: string) =>
+  Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/@bizdata/core/dist/x.js`), {
+    code: "ERR_MODULE_NOT_FOUND",
+  });
+
+describe("loadDriver", () => {
+  it("loads the driver module", async () => {
+    expect(await loadDriver(async () => ({ open: 1 }), "postgres", "PostgreSQL")).toEqual({ open: 1 });
+  });
+
+  it("names the package to install when the driver's package is missing", async () => {
+    await expect(
+      loadDriver(() => Promise.reject(notInstalled("postgres")), "postgres", "DATABASE_URL=postgres://…"),
+    ).rejects.toThrow(
+      "DATABASE_URL=postgres://… needs the package postgres, which is not installed: npm install postgres",
+    );
+  });
+
+  it("passes any other failure on unchanged, a missing module of another name included", async () => {
+    const other = notInstalled("left-pad");
+    await expect(loadDriver(() => Promise.reject(other), "postgres", "PostgreSQL")).rejects.toBe(other);
+    const broken = new TypeError("driver crashed");
+    await expect(loadDriver(() => Promise.reject(broken), "postgres", "PostgreSQL")).rejects.toBe(broken);
+  });
+});
+
+describe("openDatabase", () => {
+  it("refuses an address that is neither postgres:// nor memory://, without the credentials", async () => {
+    await expect(openDatabase({ url: "mysql://root:secret@db/app" })).rejects.toThrow(
+      'DATABASE_URL "db/app" is neither postgres://… nor memory://.',
+    );
+  });
+
+  it("describes an address without its credentials", () => {
+    expect(describeDatabase({ url: "postgres://app:secret@db.internal/app" })).toBe(
+      "PostgreSQL at db.internal:5432/app",
+    );
+    expect(describeDatabase({ url: "memory://" })).toBe("PGlite in memory");
+    expect(describeDatabase({ dataDir: "/var/lib/app" })).toBe("PGlite at /var/lib/app");
+  });
+});

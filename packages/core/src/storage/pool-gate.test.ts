@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { PoolGate } from "./pool-gate.js";
+
+/** a promise with its resolve at hand */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe("PoolGate", () => {
+  it("runs at most `size` operations at once and admits the waiters in order", async () => {
+    const gate = new PoolGate(2, 5_000);
+    const started: number[] = [];
+    const holds = [deferred(), deferred(), deferred(), deferred()];
+    const runs = holds.map((hold, i) =>
+      gate.run(async () => {
+        started.push(i);
+        await hold.promise;
+        return i;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    expect(started).toEqual([0, 1]);
+    holds[1]!.resolve();
+    await runs[1];
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toEqual([0, 1, 2]);
+    for (const hold of holds) hold.resolve();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("fails a waiter with POOL_TIMEOUT after its deadline, without ever running it", async () => {
+    const gate = new PoolGate(1, 50);
+    const hold = deferred();
+    const first = gate.run(() => hold.promise);
+    let ran = false;
+    await expect(
+      gate.run(async () => {
+        ran = true;
+      }),
+    ).rejects.toMatchObject({ code: "POOL_TIMEOUT" });
+    hold.resolve();
+    await first;
+    expect(ran).toBe(false);
+    // the place the timed-out waiter left is free again
+    expect(await gate.run(async () => "next")).toBe("next");
+  });
+
+  it("frees the place of an operation that fails", async () => {
+    const gate = new PoolGate(1, 50);
+    await expect(gate.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await gate.run(async () => 1)).toBe(1);
+  });
+});

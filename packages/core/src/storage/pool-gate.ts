@@ -1,0 +1,57 @@
+/**
+ * The pool's waiting room, with a deadline. postgres.js queues a query that finds no free
+ * connection for as long as it takes: while the database is unreachable or every connection is
+ * held, a request would wait without end. Here at most `size` operations are with the driver at
+ * once and the rest wait in order, each at most `timeoutMs`; one that times out fails with
+ * `POOL_TIMEOUT` before the driver ever saw it, so nothing of it is applied.
+ */
+
+/** the error of an operation that found no free connection in time (a transient database error) */
+export const poolTimeout = (timeoutMs: number): Error =>
+  Object.assign(new Error(`No database connection became free within ${timeoutMs} ms.`), { code: "POOL_TIMEOUT" });
+
+export class PoolGate {
+  private running = 0;
+  /** insertion-ordered, so the first waiter is served first; a waiter that times out leaves */
+  private readonly waiting = new Set<() => void>();
+
+  constructor(
+    readonly size: number,
+    readonly timeoutMs: number,
+  ) {}
+
+  async run<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.running < this.size) this.running++;
+    else await this.turn();
+    try {
+      return await operation();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** resolves once a finishing operation hands its place over */
+  private turn(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.delete(admit);
+        reject(poolTimeout(this.timeoutMs));
+      }, this.timeoutMs);
+      this.waiting.add(admit);
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.values().next();
+    if (next.done) {
+      this.running--;
+      return;
+    }
+    this.waiting.delete(next.value);
+    next.value();
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * What the PostgreSQL driver can be told, with the defaults a host serves with (every wait
+ * bounded: architecture, Faults). Apart from the driver so that configuration can name them
+ * without loading the `postgres` package.
+ */
+export interface PostgresOptions {
+  /** pool size */
+  readonly max?: number;
+  /** milliseconds to establish a connection (TCP, TLS, authentication) */
+  readonly connectTimeout?: number;
+  /** milliseconds an operation waits for a free connection */
+  readonly poolTimeout?: number;
+  /** PostgreSQL `statement_timeout` in milliseconds; 0 leaves the server's setting */
+  readonly statementTimeout?: number;
+  /** PostgreSQL `lock_timeout` in milliseconds; 0 leaves the server's setting */
+  readonly lockTimeout?: number;
+  /** PostgreSQL `idle_in_transaction_session_timeout` in milliseconds; 0 leaves the server's setting */
+  readonly idleInTransactionTimeout?: number;
+}
+
+export const defaultPostgresOptions: Required<PostgresOptions> = {
+  max: 10,
+  connectTimeout: 5_000,
+  poolTimeout: 5_000,
+  statementTimeout: 30_000,
+  lockTimeout: 10_000,
+  idleInTransactionTimeout: 60_000,
+};

@@ -1,0 +1,135 @@
+/**
+ * The PostgreSQL driver when its server goes away, on a throwaway cluster (test/postgres-cluster.ts).
+ * Unpatched, postgres.js 3.4.9 writes a transaction's rollback (or a reserved connection's next
+ * query) into the socket that just closed and throws from a timer: an uncaught exception, which
+ * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch).
+ */
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
+import type { Database } from "./database.js";
+import { openPostgres } from "./postgres-database.js";
+
+const missing = await missingBinaries();
+if (missing) console.warn(`skipping the PostgreSQL restart tests: ${missing}`);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** the pid of the backend serving `run`'s connection, once `run` has started */
+async function backendOf(run: (report: (pid: number) => void) => Promise<unknown>) {
+  let pid: number | undefined;
+  const settled = run((p) => {
+    pid = p;
+  }).then(
+    () => ({ ok: true as const }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  for (let i = 0; i < 100 && pid === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+  if (pid === undefined) throw new Error("the connection never reported its backend pid");
+  return { pid, settled };
+}
+
+describe.skipIf(missing !== undefined)("postgres.js when its server goes away", () => {
+  let cluster: Cluster;
+  let sql: postgres.Sql;
+  let admin: postgres.Sql;
+
+  beforeAll(async () => {
+    cluster = await startCluster();
+    sql = postgres(cluster.url, { max: 2, onnotice: () => {} });
+    admin = postgres(cluster.url, { max: 1 });
+  });
+  afterAll(async () => {
+    await Promise.all([sql?.end({ timeout: 1 }), admin?.end({ timeout: 1 })]);
+    await cluster?.destroy();
+  });
+
+  it("rejects a transaction whose backend dies, and the pool serves the next query", async () => {
+    const { pid, settled } = await backendOf((report) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx`select pg_backend_pid() as pid`;
+        report(row!.pid);
+        await tx`select pg_sleep(5)`;
+      }),
+    );
+    await admin`select pg_terminate_backend(${pid})`;
+    const outcome = await settled;
+    expect(outcome.ok).toBe(false);
+    expect(outcome).toMatchObject({ error: { code: expect.stringMatching(/^(57P01|CONNECTION_CLOSED)$/) } });
+    expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
+  });
+
+  it("fails a dead reserved connection's next query, and its release leaves the pool whole", async () => {
+    const reserved = await sql.reserve();
+    const [row] = await reserved`select pg_backend_pid() as pid`;
+    await admin`select pg_terminate_backend(${row!.pid})`;
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(reserved`select 1`).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+    reserved.release();
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => sql`select ${n}::int as n`));
+    expect(answers.map(([a]) => a!.n)).toEqual([1, 2, 3, 4]);
+  });
+
+  describe("an immediate restart under a load of transactions", () => {
+    let db: Database;
+    beforeAll(async () => {
+      db = await openPostgres(cluster.url, { max: 4 });
+      await db.query({ sql: "CREATE TABLE restart_load (id int PRIMARY KEY)", params: [] });
+    });
+    afterAll(() => db?.close());
+
+    it("settles every transaction and keeps every acknowledged row", async () => {
+      const acknowledged: number[] = [];
+      let next = 0;
+      const worker = async () => {
+        // bounded: enough transactions to be in flight across the restart
+        for (let i = 0; i < 300; i++) {
+          const id = next++;
+          try {
+            await db.transaction(async (tx) => {
+              await tx.query({ sql: "INSERT INTO restart_load (id) VALUES ($1)", params: [id] });
+              await tx.query({ sql: "SELECT pg_sleep(0.002)", params: [] });
+            });
+            acknowledged.push(id);
+          } catch {
+            // refused while the server restarts; counted by absence
+          }
+        }
+      };
+      const load = Promise.all([1, 2, 3, 4, 5, 6].map(worker));
+      while (acknowledged.length < 50) await new Promise((r) => setTimeout(r, 10));
+      await cluster.restartImmediately();
+      await load;
+      const stored = await db.query<{ id: number }>({ sql: "SELECT id FROM restart_load", params: [] });
+      const ids = new Set(stored.map((r) => r.id));
+      expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
+    });
+
+    it("serves again within 2 s of the server's start after a 3 s stop", async () => {
+      const insert = (id: number) =>
+        db.transaction((tx) => tx.query({ sql: "INSERT INTO restart_load (id) VALUES ($1)", params: [id] }));
+      let id = 1_000_000;
+      let stopped = true;
+      // requests keep coming while the server is down: each failed attempt counts toward the backoff
+      const knocking = (async () => {
+        for (let i = 0; i < 1000 && stopped; i++) await insert(id++).catch(() => sleep(10));
+      })();
+      await cluster.stop();
+      await sleep(3000);
+      await cluster.start();
+      const back = Date.now();
+      stopped = false;
+      await knocking;
+      let served: number | undefined;
+      for (let i = 0; i < 100 && served === undefined; i++) {
+        try {
+          await insert(id++);
+          served = Date.now() - back;
+        } catch {
+          await sleep(20);
+        }
+      }
+      expect(served).toBeLessThan(2000);
+    });
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * Which database errors are the database's state rather than the request's fault: the server is
+ * down, restarting, out of connections, or took too long (statement, lock, idle-in-transaction and
+ * connect timeouts, a pool that found no free connection in time). The same request may succeed in
+ * a few seconds, so the host answers 503 with Retry-After instead of 500.
+ */
+
+// PostgreSQL: 08 connection exceptions, 57P01-03 shutdown / crash / starting up, 53300 too many
+// connections, 57014 statement timeout (or a cancel), 55P03 lock timeout, 25P03 idle in
+// transaction timeout; postgres.js: CONNECT_TIMEOUT and CONNECTION_CLOSED/ENDED/DESTROYED;
+// ours: POOL_TIMEOUT (postgres-database.ts); Node's socket and name lookup errors
+const TRANSIENT =
+  /^(08|57P0[1-3]$|53300$|57014$|55P03$|25P03$|CONNECT_TIMEOUT$|CONNECTION_|POOL_TIMEOUT$|E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN|NOTFOUND)$)/;
+
+/**
+ * The database's own error behind `error`: drizzle's query builder (tableQueries) wraps what the
+ * driver threw in an error of its own, with the driver's as its `cause`.
+ */
+export function databaseErrorOf(error: unknown): unknown {
+  if (error !== null && typeof error === "object" && !("code" in error) && "cause" in error) {
+    const cause = (error as { cause: unknown }).cause;
+    if (cause !== null && typeof cause === "object" && "code" in cause) return cause;
+  }
+  return error;
+}
+
+/** whether `error` (anything thrown) says the database cannot serve right now */
+export function isTransientDatabaseError(thrown: unknown): boolean {
+  const error = databaseErrorOf(thrown);
+  if (error === null || typeof error !== "object" || !("code" in error)) return false;
+  const code = (error as { code: unknown }).code;
+  return typeof code === "string" && TRANSIENT.test(code);
+}

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { findUser, tenantFeatures } from "../tenants/tenant-admin.js";
+import { type CliContext, runCli, usage } from "./run-cli.js";
+
+// an application outside the workspace, as a team would write it: plain JavaScript modules
+const core = pathToFileURL(join(import.meta.dirname, "../../../core/src/index.ts")).href;
+const dir = mkdtempSync(join(tmpdir(), "bizdata-cli-"));
+const empty = mkdtempSync(join(tmpdir(), "bizdata-cli-empty-"));
+writeFileSync(
+  join(dir, "model.mjs"),
+  `import { defineModel, entity, text } from ${JSON.stringify(core)};
+   export const model = defineModel([entity("CliGadget", { naturalKey: "Code", fields: { Code: text({ required: true }) } })]);`,
+);
+writeFileSync(
+  join(dir, "bizdata.config.js"),
+  `import { model } from "./model.mjs";
+   export default {
+     model,
+     async seed(admin, args) {
+       await admin.createTenant(args[0]);
+       await admin.bulkInsert(args[0], [{ entity: "CliGadget", records: [{ Guid: crypto.randomUUID(), Code: "G-1" }] }]);
+     },
+   };`,
+);
+writeFileSync(join(dir, "nothing.mjs"), "export const answer = 42;");
+
+let output: string[];
+let context: CliContext;
+const cli = (...argv: string[]) => runCli(argv, context);
+
+beforeAll(async () => {
+  context = {
+    env: { LOG_LEVEL: "silent" },
+    cwd: dir,
+    print: (line) => output.push(line),
+    database: await testDatabase(),
+  };
+});
+
+afterAll(() => {
+  for (const folder of [dir, empty]) rmSync(folder, { recursive: true, force: true });
+});
+
+describe("bizdata CLI", () => {
+  it("migrates the model of --model, and administers tenants, users and features", async () => {
+    output = [];
+    const tenant = uniqueTenant("cli");
+    await cli("migrate", "--model", "./model.mjs");
+    await cli("tenant", "create", tenant, "--name", "CLI Ltd", "--model=model.mjs");
+    await cli("tenant", "create", tenant, "--model", "model.mjs");
+    await cli("user", "create", tenant, "alice", "--password", "s3cret!", "--role", "reader", "--model", "model.mjs");
+    await cli("feature", "enable", tenant, "Gadgets", "--model", "model.mjs");
+    await cli("feature", "list", tenant, "--model", "model.mjs");
+    expect(output).toEqual([
+      expect.stringMatching(/^schema is up to date in (PGlite|PostgreSQL)/),
+      `tenant ${tenant} created`,
+      `tenant ${tenant} already exists`,
+      `user alice in tenant ${tenant} saved with role reader`,
+      `feature Gadgets enabled for tenant ${tenant}`,
+      "Gadgets",
+    ]);
+    expect((await findUser(context.database!, tenant, "alice"))?.roles).toEqual(["reader"]);
+    expect(await tenantFeatures(context.database!, tenant)).toEqual(["Gadgets"]);
+  });
+
+  it("reads bizdata.config.js from the working directory and runs its seed with the arguments after seed", async () => {
+    output = [];
+    const tenant = uniqueTenant("cli-seed");
+    await cli("seed", tenant);
+    expect(output).toEqual([expect.stringMatching(/^done in \d+\.\d s$/)]);
+    const [row] = await context.database!.query<{ n: number }>({
+      sql: "SELECT count(*)::int AS n FROM cli_gadget WHERE tenant_id = $1",
+      params: [tenant],
+    });
+    expect(row?.n).toBe(1);
+  });
+
+  it("prints its usage for --help and no command", async () => {
+    output = [];
+    await cli("--help");
+    await cli();
+    expect(output).toEqual([usage, usage]);
+  });
+
+  it.each([
+    [["frobnicate"], "bizdata frobnicate: not a command"],
+    [["tenant", "delete", "x"], "bizdata tenant delete x: not a command"],
+    [["serve", "now"], "bizdata serve now: not a command"],
+    [["user", "create", "t", "bob", "--role", "admin"], "Give the password with --password or BIZDATA_PASSWORD."],
+    [
+      ["user", "create", "t", "bob", "--password", "p", "--role", "boss"],
+      '--role must be admin or reader, not "boss".',
+    ],
+    [
+      ["migrate", "--config", "bizdata.config.js", "--model", "model.mjs"],
+      "Give either --config or --model, not both.",
+    ],
+    [["migrate", "--model", "missing.mjs"], "--model missing.mjs: there is no such file"],
+    [["migrate", "--model", "nothing.mjs"], "--model nothing.mjs exports no model"],
+    [["seed", "--model", "model.mjs"], "The config has no seed"],
+    [["migrate", "--config"], "--config needs a value."],
+  ])("refuses %j", async (argv, message) => {
+    await expect(cli(...argv)).rejects.toThrow(message);
+  });
+
+  it("names what it needs when there is no model to work on", async () => {
+    await expect(runCli(["migrate"], { ...context, cwd: empty })).rejects.toThrow(
+      `No model to work on: give --model <module> (a module exporting \`model\`) or --config <file>, or put a bizdata.config.js in ${empty}.`,
+    );
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * `bizdata <command>` for an application's own model: serve, migrate, seed, and tenant, user,
+ * feature and key administration, against the database that `DATABASE_URL` (or `DATA_DIR`) names.
+ * The model comes from `--config FILE`, `--model MODULE` or `bizdata.config.js` (load-config.ts).
+ */
+import { type Database, describeDatabase, openDatabase } from "@bizdata/core";
+import { adminContext } from "../admin/admin-context.js";
+import { rotateSigningKey } from "../auth/signing-keys.js";
+import type { BizdataConfig } from "../bizdata-config.js";
+import { loadConfig } from "../config.js";
+import { migrateService } from "../schema.js";
+import { startHost } from "../server.js";
+import { createTenant, setFeature, setUser, tenantFeatures } from "../tenants/tenant-admin.js";
+import { CONFIG_FILES, loadBizdataConfig } from "./load-config.js";
+
+export const usage = `usage: bizdata <command> [--config FILE | --model MODULE]
+  serve                                         start the host (HOST, PORT, DATABASE_URL, DATA_DIR)
+  migrate                                       create or upgrade the schema of the model
+  seed [ARGS…]                                  run the config's seed; ARGS are the seed's own
+  tenant create ID [--name NAME]
+  user create TENANT USERNAME --password PASSWORD [--role admin|reader]
+  feature enable|disable|list TENANT [FEATURE]
+  keys rotate                                   a new signing key; tokens of the older ones stay valid until they expire
+
+The model: --config FILE (a config from defineConfig as default export, or model/seed/demo as
+named exports), --model MODULE (a module exporting \`model\`, or a model as default export), or
+else ${CONFIG_FILES.join(" or ")} in the working directory.`;
+
+export interface CliContext {
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly print: (line: string) => void;
+  /** the database the commands use, left open; default: open the one the environment names, close it after */
+  readonly database?: Database;
+}
+
+/** takes `--name VALUE` and `--name=VALUE` out of `args`; the last one given wins */
+function takeOption(args: string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; ) {
+    const arg = args[i]!;
+    if (arg === `--${name}`) {
+      value = args[i + 1];
+      if (value === undefined || value.startsWith("--")) throw new Error(`--${name} needs a value.`);
+      args.splice(i, 2);
+    } else if (arg.startsWith(`--${name}=`)) {
+      value = arg.slice(name.length + 3);
+      args.splice(i, 1);
+    } else i++;
+  }
+  return value;
+}
+
+type Command = (db: Database, app: BizdataConfig) => Promise<void>;
+
+/** the command the arguments name, checked before any database is opened */
+function commandOf(command: string, rest: readonly string[], { env, print }: CliContext): Command | undefined {
+  const [sub, ...args] = rest;
+  switch (command) {
+    case "migrate":
+      return rest.length === 0 ? async () => {} : undefined;
+    case "seed":
+      return async (db, app) => {
+        if (app.seed === undefined)
+          throw new Error("The config has no seed: export a seed function (admin, args) from it to use bizdata seed.");
+        const started = Date.now();
+        await app.seed(adminContext(db, app.model), rest);
+        print(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      };
+    case "tenant": {
+      const name = takeOption(args, "name");
+      const [id] = args;
+      if (sub !== "create" || id === undefined || args.length !== 1) return undefined;
+      return async (db) => {
+        const created = await createTenant(db, id, name);
+        print(created ? `tenant ${id} created` : `tenant ${id} already exists`);
+      };
+    }
+    case "user": {
+      const password = takeOption(args, "password") ?? env.BIZDATA_PASSWORD;
+      const role = takeOption(args, "role") ?? "admin";
+      const [tenant, username] = args;
+      if (sub !== "create" || tenant === undefined || username === undefined || args.length !== 2) return undefined;
+      if (!password) throw new Error("Give the password with --password or BIZDATA_PASSWORD.");
+      if (role !== "admin" && role !== "reader") throw new Error(`--role must be admin or reader, not "${role}".`);
+      return async (db) => {
+        await setUser(db, tenant, username, password, [role]);
+        print(`user ${username} in tenant ${tenant} saved with role ${role}`);
+      };
+    }
+    case "feature": {
+      const [tenant, feature] = args;
+      if (sub === "list" && tenant !== undefined && args.length === 1)
+        return async (db) => print((await tenantFeatures(db, tenant)).join("\n"));
+      if ((sub !== "enable" && sub !== "disable") || tenant === undefined || feature === undefined || args.length !== 2)
+        return undefined;
+      return async (db) => {
+        await setFeature(db, tenant, feature, sub === "enable");
+        print(`feature ${feature} ${sub}d for tenant ${tenant}`);
+      };
+    }
+    case "keys":
+      if (sub !== "rotate" || args.length > 0) return undefined;
+      return async (db) => {
+        print(`signing key ${await rotateSigningKey(db)} stored; hosts sign with it after their next start`);
+      };
+  }
+  return undefined;
+}
+
+/** Runs one command; resolves with the running host for `serve`, else when the command is done. */
+export async function runCli(argv: readonly string[], context: CliContext) {
+  const args = [...argv];
+  const source = { config: takeOption(args, "config"), model: takeOption(args, "model") };
+  const [command, ...rest] = args;
+  if (command === undefined || command === "help" || args.includes("--help") || args.includes("-h")) {
+    context.print(usage);
+    return;
+  }
+  const notCommand = () => new Error(`bizdata ${args.join(" ")}: not a command\n${usage}`);
+  if (command === "serve") {
+    if (rest.length > 0) throw notCommand();
+    return startHost(loadConfig(context.env), await loadBizdataConfig(source, context.cwd));
+  }
+  const run = commandOf(command, rest, context);
+  if (run === undefined) throw notCommand();
+  const app = await loadBizdataConfig(source, context.cwd);
+  const config = loadConfig(context.env);
+  const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
+  const db = context.database ?? (await openDatabase(dbOptions));
+  try {
+    await migrateService(db, app.model);
+    await run(db, app);
+    if (command === "migrate") context.print(`schema is up to date in ${describeDatabase(dbOptions)}`);
+  } finally {
+    if (context.database === undefined) await db.close();
+  }
+}

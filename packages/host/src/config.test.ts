@@ -1,0 +1,51 @@
+import { defaultPostgresOptions } from "@bizdata/core";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+describe("the database settings of the host configuration", () => {
+  it("defaults to bounded waits", () => {
+    expect(loadConfig({}).postgres).toEqual(defaultPostgresOptions);
+    expect(defaultPostgresOptions).toEqual({
+      max: 10,
+      connectTimeout: 5000,
+      poolTimeout: 5000,
+      statementTimeout: 30000,
+      lockTimeout: 10000,
+      idleInTransactionTimeout: 60000,
+    });
+  });
+
+  it("reads each from its variable", () => {
+    const config = loadConfig({
+      DATABASE_POOL_SIZE: "4",
+      DATABASE_CONNECT_TIMEOUT_MS: "2000",
+      DATABASE_POOL_TIMEOUT_MS: "1500",
+      DATABASE_STATEMENT_TIMEOUT_MS: "0",
+      DATABASE_LOCK_TIMEOUT_MS: "250",
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "9000",
+    });
+    expect(config.postgres).toEqual({
+      max: 4,
+      connectTimeout: 2000,
+      poolTimeout: 1500,
+      statementTimeout: 0,
+      lockTimeout: 250,
+      idleInTransactionTimeout: 9000,
+    });
+  });
+
+  it("refuses a value out of range, naming the variable", () => {
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: "0" })).toThrow("DATABASE_POOL_SIZE=0");
+    expect(() => loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: "5s" })).toThrow("DATABASE_CONNECT_TIMEOUT_MS=5s");
+    expect(() => loadConfig({ DATABASE_POOL_TIMEOUT_MS: "0" })).toThrow("DATABASE_POOL_TIMEOUT_MS=0");
+    expect(() => loadConfig({ DATABASE_LOCK_TIMEOUT_MS: "-1" })).toThrow("DATABASE_LOCK_TIMEOUT_MS=-1");
+  });
+});
+
+describe("the shutdown grace period", () => {
+  it("is 10 s unless SHUTDOWN_GRACE_MS says otherwise", () => {
+    expect(loadConfig({}).shutdownGrace).toBe(10_000);
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: "0" }).shutdownGrace).toBe(0);
+    expect(() => loadConfig({ SHUTDOWN_GRACE_MS: "forever" })).toThrow("SHUTDOWN_GRACE_MS=forever");
+  });
+});

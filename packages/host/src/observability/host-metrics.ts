@@ -1,0 +1,93 @@
+/**
+ * The host's Prometheus metrics (api-conventions: Metrics), in a registry of the app's own so two
+ * apps in one process never share or collide: HTTP requests by route pattern, method and status
+ * with their latency, statements per request, the database pool, workflow steps and commits by
+ * outcome, sign-in attempts by outcome, and Node's default process metrics.
+ */
+import type { Database } from "@bizdata/core";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export interface RequestObservation {
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  readonly seconds: number;
+  readonly statements: number;
+}
+
+export type WorkflowStepOutcome = "advanced" | "indexConflict" | "failed";
+export type CommitOutcome = "committed" | "questionPending" | "rejected" | "conflict" | "failed";
+export type SignInOutcome = "succeeded" | "failed" | "throttled" | "invalid" | "error";
+
+export type HostMetrics = ReturnType<typeof hostMetrics>;
+
+export function hostMetrics(db: Database) {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: "bizdata_http_requests_total",
+    help: "HTTP requests answered, by route pattern, method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: "bizdata_http_request_duration_seconds",
+    help: "Time from a request's arrival to its response, by route pattern, method and status.",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const statements = new Histogram({
+    name: "bizdata_http_request_statements",
+    help: "Database statements run for one HTTP request ($batch parts included), by route pattern.",
+    labelNames: ["route"] as const,
+    buckets: [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
+    registers,
+  });
+  const pool = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name: `bizdata_db_pool_${name}`,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+  pool("size", "Connections the database pool may hold.", () => db.stats().size);
+  pool("busy", "Database operations (a statement or a whole transaction) holding a connection.", () => db.stats().busy);
+  pool("idle", "Pool connections not in use (opened or not yet).", () => db.stats().size - db.stats().busy);
+  pool("waiting", "Database operations waiting for a connection.", () => db.stats().waiting);
+  const workflowSteps = new Counter({
+    name: "bizdata_workflow_steps_total",
+    help: "Workflow steps (requests with Workflow-Id) by outcome: advanced the index, index conflict (409), failed.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  const commits = new Counter({
+    name: "bizdata_workflow_commits_total",
+    help: "Workflow commits by outcome: committed, questionPending, rejected (save logic), conflict (changed in the main data), failed.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+  const signIns = new Counter({
+    name: "bizdata_signin_attempts_total",
+    help: "Sign-in attempts by outcome: succeeded, failed (wrong credentials), throttled (429), invalid (bad request), error.",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+
+  return {
+    registry,
+    request({ method, route, status, seconds, statements: count }: RequestObservation) {
+      const labels = { route, method, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+      statements.observe({ route }, count);
+    },
+    workflowStep: (outcome: WorkflowStepOutcome) => workflowSteps.inc({ outcome }),
+    commit: (outcome: CommitOutcome) => commits.inc({ outcome }),
+    signIn: (outcome: SignInOutcome) => signIns.inc({ outcome }),
+  };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { rejection } from "../../../../test/service-error.js";
+import { defaultBodyLimits } from "../limits.js";
+import { isIeee754Compatible, readJsonBody } from "./request-json.js";
+
+const post = (body: string, contentType?: string) =>
+  new Request("http://localhost/api/Product", {
+    method: "POST",
+    body,
+    headers: contentType === undefined ? {} : { "content-type": contentType },
+  });
+
+describe("readJsonBody", () => {
+  it.each([
+    "application/json",
+    "Application/JSON",
+    "application/json; charset=utf-8",
+    'application/json;charset="UTF-8"',
+    "application/json;odata.metadata=minimal;IEEE754Compatible=true",
+  ])("reads a body sent as %s", async (contentType) => {
+    expect(await readJsonBody(post('{"Name":"Bolt"}', contentType), defaultBodyLimits)).toEqual({ Name: "Bolt" });
+  });
+
+  it.each([
+    ["no Content-Type", undefined],
+    ["text/plain", "text/plain"],
+    ["a JSON-like type", "application/jsonx"],
+    ["a suffix type", "application/merge-patch+json"],
+    ["another charset", "application/json; charset=iso-8859-1"],
+  ])("refuses %s as 415 UnsupportedMediaType", async (_, contentType) => {
+    const error = await rejection(readJsonBody(post("{}", contentType), defaultBodyLimits));
+    expect([error.status, error.code, error.target]).toEqual([415, "UnsupportedMediaType", "Content-Type"]);
+  });
+
+  it.each([
+    ['{"a":1}', { maxBytes: 6, maxDepth: 4 }, 413, "PayloadTooLarge"],
+    ["[[1]]", { maxBytes: 100, maxDepth: 1 }, 400, "JsonTooDeep"],
+    ["{", { maxBytes: 100, maxDepth: 4 }, 400, "InvalidJson"],
+    ["", { maxBytes: 100, maxDepth: 4 }, 400, "InvalidJson"],
+    ['{"a":1e400}', { maxBytes: 100, maxDepth: 4 }, 400, "NumberNotExact"],
+  ])("applies the limits and JSON rules to %j", async (body, limits, status, code) => {
+    const error = await rejection(readJsonBody(post(body, "application/json"), limits));
+    expect([error.status, error.code]).toEqual([status, code]);
+  });
+});
+
+describe("isIeee754Compatible", () => {
+  it.each([
+    [{ "content-type": "application/json;IEEE754Compatible=true" }, true],
+    [{ "content-type": "application/json; ieee754compatible=TRUE" }, true],
+    [{ "content-type": 'application/json;IEEE754Compatible="true"' }, true],
+    [{ accept: "application/json;odata.metadata=minimal;IEEE754Compatible=true" }, true],
+    [{ accept: "text/plain, application/json;IEEE754Compatible=true;q=0.9" }, true],
+    [{ "content-type": "application/json;IEEE754Compatible=false", accept: "application/json" }, false],
+    [{ accept: "application/json;IEEE754Compatible=yes" }, false],
+    [{ "content-type": "application/json" }, false],
+    [{}, false],
+  ])("%j → %s", (headers, expected) => {
+    expect(isIeee754Compatible(new Headers(headers))).toBe(expected);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * The entity data model of a service as one tenant sees it, from the model alone: every entity
+ * as an entity type (key `Guid`), complex and enum types as its fields need them, every method
+ * the tenant's features leave available as an operation, and the entity container.
+ *
+ * @example
+ * const edm = buildEdm(sampleModel, { features: new Set(["PriceLevels"]) });
+ * renderCsdlXml(edm); // <edmx:Edmx Version="4.0"> …
+ */
+import type { Model } from "@bizdata/core";
+import type { EdmDocument, EdmVersion } from "./edm.js";
+import { buildContainer, entitySetsOf } from "./edm-container.js";
+import { buildOperations } from "./edm-operations.js";
+import { StructuredTypes } from "./edm-structured-types.js";
+import { SchemaNames } from "./schema-names.js";
+import { vocabularies } from "./vocabularies.js";
+
+export interface EdmOptions {
+  /** the tenant's features: methods whose subscribers all need others are left out */
+  readonly features: ReadonlySet<string>;
+  /** default 4.0 */
+  readonly version?: EdmVersion;
+}
+
+export function buildEdm(model: Model, { features, version = "4.0" }: EdmOptions): EdmDocument {
+  const names = new SchemaNames(model.namespace);
+  for (const name of model.entities.keys()) names.claim(name, `entity type ${name}`);
+  const structured = new StructuredTypes(model, names);
+  const entityTypes = [...model.entities.values()].map((entity) => structured.entityType(entity));
+  const { operations, imports } = buildOperations(model, names, features, entitySetsOf(model));
+  const container = buildContainer(model, names, imports);
+  return {
+    version,
+    references: vocabularies,
+    schema: {
+      namespace: model.namespace,
+      types: [...entityTypes, ...structured.complexTypes, ...names.enumTypes],
+      operations,
+      container,
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The documents as served: the service document lists entity sets and the function imports of
+ * static Read methods, and each document depends on a tenant's features only through the
+ * features the model's methods name.
+ */
+import { sampleModel } from "@bizdata/examples";
+import { describe, expect, it } from "vitest";
+import { EDGE_FEATURE, edgeModel } from "../../../../test/metadata-models.js";
+import { metadataDocument, serviceDocumentText } from "./metadata-documents.js";
+
+const service = (model: typeof sampleModel, features: string[]) =>
+  JSON.parse(serviceDocumentText(model, { features: new Set(features), version: "4.0" }));
+
+describe("serviceDocumentText()", () => {
+  it("lists the entity sets and the function imports, relative to the service root", () => {
+    expect(service(sampleModel, [])).toEqual({
+      "@odata.context": "$metadata",
+      value: [
+        ...[
+          "Country",
+          "Contact",
+          "Customer",
+          "PriceLevel",
+          "Product",
+          "SalesOrder",
+          "SalesInvoice",
+          "Journal",
+          "SalesOrderImport",
+        ].map((name) => ({ name, kind: "EntitySet", url: name })),
+        { name: "GetOpenOrders", kind: "FunctionImport", url: "GetOpenOrders" },
+      ],
+    });
+  });
+
+  it("offers a tenant only the function imports its features make available; action imports never", () => {
+    const imports = (features: string[]) =>
+      service(edgeModel, features)
+        .value.filter((e: { kind: string }) => e.kind === "FunctionImport")
+        .map((e: { name: string }) => e.name);
+    expect(imports([EDGE_FEATURE])).toEqual(["Catalog", "Gadget_Find", "Container_Find"]);
+    expect(imports([])).toEqual(["Gadget_Find", "Container_Find"]);
+  });
+});
+
+describe("metadataDocument()", () => {
+  const xml = (features: string[], version: "4.0" | "4.01" = "4.0") =>
+    metadataDocument(edgeModel, "xml", { features: new Set(features), version });
+
+  it("differs by the features the model names, and by version", () => {
+    expect(xml([EDGE_FEATURE])).not.toBe(xml([]));
+    expect(xml([EDGE_FEATURE])).toContain('<Action Name="Tune"');
+    expect(xml([])).not.toContain('<Action Name="Tune"');
+    expect(xml([], "4.01")).toContain('Version="4.01"');
+  });
+
+  it("is the same for features no method names", () => {
+    expect(xml(["Unrelated", EDGE_FEATURE])).toBe(xml([EDGE_FEATURE]));
+    expect(xml(["Unrelated"])).toBe(xml([]));
+  });
+
+  it("serves JSON as JSON text", () => {
+    const json = JSON.parse(metadataDocument(edgeModel, "json", { features: new Set(), version: "4.0" }));
+    expect(json.$EntityContainer).toBe("acme.edge.EntityContainer");
+  });
+});

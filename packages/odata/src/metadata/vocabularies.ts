@@ -1,0 +1,84 @@
+/**
+ * The standard OASIS vocabularies `$metadata` uses, and the few annotations it writes with them.
+ * Each term is spelled here once; the builders keep their record shapes as the vocabularies
+ * define them (Org.OData.Core.V1, Org.OData.Capabilities.V1).
+ */
+import type { AnnotationValue, EdmAnnotation, VocabularyReference } from "./edm.js";
+
+const vocabulary = (name: string, alias: string): VocabularyReference => {
+  const base = `https://oasis-tcs.github.io/odata-vocabularies/vocabularies/${name}`;
+  return { namespace: name, alias, xml: `${base}.xml`, json: `${base}.json` };
+};
+
+export const vocabularies: readonly VocabularyReference[] = [
+  vocabulary("Org.OData.Core.V1", "Core"),
+  vocabulary("Org.OData.Capabilities.V1", "Capabilities"),
+];
+
+const string = (value: string): AnnotationValue => ({ kind: "string", value });
+const propertyPaths = (paths: readonly string[]): AnnotationValue => ({
+  kind: "collection",
+  items: paths.map((value) => ({ kind: "propertyPath", value })),
+});
+const record = (properties: Record<string, AnnotationValue>): AnnotationValue => ({ kind: "record", properties });
+
+export const description = (text: string): EdmAnnotation => ({ term: "Core.Description", value: string(text) });
+
+/** computed by the service; a client never writes it */
+export const computed: EdmAnnotation = { term: "Core.Computed", value: { kind: "bool", value: true } };
+
+/** settable when the record is created, never changed afterwards */
+export const immutable: EdmAnnotation = { term: "Core.Immutable", value: { kind: "bool", value: true } };
+
+/** a unique property that identifies a record as well as its key does (Core.AlternateKeys) */
+export const alternateKeys = (properties: readonly string[]): EdmAnnotation => ({
+  term: "Core.AlternateKeys",
+  value: {
+    kind: "collection",
+    items: properties.map((name) =>
+      record({
+        Key: {
+          kind: "collection",
+          items: [record({ Name: { kind: "propertyPath", value: name }, Alias: string(name) })],
+        },
+      }),
+    ),
+  },
+});
+
+/** a parameter a call may leave out, with the value it then takes (Core.OptionalParameter) */
+export const optionalParameter = (defaultValue: string | undefined): EdmAnnotation => ({
+  term: "Core.OptionalParameter",
+  value: record(defaultValue === undefined ? {} : { DefaultValue: string(defaultValue) }),
+});
+
+/** properties that `$filter` and `$orderby` refuse, as the two Capabilities records */
+const filterAndSort = (paths: readonly string[]) => ({
+  FilterRestrictions: record({ NonFilterableProperties: propertyPaths(paths) }),
+  SortRestrictions: record({ NonSortableProperties: propertyPaths(paths) }),
+});
+
+/**
+ * The restrictions of an entity set (its own properties) and of the collections it contains
+ * (Capabilities.NavigationRestrictions, one entry per containment path).
+ */
+export function queryRestrictions(
+  own: readonly string[],
+  contained: readonly { readonly path: string; readonly properties: readonly string[] }[],
+): EdmAnnotation[] {
+  const { FilterRestrictions, SortRestrictions } = filterAndSort(own);
+  const annotations: EdmAnnotation[] = [
+    { term: "Capabilities.FilterRestrictions", value: FilterRestrictions },
+    { term: "Capabilities.SortRestrictions", value: SortRestrictions },
+  ];
+  if (contained.length > 0) {
+    const restricted = contained.map(({ path, properties }) =>
+      record({ NavigationProperty: { kind: "navigationPropertyPath", value: path }, ...filterAndSort(properties) }),
+    );
+    annotations.push({
+      term: "Capabilities.NavigationRestrictions",
+      value: record({ RestrictedProperties: { kind: "collection", items: restricted } }),
+    });
+  }
+  return annotations;
+}

@@ -1,0 +1,197 @@
+/**
+ * The four method endpoint forms (spec 4.8): `GET {Entity}({id})/{Name}()` and
+ * `GET {Entity}/{Name}()` with parameters in the query string (or inline), `POST
+ * {Entity}({id})/{Name}` and `POST {Entity}/{Name}` with a JSON body or query-string
+ * parameters. Read methods run in a read-only transaction; a method returning entities is read
+ * back through the query compiler, so `$select`, `$expand` and `$filter` apply.
+ */
+import {
+  invokeMethod,
+  isGuid,
+  loadRecords,
+  type MethodEnvironment,
+  type Model,
+  resolveMethod,
+  ServiceError,
+  type Session,
+} from "@bizdata/core";
+import type { ReadPlanner } from "../read/read-planner.js";
+import { resolveEntity } from "../read/read-planner.js";
+import { runCollection, runSingle } from "../read/run-read.js";
+import type { Literal, ResourcePath } from "../syntax/ast.js";
+import { systemQueryOption } from "../syntax/parse-query-options.js";
+import { printExpr } from "../syntax/print-expr.js";
+import type { ODataRequest } from "./odata-request.js";
+import { jsonResult, noContent, type ODataResult, withPrompts } from "./odata-result.js";
+import { currentScope, inRequestTransaction, type RequestPrompts, requestPrompts } from "./request-scope.js";
+import { type ServiceContext, stagedArgs } from "./service-context.js";
+import { tenantInfo } from "./tenant-info.js";
+
+export type MethodPath = Extract<ResourcePath, { kind: "method" }>;
+
+const text = (l: Literal) => (l.kind === "string" ? `'${l.value.replaceAll("'", "''")}'` : printExpr(l));
+
+/**
+ * What a method call needs around it: tenant features, prompts (kept by a workflow, which also
+ * defers AskUser bodies until the answer), a scope's shared lookups, and `query` over the state
+ * the call sees (a workflow's staged state inside one).
+ */
+export async function methodEnvironment(
+  tx: Session,
+  model: Model,
+  planner: ReadPlanner,
+  tenantId: string,
+  ieee754Compatible: boolean,
+): Promise<{ env: MethodEnvironment; prompts: RequestPrompts }> {
+  const scope = currentScope();
+  const staged = scope?.workflowId !== undefined;
+  const prompts = requestPrompts(tx, tenantId);
+  const tenant = await tenantInfo(tx, tenantId);
+  const query = async (
+    entityName: string,
+    filter: string,
+    more: { orderby?: string; top?: number },
+    args: Readonly<Record<string, unknown>>,
+  ) => {
+    const target = resolveEntity(model, entityName);
+    const search = new URLSearchParams({ $filter: filter, $select: "Guid" });
+    if (more.orderby) search.set("$orderby", more.orderby);
+    if (more.top !== undefined) search.set("$top", String(more.top));
+    // `@name` is the argument `name`, bound as a statement parameter typed against what it is
+    // compared with: never spliced into the filter's text, so no value can change its meaning
+    const read = planner.plan({
+      path: entityName,
+      search,
+      ieee754Compatible: false,
+      staged,
+      paged: false,
+      aliases: new Map(Object.entries(args)),
+    });
+    if (read.kind !== "collection") throw new Error("a filter reads a collection");
+    const found = await runCollection(tx, read.prepared, { tenantId, ...stagedArgs() });
+    const guids = (JSON.parse(found) as { value: { Guid: string }[] }).value.map((r) => r.Guid);
+    const records = await loadRecords(tx, target, tenantId, guids);
+    const byGuid = new Map(records.map((r) => [r.Guid, r]));
+    return guids.map((g) => byGuid.get(g)!);
+  };
+  const defer = prompts.defer?.bind(prompts);
+  const env: MethodEnvironment = {
+    session: tx,
+    model,
+    tenant,
+    prompts,
+    options: { ieee754Compatible },
+    ...(scope && { references: scope.references }),
+    ...(defer && { defer }),
+    query,
+  };
+  return { env, prompts };
+}
+
+/** calls the method a path names and answers with its outcome (`@userprompts` included) */
+export async function callMethod(
+  service: ServiceContext,
+  request: ODataRequest,
+  path: MethodPath,
+): Promise<ODataResult> {
+  const { model, planner, db } = service;
+  const { tenantId } = request;
+  const verb = request.method === "GET" ? "GET" : "POST";
+  const entity = resolveEntity(model, path.entity);
+  const declared = Object.hasOwn(entity.methods, path.method) ? entity.methods[path.method] : undefined;
+  if (declared) request.authorize?.({ kind: "call", entity: entity.name, method: path.method, type: declared.type });
+  const declaration = resolveMethod(entity, path.method, path.key === null, verb);
+  if (verb === "GET" && !path.parens) {
+    throw new ServiceError(
+      400,
+      "InvalidMethodCall",
+      `Call a Read method with parentheses: ${path.entity}…/${path.method}().`,
+    );
+  }
+  const ieee754Compatible = request.ieee754Compatible ?? false;
+  // arguments: inline `Name(a=1)`, then the query string, then (POST) the JSON body. A declared
+  // parameter is an argument; system query options (`$` optional, OData 4.01) and parameter
+  // aliases shape the result; anything else is an argument the method rejects by name
+  const isArgument = (name: string) =>
+    Object.hasOwn(declaration.params, name) || (systemQueryOption(name) === undefined && !name.startsWith("@"));
+  const given: Record<string, unknown> = {};
+  for (const [name, l] of Object.entries(path.inlineArgs)) given[name] = text(l);
+  for (const [name, value] of request.search) if (isArgument(name)) given[name] = value;
+  let fromBody: Record<string, unknown> | undefined;
+  if (verb === "POST" && request.body !== undefined) {
+    const body = await request.body();
+    if (body !== null && (typeof body !== "object" || Array.isArray(body))) {
+      throw new ServiceError(400, "InvalidBody", "The parameters of a method call are a JSON object.");
+    }
+    fromBody = (body ?? {}) as Record<string, unknown>;
+  }
+  const key = path.key === null ? null : path.key.toLowerCase();
+  // inside a workflow the method reads (and its writes stage) the workflow's state
+  const staged = currentScope()?.workflowId !== undefined;
+  // query-string options shape a returned entity or collection
+  const options = new URLSearchParams([...request.search].filter(([name]) => !isArgument(name)));
+
+  const run = async (tx: Session): Promise<ODataResult> => {
+    const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible);
+    const outcome = await invokeMethod(
+      env,
+      {
+        entity,
+        name: path.method,
+        key,
+        args: fromBody ? { ...given, ...fromBody } : given,
+        argsAsText: fromBody === undefined,
+      },
+      declaration,
+    );
+    const answer = (status: number, body?: string): ODataResult => {
+      const shaped = withPrompts(body, prompts.envelope());
+      return shaped === undefined ? noContent() : jsonResult(status, shaped);
+    };
+    if (outcome.status === "aborted") return answer(400, JSON.stringify(outcome.error.toJSON()));
+    if (outcome.status === "deferred") {
+      const message = `${entity.name}.${path.method} waits for the answer to a question.`;
+      return answer(200, JSON.stringify({ message }));
+    }
+    const returns = declaration.returns;
+    switch (returns.kind) {
+      case "none":
+        return answer(204);
+      case "scalar":
+        return answer(200, `{"value":${outcome.value === undefined ? "null" : JSON.stringify(outcome.value)}}`);
+      case "entity": {
+        if (outcome.value === null || outcome.value === undefined) return answer(204);
+        const read = planner.plan({
+          path: `${returns.entity}(${outcome.value})`,
+          search: options,
+          ieee754Compatible,
+          staged,
+        });
+        if (read.kind !== "entity") throw new Error("a keyed path reads an entity");
+        return answer(200, await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs() }));
+      }
+      case "collection": {
+        const keys = (outcome.value as readonly string[] | undefined) ?? [];
+        if (keys.length === 0) return answer(200, '{"value":[]}');
+        const wrong = keys.find((k) => !isGuid(k));
+        if (wrong !== undefined)
+          throw new Error(`${entity.name}.${path.method} returned ${JSON.stringify(wrong)}, which is not a Guid.`);
+        // the client's read ($select, $expand, $filter, $orderby) of the method's records: the
+        // keys are one array parameter, and every one of them comes back (no server page)
+        const read = planner.plan({
+          path: returns.entity,
+          search: options,
+          ieee754Compatible,
+          staged,
+          paged: false,
+          keys: true,
+        });
+        if (read.kind !== "collection") throw new Error("an entity set reads a collection");
+        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs() }));
+      }
+    }
+  };
+  return declaration.type === "read"
+    ? inRequestTransaction(db, tenantId, run, { readOnly: true })
+    : inRequestTransaction(db, tenantId, run);
+}

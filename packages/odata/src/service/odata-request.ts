@@ -1,0 +1,88 @@
+/**
+ * A request to the OData service as plain data, whatever framework received it: the verb, the
+ * resource path and its query options, the tenant, the body read on demand, the client's
+ * preferences, and the caller's permissions as a check the service calls before it reads or
+ * writes anything. `odataRequestOf` builds one from a fetch `Request`.
+ */
+import { ServiceError } from "@bizdata/core";
+import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
+import type { BodyLimits } from "../limits.js";
+
+/** what the service asks permission for, before any record is read or written */
+export type Access =
+  /** every entity whose records the read returns (its `$expand` included) */
+  | { readonly kind: "read"; readonly entities: readonly string[] }
+  | { readonly kind: "create" | "update" | "delete"; readonly entity: string }
+  | { readonly kind: "call"; readonly entity: string; readonly method: string; readonly type: "read" | "modify" };
+
+export interface ODataRequest {
+  /** `GET`, `POST`, `PATCH` or `DELETE` */
+  readonly method: string;
+  /** the resource path after the base path, decoded: `Product`, `Product(<guid>)`, `Product/$count`, `SalesOrder/GetOpenOrders()` */
+  readonly path: string;
+  /** the query options (and a method's parameters) */
+  readonly search: URLSearchParams;
+  readonly tenantId: string;
+  /**
+   * The body parsed as JSON (readJsonBody: exact numbers, bounded size and depth), read only by
+   * an operation that takes one; leave it out when the request carries no body.
+   */
+  readonly body?: () => Promise<unknown>;
+  /** `Prefer: return=minimal` (preferencesOf) */
+  readonly returnMinimal?: boolean;
+  /** decimals as JSON strings both ways (IEEE754Compatible=true) */
+  readonly ieee754Compatible?: boolean;
+  /** throws (typically a 403 ServiceError) when the caller may not make `access` */
+  readonly authorize?: (access: Access) => void;
+}
+
+/** `return=minimal` in a `Prefer` header (api-conventions: 204 instead of the entity) */
+export const wantsMinimal = (prefer: string | null | undefined): boolean =>
+  /(^|[,;\s])return=minimal\b/i.test(prefer ?? "");
+
+/**
+ * Whether a request carries a JSON body to read: one with a Content-Type and not declared
+ * empty. A POST without one (a method call with its parameters in the URL) has none.
+ */
+export const hasBody = (headers: Headers): boolean =>
+  headers.get("content-type") !== null && headers.get("content-length") !== "0";
+
+/**
+ * The service request for a fetch `Request` under `basePath` (`/api`), for hosts built on the
+ * fetch API (Hono, Bun, Deno, workers).
+ *
+ * @example
+ * const result = await service.handle(odataRequestOf(request, { basePath: "/api", tenantId, bodyLimits }));
+ */
+export function odataRequestOf(
+  request: Request,
+  options: {
+    readonly basePath: string;
+    readonly tenantId: string;
+    readonly bodyLimits: BodyLimits;
+    readonly authorize?: (access: Access) => void;
+  },
+): ODataRequest {
+  const url = new URL(request.url);
+  const headers = request.headers;
+  return {
+    method: request.method,
+    path: resourcePath(url.pathname, options.basePath),
+    search: url.searchParams,
+    tenantId: options.tenantId,
+    ...(hasBody(headers) && { body: () => readJsonBody(request, options.bodyLimits) }),
+    returnMinimal: wantsMinimal(headers.get("prefer")),
+    ieee754Compatible: isIeee754Compatible(headers),
+    ...(options.authorize && { authorize: options.authorize }),
+  };
+}
+
+/** the decoded resource path of a URL path under `basePath`; a malformed escape is a 400 */
+export function resourcePath(pathname: string, basePath: string): string {
+  const rest = pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length + 1) : pathname.replace(/^\//, "");
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    throw new ServiceError(400, "InvalidUrl", `The path "${pathname}" holds a malformed percent-encoding.`);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The OData service over a model and a database, as a function from a plain request to a plain
+ * result: what a host wires to its routes after authenticating the caller. Errors are thrown as
+ * `ServiceError`s (and `QuerySyntaxError`s) for the host to map to HTTP in one place.
+ */
+import { type Database, type Model, ServiceError } from "@bizdata/core";
+import { defaultQueryLimits, type QueryLimits } from "../limits.js";
+import { ReadPlanner } from "../read/read-planner.js";
+import { createEntity, deleteEntity, readEntities, updateEntity } from "./entity-requests.js";
+import type { ODataRequest } from "./odata-request.js";
+import { normalizeBasePath, type ODataResult } from "./odata-result.js";
+import type { ServiceContext } from "./service-context.js";
+
+export interface ODataServiceOptions {
+  readonly db: Database;
+  readonly model: Model;
+  /** where the service is mounted; every URL it writes (Location, next links) starts with it. Default `/api` */
+  readonly basePath?: string;
+  readonly queryLimits?: QueryLimits;
+}
+
+export interface ODataService extends ServiceContext {
+  /** answers one request: GET reads and Read methods, POST creates and Modify methods, PATCH, DELETE */
+  handle(request: ODataRequest): Promise<ODataResult>;
+}
+
+/**
+ * @example
+ * const service = createODataService({ db, model, basePath: "/api" });
+ * const result = await service.handle(odataRequestOf(request, { basePath: service.basePath, tenantId, bodyLimits }));
+ * return new Response(result.body ?? null, { status: result.status, headers: result.headers });
+ */
+export function createODataService(options: ODataServiceOptions): ODataService {
+  const context: ServiceContext = {
+    db: options.db,
+    model: options.model,
+    planner: new ReadPlanner(options.model, { limits: options.queryLimits ?? defaultQueryLimits }),
+    basePath: normalizeBasePath(options.basePath ?? "/api"),
+  };
+  return {
+    ...context,
+    async handle(request) {
+      switch (request.method) {
+        case "GET":
+          return readEntities(context, request);
+        case "POST":
+          return createEntity(context, request);
+        case "PATCH":
+          return updateEntity(context, request);
+        case "DELETE":
+          return deleteEntity(context, request);
+        default:
+          throw new ServiceError(405, "MethodNotAllowed", `${request.method} is not an operation of this service.`);
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The scope a request runs in, carried through the app by AsyncLocalStorage: a `$batch`
+ * changeset runs its parts inside one tenant transaction, and a workflow step runs with a session
+ * that sees the workflow's staged state. Each part or step still goes through the same routes and
+ * pipeline as a standalone request, and finds its transaction, its natural-key lookups and where
+ * its prompts go here instead of opening its own. The scope knows nothing of workflows: the one
+ * who opens it says which prompts collect and under which annotation they answer.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  type Database,
+  inTenant,
+  type MethodCall,
+  PromptCollector,
+  type QuestionInput,
+  type ReferenceCache,
+  type Session,
+  type TransactionOptions,
+} from "@bizdata/core";
+
+/**
+ * What a request collects its prompts in. `defer`, when present, lets a method's AskUser
+ * question wait for its answer with the call captured (a workflow); without it the question
+ * takes its default choice (spec 4.8 rule 4).
+ */
+export interface RequestPrompts extends PromptCollector {
+  defer?(question: QuestionInput, call: MethodCall): Promise<string | undefined>;
+}
+
+/** the instance annotation a response carries its prompts in (api-conventions: User prompts) */
+export type PromptAnnotation = "@userprompts" | "@workflow.userprompts";
+
+export interface RequestScope {
+  readonly tenantId: string;
+  /** the transaction every request in the scope runs in */
+  readonly session: Session;
+  /** natural-key lookups shared by the requests of the scope */
+  readonly references: ReferenceCache;
+  /** the prompts of one request in the scope; a workflow step keeps its questions */
+  readonly prompts: (session: Session, tenantId: string) => RequestPrompts;
+  readonly annotation: PromptAnnotation;
+  /** inside a workflow step: the workflow whose staged state reads see */
+  readonly workflowId?: string;
+}
+
+const current = new AsyncLocalStorage<RequestScope>();
+
+/** the scope the current request runs in, if any */
+export const currentScope = (): RequestScope | undefined => current.getStore();
+
+/** runs `fn` with `scope` as the scope of every request it makes */
+export const runInScope = <T>(scope: RequestScope, fn: () => Promise<T>): Promise<T> => current.run(scope, fn);
+
+/** runs `fn` in the surrounding scope's transaction, or in a new tenant transaction */
+export function inRequestTransaction<T>(
+  db: Database,
+  tenantId: string,
+  fn: (tx: Session) => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T> {
+  const scope = current.getStore();
+  if (scope !== undefined && scope.tenantId === tenantId) return fn(scope.session);
+  return inTenant(db, tenantId, fn, options);
+}
+
+/** prompts for the current request: the scope's, else a plain collector (questions take their default) */
+export const requestPrompts = (session: Session, tenantId: string): RequestPrompts =>
+  current.getStore()?.prompts(session, tenantId) ?? new PromptCollector();
+
+/** the annotation the current request's prompts go into */
+export const promptAnnotation = (): PromptAnnotation => current.getStore()?.annotation ?? "@userprompts";
+
+/**
+ * Runs the parts of a changeset in one tenant transaction, with the lookups `prefetch` made in it
+ * shared by every part; a throw rolls all of them back.
+ */
+export function inChangeset<T>(
+  db: Database,
+  tenantId: string,
+  prefetch: (tx: Session) => Promise<ReferenceCache>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return inTenant(db, tenantId, async (session) => {
+    const references = await prefetch(session);
+    const prompts = () => new PromptCollector();
+    return current.run({ tenantId, session, references, prompts, annotation: "@userprompts" }, fn);
+  });
+}

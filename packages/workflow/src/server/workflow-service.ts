@@ -1,0 +1,304 @@
+/**
+ * The workflow runtime (spec 3.1, 4.6, 4.7, 7; api-conventions: Workflows) on plain data, for
+ * any host: create, resume, find by staging key and close; the index protocol around every step
+ * (`step`), and the two requests that only exist as steps — commit and the answer link. Results
+ * are `ODataResult`s, so a host only routes, authenticates and turns them into its responses.
+ */
+import {
+  type Database,
+  inTenant,
+  invokeMethod,
+  isGuid,
+  type Model,
+  ServiceError,
+  type Session,
+  stagedSession,
+} from "@bizdata/core";
+import {
+  currentScope,
+  inRequestTransaction,
+  jsonResult,
+  methodEnvironment,
+  noContent,
+  type ODataResult,
+  type ReadPlanner,
+  requestPrompts,
+  resolveEntity,
+  runInScope,
+  tenantInfo,
+} from "@bizdata/odata";
+import { type CommitOutcome, commitWorkflow, discardStaged, sweepExpired } from "./commit-workflow.js";
+import type { WarmScope, WarmScopes } from "./warm-scopes.js";
+import { answerQuestion, WorkflowPrompts } from "./workflow-prompts.js";
+import { advanceWorkflow, closeWorkflow, createWorkflow, findActiveWorkflow, findWorkflow } from "./workflow-store.js";
+
+export interface WorkflowServiceOptions {
+  readonly db: Database;
+  readonly model: Model;
+  /** reads of method calls deferred behind a question, run when it is answered */
+  readonly planner: ReadPlanner;
+  /** the service root every URL starts with (answer links), e.g. `/api` */
+  readonly basePath: string;
+  /** seconds a workflow lives after its last request */
+  readonly ttlSeconds: number;
+  /** this host's warm scopes (WarmWorkflowScopes) */
+  readonly scopes: WarmScopes;
+}
+
+/** who calls: a workflow belongs to its owner in its tenant (spec 5.5) */
+export interface WorkflowCaller {
+  readonly tenantId: string;
+  readonly owner: string;
+}
+
+/** the headers that make a request a workflow step */
+export interface StepHeaders {
+  readonly workflowId: string;
+  /** `Workflow-Index` as sent; undefined when missing */
+  readonly index: string | undefined;
+}
+
+class StepFailed extends Error {}
+
+const NEXT_INDEX = "Workflow-Next-Index";
+
+const notFound = (target?: string) =>
+  new ServiceError(404, "NotFound", "There is no open workflow with this id for you.", target);
+
+const stepRequired = () =>
+  new ServiceError(
+    400,
+    "WorkflowIndexRequired",
+    "Send Workflow-Id and Workflow-Index with this request.",
+    "Workflow-Id",
+  );
+
+/** a JSON answer that carries the step's prompts as `@workflow.userprompts` (left out when none) */
+const withEnvelope = (prompts: WorkflowPrompts, body: Record<string, unknown>) => {
+  const envelope = prompts.envelope();
+  return envelope === undefined ? body : { "@workflow.userprompts": envelope, ...body };
+};
+
+/** what a commit outcome answers (spec 4.7): details always in `@workflow.userprompts` */
+function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataResult {
+  const answer = (status: number, body: Record<string, unknown>) =>
+    jsonResult(status, JSON.stringify(withEnvelope(prompts, body)));
+  switch (outcome.kind) {
+    case "committed": {
+      const n = outcome.changed;
+      return answer(200, { message: `Committed ${n} change${n === 1 ? "" : "s"}.` });
+    }
+    case "questionPending":
+      return answer(422, { message: "A question must be answered before the workflow can commit." });
+    case "conflict":
+      return answer(400, {
+        error: {
+          code: "StagedRecordChanged",
+          message: "Records this workflow changed were changed in the main data since; re-read and stage again.",
+          details: outcome.conflicts.flatMap((x) =>
+            (x.properties.length === 0 ? [undefined] : x.properties).map((p) => ({
+              code: x.deleted ? "RecordDeleted" : "PropertyChanged",
+              message: `${x.entity}(${x.guid})${p ? `.${p}` : ""} changed in the main data.`,
+              target: p ? `${x.guid}.${p}` : x.guid,
+            })),
+          ),
+        },
+      });
+    case "rejected":
+      return answer(400, {
+        error: {
+          code: "ValidationError",
+          message: "The staged records cannot be saved.",
+          details: outcome.rejections.map((r) => ({
+            code: "SaveRejected",
+            message: r.message,
+            target: r.property ? `${r.entityGuid}.${r.property}` : r.entityGuid,
+          })),
+        },
+      });
+  }
+}
+
+export function createWorkflowService(options: WorkflowServiceOptions) {
+  const { db, model, planner, basePath, ttlSeconds, scopes } = options;
+  /**
+   * Runs `fn` as one step of workflow `workflowId` (its transaction is `session`, seeing the staged
+   * state): every request it makes keeps its prompts in the workflow (questions wait for answers)
+   * and answers them as `@workflow.userprompts`.
+   */
+  const inStep = <T>(
+    tenantId: string,
+    session: Session,
+    workflowId: string,
+    scope: WarmScope | undefined,
+    fn: () => Promise<T>,
+  ) =>
+    runInScope(
+      {
+        tenantId,
+        session,
+        references: new Map(),
+        workflowId,
+        annotation: "@workflow.userprompts",
+        prompts: (tx, tenant) => new WorkflowPrompts(tx, tenant, workflowId, basePath, scope),
+      },
+      fn,
+    );
+
+  const found = (workflow: { id: string; nextIndex: number } | undefined, ifMissing: ServiceError) => {
+    if (workflow === undefined) throw ifMissing;
+    return jsonResult(200, JSON.stringify({ workflowId: workflow.id, nextIndex: workflow.nextIndex }), {
+      [NEXT_INDEX]: String(workflow.nextIndex),
+    });
+  };
+
+  return {
+    /** `POST {base}/workflow[?stagingKey=…]` (expired workflows of the tenant are swept first) */
+    async create(caller: WorkflowCaller, stagingKey: string | null): Promise<ODataResult> {
+      const workflow = await inTenant(db, caller.tenantId, async (tx) => {
+        await sweepExpired(tx, model, caller.tenantId);
+        return createWorkflow(tx, caller.tenantId, caller.owner, stagingKey, ttlSeconds);
+      });
+      const body = { message: "Workflow created.", workflowId: workflow.id, nextIndex: workflow.nextIndex };
+      return jsonResult(200, JSON.stringify(body), { [NEXT_INDEX]: String(workflow.nextIndex) });
+    },
+
+    /** `GET {base}/workflow/{id}`: the caller's open workflow and the index to send next */
+    async resume(caller: WorkflowCaller, id: string): Promise<ODataResult> {
+      const { tenantId, owner } = caller;
+      return found(await inTenant(db, tenantId, (tx) => findWorkflow(tx, tenantId, owner, id)), notFound());
+    },
+
+    /** `GET {base}/workflow/active?stagingKey=…` (spec 4.6 rule 1) */
+    async findActive(caller: WorkflowCaller, stagingKey: string | undefined): Promise<ODataResult> {
+      const { tenantId, owner } = caller;
+      if (!stagingKey)
+        throw new ServiceError(400, "MissingParameter", "Give the stagingKey to look for.", "stagingKey");
+      const workflow = await inTenant(db, tenantId, (tx) => findActiveWorkflow(tx, tenantId, owner, stagingKey));
+      const missing = new ServiceError(
+        404,
+        "NotFound",
+        `You have no active workflow with staging key "${stagingKey}".`,
+      );
+      return found(workflow, missing);
+    },
+
+    /** `DELETE {base}/workflow/{id}`: the owner disposes it; every uncommitted change is discarded */
+    async close(caller: WorkflowCaller, id: string): Promise<ODataResult> {
+      const { tenantId, owner } = caller;
+      await inTenant(db, tenantId, async (tx) => {
+        if ((await findWorkflow(tx, tenantId, owner, id, { lock: true })) === undefined) throw notFound();
+        await discardStaged(tx, model, tenantId, id);
+        await closeWorkflow(tx, tenantId, id);
+        scopes.forget(id);
+      });
+      return noContent();
+    },
+
+    /**
+     * The index protocol (spec 7) around one request: takes the workflow row `FOR UPDATE`, checks
+     * `Workflow-Index` (400 missing, 409 not the next), runs `handle` with the staged state as the
+     * state it reads and writes, and advances the index only when it succeeded (2xx, or 422 on a
+     * commit); anything else rolls its changes back. Errors carry `Workflow-Next-Index`; the
+     * index to send next is returned for the answer's header.
+     */
+    async step(
+      caller: WorkflowCaller,
+      headers: StepHeaders,
+      isCommit: boolean,
+      handle: () => Promise<{ readonly status: number }>,
+    ): Promise<{ readonly nextIndex: number }> {
+      const { tenantId, owner } = caller;
+      const { workflowId } = headers;
+      const index = headers.index !== undefined && /^\d+$/.test(headers.index) ? Number(headers.index) : undefined;
+      if (!isGuid(workflowId)) throw notFound("Workflow-Id");
+      let nextIndex: number | undefined;
+      try {
+        await inTenant(db, tenantId, async (tx) => {
+          const workflow = await findWorkflow(tx, tenantId, owner, workflowId, { lock: true });
+          if (workflow === undefined) throw notFound("Workflow-Id");
+          nextIndex = workflow.nextIndex;
+          if (index === undefined) {
+            throw new ServiceError(
+              400,
+              "WorkflowIndexRequired",
+              "A workflow request needs the Workflow-Index header.",
+              "Workflow-Index",
+            );
+          }
+          if (index !== workflow.nextIndex) {
+            throw new ServiceError(
+              409,
+              "WorkflowIndexConflict",
+              `Workflow-Index ${index} is not the next step; the next is ${workflow.nextIndex}.`,
+              "Workflow-Index",
+            );
+          }
+          const scope = scopes.enter(workflowId, workflow.nextIndex);
+          const { status } = await inStep(tenantId, stagedSession(tx, workflowId), workflowId, scope, handle);
+          if ((status >= 200 && status < 300) || (isCommit && status === 422)) {
+            nextIndex = await advanceWorkflow(tx, tenantId, workflowId, ttlSeconds);
+            scopes.advanced(workflowId, nextIndex);
+            return;
+          }
+          // a failed step stores nothing (spec 7: the index does not advance)
+          throw new StepFailed();
+        });
+      } catch (err) {
+        if (err instanceof ServiceError && nextIndex !== undefined)
+          err.withHeaders({ [NEXT_INDEX]: String(nextIndex) });
+        if (!(err instanceof StepFailed)) throw err;
+      }
+      return { nextIndex: nextIndex! };
+    },
+
+    /** `POST {base}/workflow/commit`, as a step: 200, 422 or 400 (spec 4.7) */
+    async commit(caller: WorkflowCaller): Promise<ODataResult> {
+      const workflowId = currentScope()?.workflowId;
+      if (workflowId === undefined) throw stepRequired();
+      const { tenantId } = caller;
+      return inRequestTransaction(db, tenantId, async (staged) => {
+        const prompts = requestPrompts(staged, tenantId) as WorkflowPrompts;
+        const tenant = await tenantInfo(staged, tenantId);
+        return commitResult(await commitWorkflow({ session: staged, model, tenant, prompts }, workflowId), prompts);
+      });
+    },
+
+    /**
+     * `POST {base}/userprompts/{promptId}/answer/{choice}`, as a step: records the answer; a method
+     * call that waited for it (AskUser) runs now, in the workflow, when the choice is "accept".
+     */
+    async answer(caller: WorkflowCaller, promptId: string, choice: string): Promise<ODataResult> {
+      const workflowId = currentScope()?.workflowId;
+      if (workflowId === undefined) throw stepRequired();
+      const { tenantId } = caller;
+      const answered = await inRequestTransaction(db, tenantId, async (tx) => {
+        const result = await answerQuestion(tx, tenantId, workflowId, promptId, choice);
+        if (result.outcome !== "answered" || result.deferred === null || choice !== "accept") return { result };
+        const { entity: name, ...call } = result.deferred;
+        const entity = resolveEntity(model, name);
+        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false);
+        const outcome = await invokeMethod(env, { ...call, entity }, entity.methods[call.name]!);
+        if (outcome.status === "aborted") throw outcome.error;
+        return { result, prompts: prompts.envelope() };
+      });
+      switch (answered.result.outcome) {
+        case "answered": {
+          const body = {
+            ...(answered.prompts && { "@workflow.userprompts": answered.prompts }),
+            message: "Answer recorded.",
+          };
+          return jsonResult(200, JSON.stringify(body));
+        }
+        case "unknownPrompt":
+          throw new ServiceError(404, "NotFound", "This workflow has no such question.");
+        case "unknownChoice":
+          throw new ServiceError(400, "InvalidChoice", `"${choice}" is not a choice of this question.`);
+        case "alreadyAnswered":
+          throw new ServiceError(400, "AlreadyAnswered", "This question has already been answered.");
+      }
+    },
+  };
+}
+
+export type WorkflowService = ReturnType<typeof createWorkflowService>;
