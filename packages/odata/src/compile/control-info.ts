@@ -31,23 +31,35 @@ const navigationOf = (entity: AnyEntity): string[] =>
     field.kind === "reference" || field.kind === "collection" ? [name] : [],
   );
 
+/** a control value as it is made: text, and the record's Guid and version where they go */
+type Template = readonly (string | { readonly column: "guid" | "version" })[];
+
+const GUID = { column: "guid" } as const;
+const VERSION = { column: "version" } as const;
+
 interface ControlPlan {
   /** before the properties: type, id, etag, edit link */
-  readonly leading: readonly [key: string, value: (guid: string, version: string) => string][];
+  readonly leading: readonly (readonly [key: string, value: Template])[];
   /** after them: the navigation links */
-  readonly trailing: readonly [key: string, value: (guid: string) => string][];
+  readonly trailing: readonly (readonly [key: string, value: Template])[];
 }
 
 function controlPlan(entity: AnyEntity, options: EntityOutput): ControlPlan {
   const metadata = options.metadata ?? "none";
   if (metadata === "none") return { leading: [], trailing: [] };
-  const etag: ControlPlan["leading"][number] = ["@odata.etag", (_, version) => etagOf(version)];
+  // etagOf's form, around the version
+  const [before, after] = etagOf("\n").split("\n") as [string, string];
+  const etag = ["@odata.etag", [before, VERSION, after]] as const;
   if (metadata === "minimal") return { leading: [etag], trailing: [] };
-  const url = (guid: string) => `${entity.name}(${guid})`;
-  const type = `#${options.namespace}.${entity.name}`;
+  const url = [`${entity.name}(`, GUID, ")"];
   return {
-    leading: [["@odata.type", () => type], ["@odata.id", url], etag, ["@odata.editLink", url]],
-    trailing: navigationOf(entity).map((name) => [`${name}@odata.navigationLink`, (guid) => `${url(guid)}/${name}`]),
+    leading: [
+      ["@odata.type", [`#${options.namespace}.${entity.name}`]],
+      ["@odata.id", url],
+      etag,
+      ["@odata.editLink", url],
+    ],
+    trailing: navigationOf(entity).map((name) => [`${name}@odata.navigationLink`, [...url, `/${name}`]] as const),
   };
 }
 
@@ -57,31 +69,34 @@ export const writesControl = (options: EntityOutput): boolean => (options.metada
 /** the control information as JSON text members (`"@odata.etag":"W/\"3\""`), before and after the properties */
 export function controlText(entity: AnyEntity, options: EntityOutput) {
   const plan = controlPlan(entity, options);
-  const member = (key: string, value: string) => `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  const members = (items: ControlPlan["leading"], guid: string, version: string) =>
+    items.map(([key, template]) => {
+      const value = template.map((p) => (typeof p === "string" ? p : p.column === "guid" ? guid : version)).join("");
+      return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    });
   return {
-    leading: (guid: string, version: string) => plan.leading.map(([key, value]) => member(key, value(guid, version))),
-    trailing: (guid: string) => plan.trailing.map(([key, value]) => member(key, value(guid))),
+    leading: (guid: string, version: string) => members(plan.leading, guid, version),
+    trailing: (guid: string) => members(plan.trailing, guid, ""),
   };
 }
 
 /**
  * The control information as `json_build_object` pairs for the record at `alias` (a relation
- * with `guid` and `row_version`): the same text, built by PostgreSQL from the row, with every
- * constant a parameter. Placeholders stand for the Guid and version while the text is planned.
+ * with `guid` and `row_version`): the same text, built by PostgreSQL from the row, every
+ * constant a parameter.
  */
 export function controlPairs(entity: AnyEntity, alias: string, options: EntityOutput) {
   const plan = controlPlan(entity, options);
-  const GUID = "\u0000guid\u0000";
-  const VERSION = "\u0000version\u0000";
-  const guid = sql`${sql.identifier(alias)}.guid::text`;
-  // a planned text with the placeholders swapped for the row's columns, the rest as parameters
-  const fromRow = (text: string): SQL => {
-    const parts = text.split(/(\u0000guid\u0000|\u0000version\u0000)/).filter((p) => p !== "");
-    const args = parts.map((p) => (p === GUID ? guid : p === VERSION ? versionText(alias) : sql`${p}::text`));
-    return args.length === 1 ? args[0]! : sql`concat(${sql.join(args, sql`, `)})`;
-  };
-  return {
-    leading: plan.leading.map(([key, value]) => [key, fromRow(value(GUID, VERSION))] as [string, SQL]),
-    trailing: plan.trailing.map(([key, value]) => [key, fromRow(value(GUID))] as [string, SQL]),
-  };
+  const part = (p: Template[number]): SQL =>
+    typeof p === "string"
+      ? sql`${p}::text`
+      : p.column === "guid"
+        ? sql`${sql.identifier(alias)}.guid::text`
+        : versionText(alias);
+  const pairs = (items: ControlPlan["leading"]) =>
+    items.map(([key, template]): [string, SQL] => [
+      key,
+      template.length === 1 ? part(template[0]!) : sql`concat(${sql.join(template.map(part), sql`, `)})`,
+    ]);
+  return { leading: pairs(plan.leading), trailing: pairs(plan.trailing) };
 }

@@ -30,6 +30,7 @@ import {
   noContent,
   notModified,
   type ODataResult,
+  type PayloadControl,
   payloadResult,
   recordUrl,
   textResult,
@@ -89,22 +90,38 @@ const bodyOf = (request: ODataRequest): Promise<unknown> => {
 /**
  * A written record as the answer shows it: its body shaped by `$select`/`$expand` (the Guid
  * alone without them), or with `return=minimal` no body; its version for the ETag either way.
+ * A record that cannot be read back — a virtual entity's, which its `save` turned into others
+ * on a plain request — answers with its Guid alone, without an ETag or a context.
  */
 async function written(
-  service: ServiceContext,
   tx: Session,
   request: ODataRequest,
   entity: AnyEntity,
   guid: string,
   shape: ReturnType<typeof shapeOf>,
-) {
+): Promise<{ body?: string; version?: string; context?: string }> {
   const { tenantId } = request;
   if (request.returnMinimal) {
     const version = await recordVersion(tx, entity, tenantId, guid);
-    return { body: undefined, version: version! };
+    return version === undefined ? {} : { version };
   }
   const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs() });
-  return { body: record!.body, version: record!.version };
+  if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
+  return { ...record, context: shape.context };
+}
+
+/** the answer to a write: 204 with `return=minimal`, else its body with its context and prompts */
+function writeResult(
+  service: ServiceContext,
+  request: ODataRequest,
+  status: number,
+  result: Awaited<ReturnType<typeof written>> & { readonly prompts: PayloadControl["prompts"] },
+  headers: Record<string, string> = {},
+): ODataResult {
+  const all = { ...headers, ...(result.version !== undefined && etagHeader(result.version)) };
+  if (result.body === undefined) return minimalResult(all);
+  const control = { ...(result.context !== undefined && { context: result.context }), prompts: result.prompts };
+  return payloadResult(service, request, status, result.body, control, all);
 }
 
 /** `GET`: a collection, its `$count`, one record, or a Read method's result */
@@ -167,18 +184,11 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
     const { ctx, prompts } = await writing(service, tx, request);
     const guid = await createRecord(ctx, entity, body);
-    return { guid, ...(await written(service, tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    return { guid, ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
-  const headers = { Location: recordUrl(service.basePath, entity.name, result.guid), ...etagHeader(result.version) };
-  if (result.body === undefined) return minimalResult(headers);
-  return payloadResult(
-    service,
-    request,
-    201,
-    result.body,
-    { context: shape.context, prompts: result.prompts },
-    headers,
-  );
+  return writeResult(service, request, 201, result, {
+    Location: recordUrl(service.basePath, entity.name, result.guid),
+  });
 }
 
 /** the record a PATCH or DELETE names, once the caller may change it */
@@ -208,18 +218,9 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     await checkWrite(tx, entity, tenantId, guid, conditions);
     const { ctx, prompts } = await writing(service, tx, request);
     await updateRecord(ctx, entity, guid, body);
-    return { ...(await written(service, tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
-  const headers = etagHeader(result.version);
-  if (result.body === undefined) return minimalResult(headers);
-  return payloadResult(
-    service,
-    request,
-    200,
-    result.body,
-    { context: shape.context, prompts: result.prompts },
-    headers,
-  );
+  return writeResult(service, request, 200, result);
 }
 
 /** `DELETE`: removes one record, when its version is one `If-Match` names (if sent) */
