@@ -182,5 +182,7 @@ function objectWriter(
 export function rowPlan(query: ReadQuery, scope: QueryScope, options: EntityOutput): RowPlan {
   const columns = new Columns();
   const { write, guid, version } = objectWriter(query, scope, columns, options);
-  return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid, versionAlias: version() };
+  // the top-level record's version is selected at every metadata level: it is the ETag header
+  const versionAlias = version();
+  return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid, versionAlias };
 }
