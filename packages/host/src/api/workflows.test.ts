@@ -23,7 +23,6 @@ beforeAll(async () => {
   }
 });
 
-
 describe("workflows", () => {
   it("stages changes that reads inside see and plain reads do not, then commits them as one (422, answer, 200)", async () => {
     const wf = await workflow(admin);
