@@ -16,6 +16,9 @@ const shape = (value: unknown): unknown =>
 /** an answer that proves nothing when both targets give it */
 const empty = (value: unknown) => isDeepStrictEqual(value, { value: [] });
 
+/** paging and counts are part of the answer's data */
+const DATA_ANNOTATIONS = new Set(["@odata.count", "@odata.nextLink"]);
+
 /** the answer without OData control information (`@odata.context`, `@odata.etag`, …) at any depth */
 export const withoutControl = (value: unknown): unknown =>
   Array.isArray(value)
@@ -23,7 +26,7 @@ export const withoutControl = (value: unknown): unknown =>
     : value !== null && typeof value === "object"
       ? Object.fromEntries(
           Object.entries(value)
-            .filter(([k]) => !k.startsWith("@odata."))
+            .filter(([k]) => !k.startsWith("@odata.") || DATA_ANNOTATIONS.has(k))
             .map(([k, v]) => [k, withoutControl(v)]),
         )
       : value;
