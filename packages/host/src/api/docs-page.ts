@@ -108,6 +108,9 @@ export const DOCS_PAGE_SCRIPT = `"use strict";
     url: config.openApiUrl,
     dom_id: "#docs",
     deepLinking: true,
+    // a model has many entity sets: show them closed, with a filter by name
+    docExpansion: "none",
+    filter: true,
     displayRequestDuration: true,
     validatorUrl: null,
     oauth2RedirectUrl: new URL(config.oauth2RedirectPath, location.href).href,

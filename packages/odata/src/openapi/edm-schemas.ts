@@ -41,6 +41,15 @@ function orNull(schema: Schema): Schema {
   return { ...schema, type: [...(Array.isArray(type) ? type : [type]), "null"] } as Schema;
 }
 
+/**
+ * `schema` with annotations beside it; a `$ref` is wrapped in `allOf`, since many tools still
+ * ignore what stands beside a `$ref`
+ */
+export function annotated(schema: Schema, extra: Schema): Schema {
+  if (Object.keys(extra).length === 0) return schema;
+  return "$ref" in schema ? { allOf: [schema], ...extra } : { ...schema, ...extra };
+}
+
 /** 10^exponent as the JSON number it is (exact for the exponents decimals have) */
 const powerOfTen = (exponent: number) => Number(`1e${exponent}`);
 
@@ -165,8 +174,7 @@ export class EdmSchemas {
       ...(p.defaultValue !== undefined && { default: p.defaultValue }),
       ...(computed && { readOnly: true }),
     };
-    if (Object.keys(extra).length === 0) return schema;
-    return "$ref" in schema ? { allOf: [schema], ...extra } : { ...schema, ...extra };
+    return annotated(schema, extra);
   }
 
   /**

@@ -16,7 +16,7 @@ import {
   parameterRef,
 } from "./common-components.js";
 import { descriptionOf, optionalParameterOf } from "./edm-annotations.js";
-import { type EdmSchemas, schemaName, schemaRef } from "./edm-schemas.js";
+import { annotated, type EdmSchemas, schemaName, schemaRef } from "./edm-schemas.js";
 import { collectionOf, keyParameter, stepParameters } from "./entity-set-paths.js";
 import type { Operation, Parameter, Paths, Responses, Schema } from "./openapi-types.js";
 
@@ -88,7 +88,7 @@ function body(parameters: readonly EdmParameter[], schemas: EdmSchemas): NonNull
     parameters.map((p) => {
       const schema = schemas.typeSchema(p);
       const description = parameterDescription(p);
-      return [p.name, description === undefined ? schema : { allOf: [schema], description }];
+      return [p.name, annotated(schema, description === undefined ? {} : { description })];
     }),
   );
   return {
