@@ -113,6 +113,10 @@ export function bodyValidator(doc: unknown, at: string): ValidateFunction {
   return ajvOver(structuredClone(doc) as Json).compile({ $ref: `${BASE}${at}` });
 }
 
-/** the pointer to the JSON schema of an operation's answer */
-export const responseSchemaAt = (path: string, method: string, status: number | string) =>
-  pointer(["paths", path, method, "responses", String(status), "content", "application/json", "schema"]);
+/** the pointer to the JSON schema of an operation's JSON answer, through a `$ref` to a shared response */
+export function responseSchemaAt(doc: unknown, path: string, method: string, status: number | string): string {
+  const steps = ["paths", path, method, "responses", String(status)];
+  const response = steps.reduce<unknown>((node, step) => (isObject(node) ? node[step] : undefined), doc);
+  const at = isObject(response) && typeof response.$ref === "string" ? response.$ref : pointer(steps);
+  return `${at}/content/application~1json/schema`;
+}

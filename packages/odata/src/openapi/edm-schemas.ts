@@ -88,10 +88,21 @@ function primitiveSchema(t: EdmTypeRef): Schema | undefined {
 export class EdmSchemas {
   readonly #types: ReadonlyMap<string, EdmEntityType | EdmComplexType | EdmEnumType>;
   readonly #namespace: string;
+  /** per type that is an owned collection's item: its references back to the owner, which the owner sets */
+  readonly #inverses = new Map<string, Set<string>>();
 
   constructor(schema: EdmSchema) {
     this.#namespace = schema.namespace;
     this.#types = new Map(schema.types.map((t) => [`${schema.namespace}.${t.name}`, t]));
+    for (const t of schema.types) {
+      if (t.kind === "enumType") continue;
+      for (const n of t.navigation) {
+        if (!n.containsTarget) continue;
+        const inverses = this.#inverses.get(n.type) ?? new Set();
+        if (n.partner !== undefined) inverses.add(n.partner);
+        this.#inverses.set(n.type, inverses);
+      }
+    }
   }
 
   isEntityType = (qualified: string): boolean => this.#types.get(qualified)?.kind === "entityType";
@@ -137,18 +148,21 @@ export class EdmSchemas {
     const properties: Record<string, Schema> = {};
     const required: string[] = [];
     const entity = "key" in type;
+    const qualified = `${this.#namespace}.${type.name}`;
+    const contained = this.#inverses.has(qualified);
+    const inverses = this.#inverses.get(qualified) ?? new Set<string>();
     for (const p of type.properties) {
       const computed = isComputed(p.annotations);
       if (shape !== "read" && computed) continue;
       // the key is given on create or assigned; an update names an owned item by it, never the record
-      if (shape === "update" && entity && isImmutable(p.annotations) && !this.#contained(type.name)) continue;
+      if (shape === "update" && entity && isImmutable(p.annotations) && !contained) continue;
       properties[p.name] = this.#property(p, shape, computed);
       if (shape === "create" && !p.nullable && p.defaultValue === undefined && !isImmutable(p.annotations))
         required.push(p.name);
     }
     for (const n of type.navigation) {
       properties[n.name] = this.#navigation(n, shape);
-      if (shape === "create" && !n.collection && !n.nullable) required.push(n.name);
+      if (shape === "create" && !n.collection && !n.nullable && !inverses.has(n.name)) required.push(n.name);
     }
     const description = descriptionOf(type.annotations);
     const keys = alternateKeysOf(type.annotations);
@@ -198,15 +212,6 @@ export class EdmSchemas {
     };
     const value: Schema = shape === "read" ? { anyOf: [key, schemaRef(schemaName(n.type))] } : key;
     return described(n.nullable ? (orNull(value) as Schema) : (value as Schema));
-  }
-
-  /** whether entity type `name` is only reached as an owned collection's item */
-  #contained(name: string): boolean {
-    const qualified = `${this.#namespace}.${name}`;
-    for (const t of this.#types.values()) {
-      if (t.kind !== "enumType" && t.navigation.some((n) => n.containsTarget && n.type === qualified)) return true;
-    }
-    return false;
   }
 }
 
