@@ -3,7 +3,7 @@
  * reaches without a token, answering with the token pair the other operations need.
  */
 
-import { commonSchemaRef, responseRef } from "./common-components.js";
+import { commonSchemaRef, json, responseRef } from "./common-components.js";
 import type { Operation, PathItem, Schema } from "./openapi-types.js";
 
 export const AUTH_TAG = "Sign-in and tokens";
@@ -27,17 +27,17 @@ const tokenOperation = (operationId: string, summary: string, body: Schema, reje
   tags: [AUTH_TAG],
   summary,
   security: [],
-  requestBody: { required: true, content: { "application/json": { schema: body } } },
+  requestBody: { required: true, content: json(body) },
   responses: {
     "200": {
       description: "A new token pair.",
       headers: { "Cache-Control": { schema: { type: "string", enum: ["no-store"] } } },
-      content: { "application/json": { schema: tokenPair } },
+      content: json(tokenPair),
     },
     "400": responseRef("BadRequest"),
     "401": {
       description: rejected,
-      content: { "application/json": { schema: commonSchemaRef("Error") } },
+      content: json(commonSchemaRef("Error")),
     },
     default: responseRef("Error"),
   },

@@ -3,7 +3,7 @@
  * Workflows): the system query options and the workflow and `Prefer` headers as parameters, the
  * error body and the error responses, the prompts a write may answer with.
  */
-import type { Header, Parameter, Reference, Response, Responses, Schema } from "./openapi-types.js";
+import type { Content, Header, Parameter, Reference, Response, Responses, Schema } from "./openapi-types.js";
 
 export const parameterRef = (name: CommonParameter): Reference => ({
   $ref: `#/components/parameters/${name}`,
@@ -14,6 +14,9 @@ export const responseRef = (name: CommonResponse): Reference => ({
 export const commonSchemaRef = (name: keyof typeof commonSchemas): Schema => ({
   $ref: `#/components/schemas/${name}`,
 });
+
+/** a JSON body of `schema` */
+export const json = (schema: Schema): Content => ({ "application/json": { schema } });
 
 const query = (name: string, description: string, schema: Schema): Parameter => ({
   name,
@@ -187,7 +190,7 @@ export const commonSchemas = {
 const errorResponse = (description: string, headers: Record<string, Reference> = {}): Response => ({
   description,
   ...(Object.keys(headers).length > 0 && { headers }),
-  content: { "application/json": { schema: commonSchemaRef("Error") } },
+  content: json(commonSchemaRef("Error")),
 });
 
 export const commonResponses = {

@@ -5,7 +5,7 @@
  */
 
 import type { EdmEntitySet } from "../metadata/edm.js";
-import { commonSchemaRef, errorResponses, nextIndexHeader, parameterRef } from "./common-components.js";
+import { commonSchemaRef, errorResponses, json, nextIndexHeader, parameterRef } from "./common-components.js";
 import { schemaName, schemaRef } from "./edm-schemas.js";
 import type { Parameter, Paths, Response, Schema } from "./openapi-types.js";
 
@@ -26,12 +26,8 @@ export const keyParameter: Parameter = {
   schema: { type: "string", format: "uuid" },
 };
 
-const json = (schema: Schema) => ({
-  "application/json": { schema },
-});
-
 /** a record as a write answers it: shaped by `$select`, with what business logic reported */
-export const written = (type: string): Schema => ({
+const written = (type: string): Schema => ({
   allOf: [schemaRef(schemaName(type)), commonSchemaRef("Prompts")],
 });
 

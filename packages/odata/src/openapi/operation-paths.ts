@@ -12,6 +12,7 @@ import {
   type CommonParameter,
   commonSchemaRef,
   errorResponses,
+  json,
   nextIndexHeader,
   parameterRef,
 } from "./common-components.js";
@@ -94,11 +95,12 @@ function body(parameters: readonly EdmParameter[], schemas: EdmSchemas): NonNull
   return {
     required: required.length > 0,
     description: "The method's parameters.",
-    content: {
-      "application/json": {
-        schema: { type: "object", properties, ...(required.length > 0 && { required }), additionalProperties: false },
-      },
-    },
+    content: json({
+      type: "object",
+      properties,
+      ...(required.length > 0 && { required }),
+      additionalProperties: false,
+    }),
   };
 }
 
@@ -121,7 +123,7 @@ function results(returns: EdmTypeRef | undefined, schemas: EdmSchemas): Response
     "200": {
       description: "The result.",
       headers: nextIndexHeader,
-      content: { "application/json": { schema: withPrompts(schema) } },
+      content: json(withPrompts(schema)),
     },
     // a method returning a record may return none
     ...(entity && !returns.collection && { "204": { ...nothing, description: "No record." } }),

@@ -33,10 +33,10 @@ export function securitySchemes(oauth: OAuthSettings | undefined): Record<string
       description: "The access token from `POST /auth/signin` (or `/auth/refresh`).",
     },
   };
-  const issuers = oauth?.issuers ?? [];
-  for (const [i, issuer] of issuers.entries()) {
-    const description = `An access token from ${issuer.issuer}: \`${oauth!.scopes.read}\` reads and calls Read methods, \`${oauth!.scopes.write}\` also writes.`;
-    const { authorizationEndpoint, tokenEndpoint } = issuer;
+  if (oauth === undefined) return schemes;
+  const { issuers, scopes } = oauth;
+  for (const [i, { issuer, authorizationEndpoint, tokenEndpoint }] of issuers.entries()) {
+    const description = `An access token from ${issuer}: \`${scopes.read}\` reads and calls Read methods, \`${scopes.write}\` also writes.`;
     schemes[oauthName(i, issuers.length)] =
       authorizationEndpoint !== undefined && tokenEndpoint !== undefined
         ? {
@@ -47,8 +47,8 @@ export function securitySchemes(oauth: OAuthSettings | undefined): Record<string
                 authorizationUrl: authorizationEndpoint,
                 tokenUrl: tokenEndpoint,
                 scopes: {
-                  [oauth!.scopes.read]: "Read records and call Read methods.",
-                  [oauth!.scopes.write]: "Read and write records and call every method.",
+                  [scopes.read]: "Read records and call Read methods.",
+                  [scopes.write]: "Read and write records and call every method.",
                 },
               },
             },
@@ -56,7 +56,7 @@ export function securitySchemes(oauth: OAuthSettings | undefined): Record<string
         : {
             type: "openIdConnect",
             description,
-            openIdConnectUrl: `${issuer.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+            openIdConnectUrl: `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
           };
   }
   return schemes;
@@ -67,6 +67,7 @@ export function securitySchemes(oauth: OAuthSettings | undefined): Record<string
  * operation needs (a read, or a write).
  */
 export function securityRequirement(oauth: OAuthSettings | undefined, access: "read" | "write"): SecurityRequirement[] {
-  const issuers = oauth?.issuers ?? [];
-  return [{ [BEARER]: [] }, ...issuers.map((_, i) => ({ [oauthName(i, issuers.length)]: [oauth!.scopes[access]] }))];
+  if (oauth === undefined) return [{ [BEARER]: [] }];
+  const { issuers, scopes } = oauth;
+  return [{ [BEARER]: [] }, ...issuers.map((_, i) => ({ [oauthName(i, issuers.length)]: [scopes[access]] }))];
 }

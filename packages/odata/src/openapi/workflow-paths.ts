@@ -4,16 +4,12 @@
  * of a workflow by sending Workflow-Id and Workflow-Index; commit and answers are always steps.
  */
 
-import { commonSchemaRef, errorResponses, nextIndexHeader, parameterRef } from "./common-components.js";
+import { commonSchemaRef, errorResponses, json, nextIndexHeader, parameterRef } from "./common-components.js";
 import type { Parameter, PathItem, Responses, Schema } from "./openapi-types.js";
 
 export const WORKFLOW_TAG = "Staged workflows";
 
 const tags = [WORKFLOW_TAG];
-
-const json = (schema: Schema) => ({
-  "application/json": { schema },
-});
 
 const workflowState: Schema = {
   type: "object",
