@@ -35,7 +35,9 @@ function schemasOf(doc: Json): [string, unknown][] {
   for (const [name, schema] of Object.entries(isObject(components.schemas) ? components.schemas : {}))
     found.push([pointer(["components", "schemas", name]), schema]);
   const walk = (node: unknown, steps: string[]) => {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...steps, String(i)]));
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, [...steps, String(i)]);
+    }
     if (!isObject(node)) return;
     for (const [key, value] of Object.entries(node)) {
       if (key === "schema") found.push([pointer([...steps, key]), value]);
