@@ -209,7 +209,7 @@ describe("the packed packages, installed with npm outside the workspace", () => 
     const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/Supplier", "/Part({Guid})"]));
     expect(Object.keys(doc.paths)).not.toContain("/Product");
-    const bundle = await fetch(`${base}/api/docs/swagger-ui-bundle.js`);
+    const bundle = await fetch(`${base}/docs/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
   });

@@ -80,7 +80,7 @@ async function openDocs(ctx: TestContext): Promise<DocsPage> {
       problems.push(m.text());
   });
   page.on("pageerror", (e) => problems.push(e.message));
-  await page.goto(`${base}/api/docs`, { timeout: WAIT });
+  await page.goto(`${base}/docs`, { timeout: WAIT });
   await page.locator(".opblock-tag").first().waitFor();
   return { page, requested, problems };
 }

@@ -142,9 +142,9 @@ describe("the service's answers match the OpenAPI document", () => {
   });
 });
 
-describe("GET /api/docs", () => {
+describe("GET /docs", () => {
   it("answers the page without a token, loading Swagger UI from this host, under a strict policy", async () => {
-    const res = await app.request("/api/docs");
+    const res = await app.request("/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/html; charset=UTF-8");
     const policy = res.headers.get("content-security-policy")!;
@@ -152,12 +152,12 @@ describe("GET /api/docs", () => {
     expect(policy).toContain("connect-src 'self';");
     expect(policy).toContain("frame-ancestors 'none'");
     const html = await res.text();
-    expect(html).toContain('<script src="/api/docs/swagger-ui-bundle.js"></script>');
-    expect(html).toContain('<link rel="stylesheet" href="/api/docs/swagger-ui.css">');
+    expect(html).toContain('<script src="/docs/swagger-ui-bundle.js"></script>');
+    expect(html).toContain('<link rel="stylesheet" href="/docs/swagger-ui.css">');
     expect(html).toContain('"openApiUrl":"/api/openapi.json"');
     expect(html).toContain('"tokenPaths":["/api/auth/signin","/api/auth/refresh"]');
     expect(html).not.toMatch(/https?:\/\//);
-    const script = await app.request("/api/docs/docs-page.js");
+    const script = await app.request("/docs/docs-page.js");
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(await script.text()).toContain("validatorUrl: null");
   });
@@ -168,13 +168,13 @@ describe("GET /api/docs", () => {
     ["favicon-32x32.png", "image/png"],
     ["oauth2-redirect.html", "text/html; charset=utf-8"],
   ])("serves %s from swagger-ui-dist, revalidated by its ETag", async (file, type) => {
-    const res = await app.request(`/api/docs/${file}`);
+    const res = await app.request(`/docs/${file}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe(type);
     expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
     const etag = res.headers.get("etag")!;
     expect(etag).toMatch(/^"swagger-ui-\d+\.\d+\.\d+-/);
-    const again = await app.request(`/api/docs/${file}`, { headers: { "If-None-Match": etag } });
+    const again = await app.request(`/docs/${file}`, { headers: { "If-None-Match": etag } });
     expect(again.status).toBe(304);
   });
 
@@ -185,7 +185,7 @@ describe("GET /api/docs", () => {
     "..%2Fpackage.json",
     "%2E%2E%2F%2E%2E%2Fpackage.json",
   ])("serves nothing else of the package: %s is 404", async (file) => {
-    const res = await app.request(`/api/docs/${file}`);
+    const res = await app.request(`/docs/${file}`);
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: "NotFound" } });
   });
@@ -219,12 +219,12 @@ describe("the document and the page of an app under another base path, with OAut
     const doc = (await (await other.request("/svc/v2/openapi.json")).json()) as any;
     expect(doc.servers).toEqual([{ url: "/svc/v2" }]);
     expect(await openApiErrors(doc)).toEqual([]);
-    const html = await (await other.request("/svc/v2/docs")).text();
-    expect(html).toContain('<script src="/svc/v2/docs/swagger-ui-bundle.js"></script>');
+    const html = await (await other.request("/docs")).text();
+    expect(html).toContain('<script src="/docs/swagger-ui-bundle.js"></script>');
     expect(html).toContain('"openApiUrl":"/svc/v2/openapi.json"');
-    expect((await other.request("/svc/v2/docs/swagger-ui.css")).status).toBe(200);
+    expect((await other.request("/docs/swagger-ui.css")).status).toBe(200);
     expect((await other.request("/api/openapi.json")).status).toBe(404);
-    expect((await other.request("/api/docs")).status).toBe(404);
+    expect((await other.request("/docs")).status).toBe(404);
   });
 
   it("describes each issuer as an OAuth2 scheme, and lets the page talk to them", async () => {
@@ -238,7 +238,7 @@ describe("the document and the page of an app under another base path, with OAut
       tokenUrl: "https://tokens.example.org/token",
       scopes: { "bizdata.read": expect.any(String), "bizdata.write": expect.any(String) },
     });
-    const policy = (await other.request("/svc/v2/docs")).headers.get("content-security-policy");
+    const policy = (await other.request("/docs")).headers.get("content-security-policy");
     expect(policy).toContain(
       "connect-src 'self' https://login.example.com https://auth.example.org https://tokens.example.org;",
     );

@@ -1,6 +1,6 @@
 /**
- * The service's OpenAPI document at `{base}/openapi.json` and the API reference page at
- * `{base}/docs` (api-conventions: OpenAPI and docs). Both are public: a tool or a person reads
+ * The service's OpenAPI document at `{base}/openapi.json` and the API reference page at `/docs`,
+ * beside `/health` outside the service root (api-conventions: OpenAPI and docs). Both are public: a tool or a person reads
  * them before signing in, and the page signs in through the API itself. The document describes
  * the whole model, every method included; a tenant that lacks a method's feature is answered
  * 403 when it calls it, and `$metadata` (which needs a token) is the tenant's own view.
@@ -46,7 +46,7 @@ export function openApiRoutes({ model, basePath, maxPageSize, oauthIssuers }: Op
     }
     return document;
   };
-  const assetsPath = `${basePath}/docs`;
+  const assetsPath = "/docs";
   const policy = docsPagePolicy(issuerOrigins(oauthIssuers));
   const pageHeaders = {
     "Content-Security-Policy": policy,
