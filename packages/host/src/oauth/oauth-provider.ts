@@ -46,6 +46,25 @@ const SESSION_TTL = 60 * 60;
 
 const originOf = (uri: string) => (URL.canParse(uri) ? new URL(uri).origin : undefined);
 
+const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/**
+ * OAuth 2.1 (section 2.3.1): a code travels to its redirect URI, so plain http only to this
+ * machine (a native app's loopback listener). The provider itself refuses fragments, non-URIs and
+ * custom schemes for web clients.
+ */
+function checkRedirectUris(uris: readonly string[] | undefined): void {
+  for (const uri of uris ?? []) {
+    const url = URL.canParse(uri) ? new URL(uri) : undefined;
+    if (url?.protocol === "http:" && !LOOPBACK.has(url.hostname)) {
+      // a description starting with redirect_uris makes it RFC 7591's invalid_redirect_uri
+      throw new errors.InvalidClientMetadata(
+        `redirect_uris: ${uri} must use https (plain http only to 127.0.0.1, [::1] or localhost).`,
+      );
+    }
+  }
+}
+
 /** how the API checks this server's tokens for `audience` (trusted-issuers.ts): the host's own keys, its own users */
 export const ownIssuer = (keys: SigningKeys, settings: OAuthServerSettings, audience: string): TrustedIssuer => ({
   issuer: settings.issuer,
@@ -85,6 +104,14 @@ export function createProvider(
       token_endpoint_auth_method: "client_secret_basic",
     },
     enabledJWA: { idTokenSigningAlgValues: [ALGORITHM] },
+    // RFC 7591's software statement fields are kept; their validator is where the provider lets
+    // a host check a client's whole metadata, so it checks the redirect URIs too
+    extraClientMetadata: {
+      properties: ["software_id", "software_version"],
+      validator(_ctx, key, _value, metadata) {
+        if (key === "software_id") checkRedirectUris(metadata.redirect_uris);
+      },
+    },
     // a public client (an agent, a browser app) may call the token endpoint from its own origin
     clientBasedCORS: (_ctx, origin, client) =>
       client.clientAuthMethod === "none" && client.redirectUris!.some((uri) => originOf(uri) === origin),
@@ -149,13 +176,20 @@ export function createProvider(
       jwks: `${prefix}/jwks`,
       revocation: `${prefix}/revoke`,
     },
-    discovery: { scopes_supported: ["offline_access", SCOPES.read, SCOPES.write] } as never,
     async renderError(ctx: KoaContextWithOIDC, out) {
       ctx.type = "html";
       ctx.body = errorPage("The authorization request cannot go on", out.error_description ?? out.error);
     },
   };
   const provider = new Provider(settings.issuer, configuration);
+  // the metadata names the API's scopes too, which the provider keeps per resource server
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route === "discovery" && ctx.body && typeof ctx.body === "object") {
+      const body = ctx.body as { scopes_supported: string[] };
+      body.scopes_supported = [...body.scopes_supported, SCOPES.read, SCOPES.write];
+    }
+  });
   // the host tells the provider its public address through forwarded headers (oauth-routes.ts)
   provider.proxy = true;
   return provider;

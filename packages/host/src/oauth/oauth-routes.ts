@@ -64,6 +64,15 @@ function nodeObjects(c: Context): { incoming: IncomingMessage; outgoing: ServerR
   return { incoming: env.incoming, outgoing: env.outgoing };
 }
 
+/** tells @hono/node-server the answer is written, with its status for the request log and metrics */
+function alreadySent(status: number): Response {
+  const res = new Response(null, { status, headers: RESPONSE_ALREADY_SENT.headers });
+  // @hono/node-server writes its own light Response objects without looking for that header; reading
+  // the body turns this one into a full Response, whose header it honours
+  void res.body;
+  return res;
+}
+
 const text = (value: unknown, max: number) =>
   typeof value === "string" && value.length > 0 && value.length <= max ? value : undefined;
 
@@ -101,8 +110,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     const id = currentRequest()?.id;
     if (id !== undefined) outgoing.setHeader("X-Request-Id", id);
     await handle(incoming, outgoing);
-    // already written; the status is for the request log and metrics
-    return new Response(null, { status: outgoing.statusCode, headers: RESPONSE_ALREADY_SENT.headers });
+    return alreadySent(outgoing.statusCode);
   };
 
   /** the interaction the browser's cookie names, if it is the one in the URL and still open */

@@ -1,0 +1,72 @@
+/**
+ * Drives the host's OAuth sign-in and consent pages in headless Chromium (playwright-core with the
+ * system's /usr/bin/chromium), the way a user does: type the tenant, user name and password,
+ * then allow or deny. Returns where the server sent the browser back to the client.
+ */
+import { existsSync } from "node:fs";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** a headless Chromium, or why there is none (tests skip with that reason) */
+export async function launchBrowser(): Promise<{ browser: Browser } | { reason: string }> {
+  if (!existsSync(CHROMIUM)) return { reason: `no Chromium at ${CHROMIUM} (apt-get install -y chromium)` };
+  try {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
+    return { browser };
+  } catch (err) {
+    return { reason: `Chromium at ${CHROMIUM} did not start: ${(err as Error).message.split("\n")[0]}` };
+  }
+}
+
+export interface SignInAnswers {
+  readonly tenant: string;
+  readonly username: string;
+  readonly password: string;
+  /** what to press on the consent page (default "accept") */
+  readonly decision?: "accept" | "deny";
+  /** looks at (or acts on) the consent page before the decision */
+  readonly onConsent?: (page: Page) => Promise<void>;
+}
+
+/**
+ * Opens `authorizationUrl` in a fresh browser context, signs in and allows (or denies), and
+ * returns the URL the browser was sent back to at `redirectUri` (with `code` or `error`). The
+ * redirect URI is answered in the browser: nothing has to listen there.
+ */
+export async function authorizeInBrowser(
+  browser: Browser,
+  authorizationUrl: string,
+  redirectUri: string,
+  answers: SignInAnswers,
+): Promise<URL> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    let returned: URL | undefined;
+    await page.route(
+      (url) => url.href.startsWith(redirectUri),
+      async (route) => {
+        returned = new URL(route.request().url());
+        await route.fulfill({ status: 200, contentType: "text/plain", body: "back at the client" });
+      },
+    );
+    await page.goto(authorizationUrl);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByLabel("Tenant").fill(answers.tenant);
+    await page.getByLabel("User name").fill(answers.username);
+    await page.getByLabel("Password").fill(answers.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Allow access?" }).waitFor();
+    await answers.onConsent?.(page);
+    await page.getByRole("button", { name: answers.decision === "deny" ? "Deny" : "Allow" }).click();
+    await page.waitForURL((url) => url.href.startsWith(redirectUri));
+    if (returned === undefined) throw new Error(`the browser did not come back to ${redirectUri}`);
+    return returned;
+  } finally {
+    await context.close();
+  }
+}
