@@ -3,6 +3,7 @@
  * system's /usr/bin/chromium), the way a user does: type the tenant, user name and password,
  * then allow or deny. Returns where the server sent the browser back to the client.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { type Browser, chromium, type Page } from "playwright-core";
 
@@ -21,6 +22,17 @@ export async function launchBrowser(): Promise<{ browser: Browser } | { reason: 
     return { reason: `Chromium at ${CHROMIUM} did not start: ${(err as Error).message.split("\n")[0]}` };
   }
 }
+
+/**
+ * A fresh browser context that names an address of its own (documentation range) in
+ * `X-Forwarded-For`: a host that trusts loopback proxies counts its failed sign-ins apart.
+ */
+export const newClientContext = (browser: Browser) =>
+  browser.newContext({
+    extraHTTPHeaders: {
+      "X-Forwarded-For": `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`,
+    },
+  });
 
 export interface SignInAnswers {
   readonly tenant: string;
@@ -43,7 +55,7 @@ export async function authorizeInBrowser(
   redirectUri: string,
   answers: SignInAnswers,
 ): Promise<URL> {
-  const context = await browser.newContext();
+  const context = await newClientContext(browser);
   try {
     const page = await context.newPage();
     // the request to the redirect URI is all a test needs: whether anything answers it does not matter

@@ -6,22 +6,35 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { sampleModel } from "@bizdata/examples";
-import { createApp, loadSigningKeys, migrateService } from "@bizdata/host";
+import { createApp, loadConfig, loadSigningKeys, migrateService } from "@bizdata/host";
 import { serve } from "@hono/node-server";
 import { testDatabase } from "./database.js";
-import { config } from "./host-app.js";
 
 export interface OAuthHost {
   /** the issuer and origin, e.g. http://127.0.0.1:41234 */
   readonly url: string;
-  /** the API's resource indicator: `${url}/api` */
+  /** the API's resource indicator: `${url}${basePath}` */
   readonly resource: string;
+  /** where the API and the OAuth endpoints live (`/api`) */
+  readonly basePath: string;
   readonly app: ReturnType<typeof createApp>;
   close(): Promise<void>;
 }
 
+/**
+ * The test app's settings, trusting proxies on loopback: the browser helper names a client address
+ * of its own in `X-Forwarded-For`, so that sign-in throttling counters are never shared between
+ * tests (nor between runs on one PostgreSQL database).
+ */
+export const oauthHostConfig = loadConfig({
+  MAX_PAGE_SIZE: "50",
+  MAX_BODY_BYTES: String(64 * 1024),
+  LOG_LEVEL: "silent",
+  TRUSTED_PROXIES: "loopback",
+});
+
 /** the reference model's app with the OAuth server on, served on a free loopback port */
-export async function serveOAuthHost(): Promise<OAuthHost> {
+export async function serveOAuthHost(basePath = "/api"): Promise<OAuthHost> {
   const db = await testDatabase();
   await migrateService(db, sampleModel);
   const keys = await loadSigningKeys(db);
@@ -30,10 +43,11 @@ export async function serveOAuthHost(): Promise<OAuthHost> {
     const s = serve({ fetch: (req, env) => app!.fetch(req, env), hostname: "127.0.0.1", port: 0 }, () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = createApp({ db, model: sampleModel, keys, config, oauthServer: { publicUrl: url } });
+  app = createApp({ db, model: sampleModel, keys, config: oauthHostConfig, basePath, oauthServer: { publicUrl: url } });
   return {
     url,
-    resource: `${url}/api`,
+    resource: `${url}${basePath}`,
+    basePath,
     app,
     close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
   };
@@ -41,7 +55,7 @@ export async function serveOAuthHost(): Promise<OAuthHost> {
 
 /** POST the registration endpoint (RFC 7591) */
 export const register = (host: OAuthHost, metadata: Record<string, unknown>) =>
-  fetch(`${host.url}/api/oauth/register`, {
+  fetch(`${host.url}${host.basePath}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(metadata),
@@ -87,7 +101,7 @@ export interface AuthorizationRequest {
 }
 
 export function authorizationUrl(host: OAuthHost, client: PublicClient, request: AuthorizationRequest = {}): string {
-  const url = new URL(`${host.url}/api/oauth/authorize`);
+  const url = new URL(`${host.url}${host.basePath}/oauth/authorize`);
   const params: Record<string, string | undefined> = {
     response_type: "code",
     client_id: client.clientId,
@@ -114,7 +128,7 @@ export interface TokenResponse {
 
 /** POST the token endpoint with a form body */
 export const tokenRequest = (host: OAuthHost, form: Record<string, string>) =>
-  fetch(`${host.url}/api/oauth/token`, {
+  fetch(`${host.url}${host.basePath}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(form).toString(),

@@ -9,7 +9,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { caller, config, PASSWORD, signIn, testApp } from "../../../../test/host-app.js";
-import { authorizeInBrowser, launchBrowser } from "../../../../test/oauth-browser.js";
+import { authorizeInBrowser, launchBrowser, newClientContext } from "../../../../test/oauth-browser.js";
 import {
   authorizationUrl,
   exchangeCode,
@@ -365,7 +365,7 @@ describe.skipIf(browser === undefined)("the code flow in the browser", () => {
 
 describe.skipIf(browser === undefined)("the sign-in and consent pages", () => {
   const open = async () => {
-    const context = await browser!.newContext();
+    const context = await newClientContext(browser!);
     const page = await context.newPage();
     const requests: string[] = [];
     page.on("request", (request) => requests.push(request.url()));
@@ -464,6 +464,40 @@ describe.skipIf(browser === undefined)("the sign-in and consent pages", () => {
     }
   });
 
+  it("throttle failed sign-ins like POST /api/auth/signin: 429 with Retry-After", async () => {
+    const { context, page } = await open();
+    try {
+      const csrf = await page.locator('input[name="csrf"]').inputValue();
+      const attempt = () =>
+        page.request.post(page.url(), {
+          form: { csrf, tenant: tenantA, username: "mallory", password: "guess", decision: "sign-in" },
+          maxRedirects: 0,
+        });
+      for (let i = 0; i < 5; i++) expect((await attempt()).status()).toBe(401);
+      const blocked = await attempt();
+      expect(blocked.status()).toBe(429);
+      expect(Number(blocked.headers()["retry-after"])).toBeGreaterThan(0);
+      expect(await blocked.text()).toMatch(/Too many failed sign-ins; try again in \d+ minutes\./);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("refuse an empty field, naming what is missing", async () => {
+    const { context, page } = await open();
+    try {
+      const csrf = await page.locator('input[name="csrf"]').inputValue();
+      const res = await page.request.post(page.url(), {
+        form: { csrf, tenant: tenantA, username: "alice", password: "", decision: "sign-in" },
+        maxRedirects: 0,
+      });
+      expect(res.status()).toBe(400);
+      expect(await res.text()).toMatch(/Enter the tenant, your user name and your password\./);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("refuse a form posted without the browser's interaction cookie", async () => {
     const { context, page } = await open();
     try {
@@ -478,6 +512,30 @@ describe.skipIf(browser === undefined)("the sign-in and consent pages", () => {
       expect(await res.text()).toMatch(/expired/);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe("under another base path", () => {
+  it("serves its endpoints under it, with the API there as the resource", async () => {
+    const other = await serveOAuthHost("/odata/v1");
+    try {
+      const metadata = await json(await fetch(`${other.url}/.well-known/oauth-authorization-server`));
+      expect(metadata).toMatchObject({
+        issuer: other.url,
+        authorization_endpoint: `${other.url}/odata/v1/oauth/authorize`,
+        token_endpoint: `${other.url}/odata/v1/oauth/token`,
+      });
+      expect(await json(await fetch(`${other.url}/.well-known/oauth-protected-resource`))).toMatchObject({
+        resource: `${other.url}/odata/v1`,
+        authorization_servers: [other.url],
+      });
+      const registered = await registerPublicClient(other);
+      const res = await fetch(authorizationUrl(other, registered), { redirect: "manual" });
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toMatch(/^\/odata\/v1\/oauth\/interaction\//);
+    } finally {
+      await other.close();
     }
   });
 });
