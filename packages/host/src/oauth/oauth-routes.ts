@@ -51,8 +51,11 @@ const expired = (c: Context) =>
     ),
   );
 
-/** @hono/node-server's request and response, which the provider answers on */
-function nodeObjects(c: Context): { incoming: IncomingMessage; outgoing: ServerResponse } {
+/**
+ * @hono/node-server's request and response, which the provider answers on, told the host's public
+ * address (the provider builds its URLs and cookie flags from forwarded headers)
+ */
+function nodeObjects(c: Context, publicUrl: URL): { incoming: IncomingMessage; outgoing: ServerResponse } {
   const env = c.env as Partial<HttpBindings> | undefined;
   if (env?.incoming === undefined || env.outgoing === undefined) {
     throw new ServiceError(
@@ -61,7 +64,12 @@ function nodeObjects(c: Context): { incoming: IncomingMessage; outgoing: ServerR
       "The OAuth server answers only when the app is served by @hono/node-server (serve({ fetch: app.fetch })).",
     );
   }
-  return { incoming: env.incoming, outgoing: env.outgoing };
+  const { incoming, outgoing } = env;
+  incoming.headers["x-forwarded-host"] = publicUrl.host;
+  incoming.headers["x-forwarded-proto"] = publicUrl.protocol.slice(0, -1);
+  // the host has resolved the client's address already (TRUSTED_PROXIES); the provider needs none
+  delete incoming.headers["x-forwarded-for"];
+  return { incoming, outgoing };
 }
 
 /** tells @hono/node-server the answer is written, with its status for the request log and metrics */
@@ -100,13 +108,9 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
 
   /** hands the request to the provider, as if it came to `path` (default: as it came) */
   const handOver = async (c: Context, path?: string) => {
-    const { incoming, outgoing } = nodeObjects(c);
+    const { incoming, outgoing } = nodeObjects(c, publicUrl);
     const { handle } = await server();
     if (path !== undefined) incoming.url = path;
-    // the provider builds its URLs and cookie flags from the host's public address
-    incoming.headers["x-forwarded-host"] = publicUrl.host;
-    incoming.headers["x-forwarded-proto"] = publicUrl.protocol.slice(0, -1);
-    delete incoming.headers["x-forwarded-for"];
     const id = currentRequest()?.id;
     if (id !== undefined) outgoing.setHeader("X-Request-Id", id);
     await handle(incoming, outgoing);
@@ -115,7 +119,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
 
   /** the interaction the browser's cookie names, if it is the one in the URL and still open */
   const interactionOf = async (c: Context): Promise<Interaction | undefined> => {
-    const { incoming, outgoing } = nodeObjects(c);
+    const { incoming, outgoing } = nodeObjects(c, publicUrl);
     const { provider } = await server();
     try {
       const details = await provider.interactionDetails(incoming, outgoing);
@@ -216,7 +220,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
         ),
       );
     }
-    const { incoming, outgoing } = nodeObjects(c);
+    const { incoming, outgoing } = nodeObjects(c, publicUrl);
     const finish = async (result: InteractionResults) =>
       c.redirect(await provider.interactionResult(incoming, outgoing, result), 303);
     if (form.decision === "deny") {

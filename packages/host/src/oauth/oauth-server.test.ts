@@ -288,6 +288,19 @@ describe.skipIf(browser === undefined)("the code flow in the browser", () => {
     expect((await json(newer)).error).toBe("invalid_grant");
   });
 
+  it("revokes a refresh token on request (RFC 7009)", async () => {
+    const { tokens } = await authorize("alice");
+    const revoked = await fetch(`${host.url}/api/oauth/revoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: client.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    const refresh = await refreshTokens(host, client, tokens.refresh_token!);
+    expect(refresh.status).toBe(400);
+    expect((await json(refresh)).error).toBe("invalid_grant");
+  });
+
   it("refuses a wrong PKCE verifier", async () => {
     const { challenge } = pkce();
     const back = await authorizeInBrowser(browser!, authorizationUrl(host, client, { challenge }), client.redirectUri, {
@@ -351,7 +364,7 @@ describe.skipIf(browser === undefined)("the code flow in the browser", () => {
         username: "alice",
         password: PASSWORD,
         onConsent: async (page) => {
-          shown = await page.locator("main").innerText();
+          shown = (await page.locator("main").textContent()) ?? "";
         },
       },
     );
@@ -413,7 +426,7 @@ describe.skipIf(browser === undefined)("the sign-in and consent pages", () => {
       await page.getByRole("button", { name: "Sign in" }).click();
       expect((await refused).status()).toBe(401);
       await expect
-        .poll(() => page.getByRole("alert").innerText())
+        .poll(() => page.getByRole("alert").textContent())
         .toBe("The tenant, user name or password is not correct.");
       expect(await page.getByLabel("Password").inputValue()).toBe("");
       await page.getByLabel("Tenant").fill(tenantA);
