@@ -122,7 +122,8 @@ export function createProvider(
       pushedAuthorizationRequests: { enabled: false },
       // a DPoP-bound token would reach the API as a plain bearer token: the API does not check proofs
       dPoP: { enabled: false },
-      revocation: { enabled: true },
+      // a client revokes only its own tokens; another's is answered 200 and left alone (RFC 7009)
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       resourceIndicators: {
         enabled: true,
