@@ -7,7 +7,7 @@
  * API's resource-server code checks them like any delegated token.
  */
 import type { Database } from "@bizdata/core";
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC, default as Provider } from "oidc-provider";
 import { verificationKey } from "../auth/access-tokens.js";
 import { ALGORITHM, type SigningKeys } from "../auth/signing-keys.js";
 import { SCOPES, type TrustedIssuer } from "../auth/trusted-issuers.js";
@@ -53,16 +53,14 @@ const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
  * machine (a native app's loopback listener). The provider itself refuses fragments, non-URIs and
  * custom schemes for web clients.
  */
-function checkRedirectUris(uris: readonly string[] | undefined): void {
+function redirectUriProblem(uris: readonly string[] | undefined): string | undefined {
   for (const uri of uris ?? []) {
     const url = URL.canParse(uri) ? new URL(uri) : undefined;
     if (url?.protocol === "http:" && !LOOPBACK.has(url.hostname)) {
-      // a description starting with redirect_uris makes it RFC 7591's invalid_redirect_uri
-      throw new errors.InvalidClientMetadata(
-        `redirect_uris: ${uri} must use https (plain http only to 127.0.0.1, [::1] or localhost).`,
-      );
+      return `redirect_uris: ${uri} must use https (plain http only to 127.0.0.1, [::1] or localhost).`;
     }
   }
+  return undefined;
 }
 
 /** how the API checks this server's tokens for `audience` (trusted-issuers.ts): the host's own keys, its own users */
@@ -74,12 +72,17 @@ export const ownIssuer = (keys: SigningKeys, settings: OAuthServerSettings, audi
   localUsers: true,
 });
 
-export function createProvider(
+/**
+ * oidc-provider, loaded only when the server runs: a host without it neither pays for loading it
+ * nor hears its warning about Node 20 (it asks for Node 22; it runs on 20 as tested here).
+ */
+export async function createProvider(
   db: Database,
   keys: SigningKeys,
   cookieKeys: readonly string[],
   settings: OAuthServerSettings,
-): Provider {
+): Promise<{ provider: Provider; errors: typeof import("oidc-provider").errors }> {
+  const { default: OidcProvider, errors } = await import("oidc-provider");
   const { prefix, resources } = settings;
   const configuration: Configuration = {
     adapter: stateAdapter(db),
@@ -109,7 +112,9 @@ export function createProvider(
     extraClientMetadata: {
       properties: ["software_id", "software_version"],
       validator(_ctx, key, _value, metadata) {
-        if (key === "software_id") checkRedirectUris(metadata.redirect_uris);
+        const problem = key === "software_id" ? redirectUriProblem(metadata.redirect_uris) : undefined;
+        // a description starting with redirect_uris makes it RFC 7591's invalid_redirect_uri
+        if (problem !== undefined) throw new errors.InvalidClientMetadata(problem);
       },
     },
     // a public client (an agent, a browser app) may call the token endpoint from its own origin
@@ -182,7 +187,7 @@ export function createProvider(
       ctx.body = errorPage("The authorization request cannot go on", out.error_description ?? out.error);
     },
   };
-  const provider = new Provider(settings.issuer, configuration);
+  const provider = new OidcProvider(settings.issuer, configuration);
   // the metadata names the API's scopes too, which the provider keeps per resource server
   provider.use(async (ctx, next) => {
     await next();
@@ -193,5 +198,5 @@ export function createProvider(
   });
   // the host tells the provider its public address through forwarded headers (oauth-routes.ts)
   provider.proxy = true;
-  return provider;
+  return { provider, errors };
 }

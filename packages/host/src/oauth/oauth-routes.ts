@@ -10,8 +10,7 @@ import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type Provider from "oidc-provider";
-import { errors, type InteractionResults } from "oidc-provider";
+import type { InteractionResults, default as Provider } from "oidc-provider";
 import type { Logger } from "pino";
 import { checkSignIn } from "../auth/sign-in-check.js";
 import type { ThrottleSettings } from "../auth/sign-in-throttle.js";
@@ -30,6 +29,13 @@ export interface OAuthServerOptions {
 }
 
 type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
+
+interface Server {
+  readonly provider: Provider;
+  readonly errors: Awaited<ReturnType<typeof createProvider>>["errors"];
+  readonly handle: ReturnType<Provider["callback"]>;
+  readonly forms: ReturnType<typeof formTokens>;
+}
 
 const PAGE_HEADERS = {
   "Content-Security-Policy": PAGE_POLICY,
@@ -90,15 +96,13 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
   const publicUrl = new URL(settings.issuer);
 
   // built on first use (it needs the shared secret from the database); built again after a failure
-  let ready:
-    | Promise<{ provider: Provider; handle: ReturnType<Provider["callback"]>; forms: ReturnType<typeof formTokens> }>
-    | undefined;
+  let ready: Promise<Server> | undefined;
   const server = () => {
     ready ??= (async () => {
       const secret = await serverSecret(db);
-      const provider = createProvider(db, keys, [secret], settings);
+      const { provider, errors } = await createProvider(db, keys, [secret], settings);
       provider.on("server_error", (_ctx, err) => requestLogger(logger).error({ err }, "OAuth server error"));
-      return { provider, handle: provider.callback(), forms: formTokens(secret) };
+      return { provider, errors, handle: provider.callback(), forms: formTokens(secret) };
     })().catch((err: unknown) => {
       ready = undefined;
       throw err;
@@ -120,7 +124,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
   /** the interaction the browser's cookie names, if it is the one in the URL and still open */
   const interactionOf = async (c: Context): Promise<Interaction | undefined> => {
     const { incoming, outgoing } = nodeObjects(c, publicUrl);
-    const { provider } = await server();
+    const { provider, errors } = await server();
     try {
       const details = await provider.interactionDetails(incoming, outgoing);
       return details.uid === c.req.param("uid") ? details : undefined;
@@ -178,7 +182,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     return page(c, status, consentPage({ ...view, tenant: tenantId, username, scopes: askedScopes(details) }));
   };
 
-  const grantFor = async (provider: Provider, details: Interaction): Promise<string> => {
+  const grantFor = async ({ provider, errors }: Server, details: Interaction): Promise<string> => {
     const grant = details.grantId
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
@@ -208,7 +212,8 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
   app.post(`${prefix}/interaction/:uid`, bodyLimit({ maxSize: 16 * 1024 }), async (c) => {
     const details = await interactionOf(c);
     if (details === undefined) return expired(c);
-    const { provider, forms } = await server();
+    const oauth = await server();
+    const { provider, forms } = oauth;
     const form = await c.req.parseBody();
     if (!forms.matches(details.uid, form.csrf)) {
       return page(
@@ -252,7 +257,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
       return finish({ login: { accountId: accountId(tenant, username) } });
     }
     if (details.prompt.name === "consent" && form.decision === "accept") {
-      const grantId = await grantFor(provider, details);
+      const grantId = await grantFor(oauth, details);
       return finish({ consent: details.grantId ? {} : { grantId } });
     }
     return render(c, details, 400);
