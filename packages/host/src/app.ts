@@ -1,5 +1,5 @@
 /**
- * The Hono application: health, sign-in, and the entity API, with errors mapped in one place
+ * The Hono application: health, sign-in, the OAuth server when enabled, and the entity API, with errors mapped in one place
  * and `OData-Version: 4.01` on every response. It takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
@@ -19,6 +19,8 @@ import type { SigningKeys } from "./auth/signing-keys.js";
 import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
+import { ownIssuer } from "./oauth/oauth-provider.js";
+import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
 import { requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
@@ -36,6 +38,12 @@ export interface AppOptions {
   readonly logger?: Logger;
   /** where the API is mounted (default `/api`); every URL the service writes starts with it */
   readonly basePath?: string;
+  /**
+   * Runs the OAuth 2.1 authorization server for third-party clients and agents (off when left
+   * out). `publicUrl` is the origin clients reach the host at: the issuer, and with the base path
+   * the API's resource indicator. Needs the app served by @hono/node-server.
+   */
+  readonly oauthServer?: { readonly publicUrl: string };
 }
 
 export function createApp({
@@ -45,6 +53,7 @@ export function createApp({
   config,
   logger = pino({ level: config.logLevel }),
   basePath: base = "/api",
+  oauthServer,
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -74,6 +83,17 @@ export function createApp({
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
+  const oauth = oauthServer && {
+    issuer: oauthServer.publicUrl,
+    resources: [`${oauthServer.publicUrl}${basePath}`] as const,
+    prefix: `${basePath}/oauth`,
+    accessTokenTtl: auth.accessTokenTtl,
+    refreshTokenTtl: auth.refreshTokenTtl,
+  };
+  if (oauth !== undefined) {
+    if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
+    mountOAuthServer(app, { db, keys, settings: oauth, logger });
+  }
   // public like sign-in: read before there is a token
   app.route(
     "/",
@@ -81,26 +101,35 @@ export function createApp({
       model,
       basePath,
       maxPageSize: config.queryLimits.maxPageSize,
-      oauthIssuers: config.oauthIssuers,
+      oauthIssuers: [
+        ...(oauth
+          ? [
+              {
+                issuer: oauth.issuer,
+                authorizationEndpoint: `${oauth.issuer}${oauth.prefix}/authorize`,
+                tokenEndpoint: `${oauth.issuer}${oauth.prefix}/token`,
+              },
+            ]
+          : []),
+        ...config.oauthIssuers,
+      ],
     }),
   );
   const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
   // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
   app.get("/.well-known/oauth-protected-resource", (c) =>
     c.json({
-      resource: `${new URL(c.req.url).origin}${basePath}`,
-      authorization_servers: config.oauthIssuers.map((i) => i.issuer),
+      resource: oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`,
+      authorization_servers: [...(oauth ? [oauth.issuer] : []), ...config.oauthIssuers.map((i) => i.issuer)],
       scopes_supported: [SCOPES.read, SCOPES.write],
       bearer_methods_supported: ["header"],
       resource_name: "bizdata API",
     }),
   );
-  const thirdParty = thirdPartyVerifier(config.oauthIssuers);
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
-  app.use(
-    `${basePath}/*`,
-    authenticate(keys, auth, { resourceMetadata, userRoles, ...(thirdParty && { thirdParty }) }),
-  );
+  const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources[0])] : []), ...config.oauthIssuers];
+  const thirdParty = thirdPartyVerifier(issuers, userRoles);
+  app.use(`${basePath}/*`, authenticate(keys, auth, { resourceMetadata, ...(thirdParty && { thirdParty }) }));
   const workflows = createWorkflowService({
     db,
     model,

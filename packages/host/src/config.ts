@@ -43,6 +43,11 @@ export interface HostConfig {
   readonly metrics: MetricsSettings;
   /** TRUSTED_PROXIES, PROXY_HEADER: whose forwarding header names the client (sign-in throttling, logs) */
   readonly proxies: ProxySettings;
+  /**
+   * OAUTH_SERVER (on|off; unset: the application's config decides), PUBLIC_URL: the origin
+   * clients reach the host at, the OAuth server's issuer (default: the address it listens on)
+   */
+  readonly oauthServer: { readonly enabled: boolean | undefined; readonly publicUrl: string | undefined };
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -105,6 +110,25 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   throw new Error(`${name}=${raw} is neither true nor false.`);
 }
 
+function onOff(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "on" || raw === "off") return raw === "on";
+  throw new Error(`${name}=${raw} is neither on nor off.`);
+}
+
+/** an http(s) origin: the OAuth metadata lives at its root (RFC 8414), so it has no path */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.pathname !== "/" || url.search || url.hash) {
+    throw new Error(
+      `PUBLIC_URL=${raw} is not an http(s) origin like https://data.example.com (no path, query or fragment).`,
+    );
+  }
+  return url.origin;
+}
+
 function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
   const d = defaultPostgresOptions;
   const ms = (name: string, fallback: number, min: number) => integer(env, name, fallback, min, 24 * 3600_000);
@@ -155,5 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     metrics: { enabled: flag(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
+    oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
   };
 }
