@@ -14,10 +14,12 @@ import { metadataRoutes } from "./api/metadata-routes.js";
 import { workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
-import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
+import { thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
+import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
 import { requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
@@ -28,7 +30,15 @@ export interface AppOptions {
   readonly keys: SigningKeys;
   readonly config: Pick<
     HostConfig,
-    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers" | "roles"
+    | "auth"
+    | "queryLimits"
+    | "bodyLimits"
+    | "logLevel"
+    | "workflowTtl"
+    | "warmWorkflowScopes"
+    | "oauthIssuers"
+    | "roles"
+    | "mcpRowLimit"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -73,22 +83,35 @@ export function createApp({
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
-  const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
-  // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
-  app.get("/.well-known/oauth-protected-resource", (c) =>
-    c.json({
-      resource: `${new URL(c.req.url).origin}${basePath}`,
-      authorization_servers: config.oauthIssuers.map((i) => i.issuer),
-      scopes_supported: [SCOPES.read, SCOPES.write],
-      bearer_methods_supported: ["header"],
-      resource_name: "bizdata API",
-    }),
+  const mcp = mcpPath(basePath);
+  // RFC 9728: where a 401 sends a client (an agent connector) to find out how to get a token
+  const metadataOf = (url: string) => {
+    const { origin, pathname } = new URL(url);
+    return `${origin}${WELL_KNOWN}${pathname === mcp ? mcp : ""}`;
+  };
+  app.get(WELL_KNOWN, (c) =>
+    c.json(resourceMetadata(`${new URL(c.req.url).origin}${basePath}`, config.oauthIssuers, "bizdata API")),
   );
   const thirdParty = thirdPartyVerifier(config.oauthIssuers);
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
   app.use(
     `${basePath}/*`,
-    authenticate(keys, auth, { resourceMetadata, userRoles, ...(thirdParty && { thirdParty }) }),
+    authenticate(keys, auth, { resourceMetadata: metadataOf, userRoles, ...(thirdParty && { thirdParty }) }),
+  );
+  // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
+  app.route(
+    "/",
+    mcpRoutes({
+      db,
+      model,
+      roles: config.roles,
+      rowLimit: config.mcpRowLimit,
+      logger,
+      basePath,
+      fetch: (request) => app.fetch(request),
+      bodyLimits: config.bodyLimits,
+      oauthIssuers: config.oauthIssuers,
+    }),
   );
   const workflows = createWorkflowService({
     db,

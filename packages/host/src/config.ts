@@ -43,6 +43,8 @@ export interface HostConfig {
   readonly metrics: MetricsSettings;
   /** TRUSTED_PROXIES, PROXY_HEADER: whose forwarding header names the client (sign-in throttling, logs) */
   readonly proxies: ProxySettings;
+  /** MCP_ROW_LIMIT: most rows an MCP tool returns (below MAX_PAGE_SIZE: one more is read to tell there are more) */
+  readonly mcpRowLimit: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -121,6 +123,7 @@ function metricsToken(raw: string | undefined): string | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
+  const maxPageSize = integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000);
   return {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 3000, 0, 65535),
@@ -135,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     },
     queryLimits: {
       ...defaultQueryLimits,
-      maxPageSize: integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000),
+      maxPageSize,
     },
     bodyLimits: {
       ...defaultBodyLimits,
@@ -150,5 +153,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     metrics: { enabled: flag(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
+    mcpRowLimit: integer(
+      env,
+      "MCP_ROW_LIMIT",
+      Math.max(1, Math.min(100, maxPageSize - 1)),
+      1,
+      Math.max(1, maxPageSize - 1),
+    ),
   };
 }
