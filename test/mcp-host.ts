@@ -3,6 +3,7 @@
  * the SDK's own (`Client` over `StreamableHTTPClientTransport`) connected to it with a bearer
  * token, as an agent host connects: the MCP tests drive the endpoint through real HTTP.
  */
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,15 +19,15 @@ export interface Listening {
 
 /** `app` served on 127.0.0.1 at a free port */
 export async function listen(app: App): Promise<Listening> {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s as Server));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        server.closeAllConnections?.();
+        server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };

@@ -79,7 +79,7 @@ describe("WorkflowClient (spec 4.6)", () => {
 
   it("builds its own paths under basePath, for a service mounted elsewhere than /api", async () => {
     const sent: string[] = [];
-    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
       const url = new URL(String(input));
       sent.push(`${init?.method} ${url.pathname}${url.search}`);
       const committing = url.pathname.endsWith("/commit");
