@@ -95,7 +95,7 @@ export function sessionServer(
     const args = request.params.arguments ?? {};
     const problems = catalog.problems(tool, args);
     if (problems !== undefined) {
-      return failure({ code: "InvalidArguments", message: `${name}: ${problems.replaceAll("data/", "")}.` });
+      return failure({ code: "InvalidArguments", message: `${name}: ${problems}.` });
     }
     session.api.token = caller.token;
     const ask = server.getClientCapabilities()?.elicitation?.form

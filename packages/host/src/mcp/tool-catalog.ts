@@ -6,12 +6,11 @@
  */
 import type { Model } from "@bizdata/core";
 import { buildEdm } from "@bizdata/odata";
-import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { can, canCall, type Roles } from "../auth/permissions.js";
 import type { Principal } from "../auth/principal.js";
 import { EdmLookup } from "./edm-lookup.js";
 import { type ModelTool, modelTools, type ToolAction, type ToolSettings } from "./model-tools.js";
+import { type ArgumentCheck, argumentCheck } from "./tool-arguments.js";
 
 export interface Catalog {
   readonly lookup: EdmLookup;
@@ -23,7 +22,6 @@ export interface Catalog {
 
 export class ToolCatalog {
   readonly #catalogs = new Map<string, Catalog>();
-  readonly #validator = new AjvJsonSchemaValidator();
 
   constructor(
     private readonly model: Model,
@@ -43,16 +41,16 @@ export class ToolCatalog {
   #build(features: ReadonlySet<string>): Catalog {
     const lookup = new EdmLookup(buildEdm(this.model, { features }));
     const tools = modelTools(this.model, lookup, this.settings);
-    const validators = new Map<ModelTool, JsonSchemaValidator<unknown>>();
+    const checks = new Map<ModelTool, ArgumentCheck>();
     return {
       lookup,
       tools,
       byName: new Map(tools.map((t) => [t.tool.name, t])),
       problems: (tool, args) => {
-        const validate = validators.get(tool) ?? this.#validator.getValidator(tool.tool.inputSchema as JsonSchemaType);
-        validators.set(tool, validate);
-        const result = validate(args);
-        return result.valid ? undefined : (result.errorMessage ?? "The arguments do not fit the tool's input schema.");
+        // compiled on a tool's first call: most tools of a catalog are never called
+        const check = checks.get(tool) ?? argumentCheck(tool.tool.inputSchema);
+        checks.set(tool, check);
+        return check(args);
       },
     };
   }
