@@ -260,6 +260,30 @@ describe("MCP tools: reading", () => {
     expect(rest.more).toBeUndefined();
   });
 
+  it("returns at most MCP_ROW_LIMIT rows when no top is given", async () => {
+    const db = await testDatabase();
+    const config = loadConfig({ LOG_LEVEL: "silent", MAX_PAGE_SIZE: "50", MCP_ROW_LIMIT: "2" });
+    const limited = createApp({ db, model: sampleModel, keys: await loadSigningKeys(db), config });
+    const limitedHost = await listen(limited);
+    const client = await connect(limitedHost.url, await signIn(limited, admin.tenantId, "admin"));
+    try {
+      const result = content(await client.call("query_SalesOrder", { select: "DocNumber", orderby: "DocNumber" }));
+      expect(result).toEqual({
+        value: [
+          { Guid: expect.any(String), DocNumber: "SO-1" },
+          { Guid: expect.any(String), DocNumber: "SO-2" },
+        ],
+        more: true,
+        nextSkip: 2,
+      });
+      const tooMany = await client.call("query_SalesOrder", { top: 3 });
+      expect(content(tooMany).error.message).toBe("query_SalesOrder: top must be <= 2.");
+    } finally {
+      await client.close();
+      await limitedHost.close();
+    }
+  });
+
   it("reads one record by Guid or by natural key", async () => {
     const byKey = content(
       await mcp.call("get_Customer", { key: "C-PA", select: "Name", expand: "PrimaryContact($select=Email)" }),

@@ -21,6 +21,7 @@ import type { Logger } from "pino";
 import { tenantFeaturesOf } from "../api/metadata-routes.js";
 import type { Roles } from "../auth/permissions.js";
 import type { Principal } from "../auth/principal.js";
+import { requestLogger } from "../observability/request-context.js";
 import { type ApiCalls, ApiFailure } from "./api-calls.js";
 import { modelResources, readResource, resourceTemplates } from "./model-resources.js";
 import type { ModelTool } from "./model-tools.js";
@@ -171,7 +172,10 @@ function elicit(server: Server, requestId: RequestId, logger: Logger): Ask {
       const choice = result.action === "accept" ? result.content?.choice : undefined;
       return typeof choice === "string" && question.choices.some((c) => c.key === choice) ? choice : undefined;
     } catch (err) {
-      logger.warn({ err, promptId: question.promptId }, "asking the person through the MCP client failed");
+      requestLogger(logger).warn(
+        { err, promptId: question.promptId },
+        "asking the person through the MCP client failed",
+      );
       return undefined;
     }
   };
