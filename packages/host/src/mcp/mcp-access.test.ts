@@ -84,7 +84,7 @@ describe("MCP authentication", () => {
     );
   });
 
-  it("offers no stream on GET (405) and refuses a page of another origin (403)", async () => {
+  it("offers no stream on GET (405), refuses a page of another origin (403), streams to its own", async () => {
     const token = await signIn(app, admin.tenantId, "admin");
     const get = await rpc(undefined, { Authorization: `Bearer ${token}` }, "GET");
     expect(get.status).toBe(405);
@@ -94,7 +94,12 @@ describe("MCP authentication", () => {
     expect(((await foreign.json()) as any).error.message).toBe(
       "Requests from the origin http://evil.example are not allowed.",
     );
-    expect((await rpc(initialize, { Authorization: `Bearer ${token}`, Origin: host.url })).status).toBe(200);
+    const same = await rpc(initialize, { Authorization: `Bearer ${token}`, Origin: host.url, "X-Request-Id": "mcp-1" });
+    expect(same.status).toBe(200);
+    // the streamed answer carries what every response of the host carries
+    expect(same.headers.get("content-type")).toBe("text/event-stream");
+    expect(same.headers.get("x-request-id")).toBe("mcp-1");
+    expect(await same.text()).toContain('"serverInfo":{"name":"bizdata"');
   });
 });
 

@@ -51,13 +51,15 @@ export function mcpRoutes(options: McpOptions) {
     maxPerUser: SESSIONS_PER_USER,
     maxBodyBytes: options.bodyLimits.maxBytes,
   });
-  const handle = (c: Context<Env>) => {
+  const handle = async (c: Context<Env>) => {
     // DNS rebinding (MCP transport security): a browser page of another origin never gets in
     const origin = c.req.header("origin");
     if (origin !== undefined && !sameHost(origin, c.req.url)) {
       return rpcError(c, 403, `Requests from the origin ${origin} are not allowed.`);
     }
-    return sessions.handle(c.req.raw, { principal: c.get("principal"), token: c.get("accessToken") });
+    const response = await sessions.handle(c.req.raw, { principal: c.get("principal"), token: c.get("accessToken") });
+    // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too
+    return c.newResponse(response.body, response);
   };
   return new Hono<Env>()
     .get(`${WELL_KNOWN}${path}`, (c) =>
