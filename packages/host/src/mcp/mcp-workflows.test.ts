@@ -5,6 +5,7 @@
  * The sample domain's credit-limit question (examples/src/domain/sales-order-logic.ts) is the
  * question; what was saved is read back over plain HTTP.
  */
+import { randomUUID } from "node:crypto";
 import { sampleFeatures } from "@bizdata/examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
@@ -249,6 +250,11 @@ describe("MCP writes in a workflow", () => {
       });
       const good = content(await mcp.call("create_SalesOrder", order("MCP-GOOD", 1)));
       expect(good.staged).toBe("create");
+      // a record that is not there is the step's 404, not the workflow's: the session keeps its workflow
+      const missing = await mcp.call("update_SalesOrder", { key: randomUUID(), changes: { Description: "x" } });
+      expect(content(missing)).toMatchObject({ status: 404, error: { code: "NotFound" } });
+      const more = content(await mcp.call("create_SalesOrder", order("MCP-GOOD-2", 1)));
+      expect(more.workflowId).toBe(good.workflowId);
       expect(content(await mcp.call("workflow_commit", { workflowId: good.workflowId })).status).toBe("saved");
       // no workflow named and none held: a commit says what to do
       const other = await connect(host.url, token);
@@ -279,8 +285,16 @@ describe("MCP writes in a workflow", () => {
       await first.close();
       const gone = await second.call("workflow_commit", { workflowId });
       expect(gone.isError).toBe(true);
-      expect(content(gone)).toMatchObject({ status: 404, error: { code: "NotFound" } });
+      expect(content(gone)).toMatchObject({
+        status: 404,
+        error: { code: "NotFound", message: "There is no open workflow with this id for you." },
+      });
       expect(await saved("MCP-4")).toEqual([]);
+      // the session forgets the closed workflow: its next change starts a new one
+      const next = content(await second.call("create_SalesOrder", order("MCP-5", 1)));
+      expect(next.workflowId).not.toBe(workflowId);
+      expect(content(await second.call("workflow_commit", {})).status).toBe("saved");
+      expect(await saved("MCP-5")).toHaveLength(1);
     } finally {
       await second.close();
     }

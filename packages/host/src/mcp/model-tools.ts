@@ -139,7 +139,7 @@ function entityTools(
   const stored = virtual
     ? ` ${name} is virtual: its records exist only staged in a workflow, and commit turns them into real data.`
     : "";
-  const model_ = ` The resource bizdata://model/${name} lists its properties, types and which can be filtered.`;
+  const described = ` The resource bizdata://model/${name} lists its properties, types and which can be filtered.`;
   const make = (kind: EntityToolKind, title: string, description: string, inputSchema: Tool["inputSchema"]) => {
     const action = { kind, entitySet: name } as const;
     const writes = kind === "create" || kind === "update" || kind === "delete";
@@ -160,13 +160,13 @@ function entityTools(
     make(
       "query",
       `Query ${name}`,
-      `Query ${intro} with OData options; returns { value: rows } with at most ${top.maximum} rows (more: true and nextSkip when there are more).${stored}${model_}`,
+      `Query ${intro} with OData options; returns { value: rows } with at most ${top.maximum} rows (more: true and nextSkip when there are more).${stored}${described}`,
       object({ ...OPTIONS, top, workflowId: READ_IN_WORKFLOW }),
     ),
     make(
       "get",
       `Read a ${name}`,
-      `Read one ${intro} by its Guid${naturalKey === "Guid" ? "" : ` or its natural key ${naturalKey}`}; returns { value: record }.${model_}`,
+      `Read one ${intro} by its Guid${naturalKey === "Guid" ? "" : ` or its natural key ${naturalKey}`}; returns { value: record }.${described}`,
       object({ key, select: OPTIONS.select, expand: OPTIONS.expand, workflowId: READ_IN_WORKFLOW }, ["key"]),
     ),
     make(

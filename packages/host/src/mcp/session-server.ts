@@ -107,7 +107,9 @@ export function sessionServer(
       return await run(ctx, tool, args);
     } catch (err) {
       if (err instanceof ApiFailure) return apiFailure(err);
-      throw err;
+      // as the API answers an unexpected error: the details go to the log only
+      requestLogger(settings.logger).error({ err, tool: name }, "MCP tool call failed");
+      return failure({ code: "InternalError", message: `${name} failed; the host's log has the details.` });
     }
   });
 

@@ -5,7 +5,7 @@
  * write comes and there is none. A workflow named by id that this session does not hold yet (one
  * from an earlier session, or another host's) is resumed.
  */
-import type { Workflow, WorkflowClient } from "@bizdata/workflow/client";
+import { type Workflow, type WorkflowClient, WorkflowError } from "@bizdata/workflow/client";
 import { ApiFailure, inWorkflow } from "./api-calls.js";
 
 export class SessionWorkflows {
@@ -42,11 +42,24 @@ export class SessionWorkflows {
     );
   }
 
+  /**
+   * One call on a workflow. A workflow that is gone — closed by its owner, expired — answers 404
+   * without a next index: it is forgotten, so the next change starts a new one.
+   */
+  async step<T>(workflow: Workflow, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof WorkflowError)) throw err;
+      if (err.status === 404 && !err.response.headers.has("Workflow-Next-Index")) this.#forget(workflow.id);
+      throw ApiFailure.of(err);
+    }
+  }
+
   /** closes the workflow (its staged state is discarded) and forgets it */
   async close(workflow: Workflow): Promise<void> {
-    await inWorkflow(() => workflow.close());
-    this.#handles.delete(workflow.id);
-    if (this.#current === workflow.id) this.#current = undefined;
+    await this.step(workflow, () => workflow.close());
+    this.#forget(workflow.id);
   }
 
   /**
@@ -58,6 +71,11 @@ export class SessionWorkflows {
     this.#handles.clear();
     this.#current = undefined;
     await Promise.allSettled(handles.map((h) => h.dispose()));
+  }
+
+  #forget(id: string): void {
+    this.#handles.delete(id);
+    if (this.#current === id) this.#current = undefined;
   }
 
   #use(workflow: Workflow): Workflow {

@@ -5,7 +5,7 @@
  */
 import type { Model } from "@bizdata/core";
 import type { Workflow } from "@bizdata/workflow/client";
-import { type ApiAnswer, type ApiCalls, inWorkflow } from "./api-calls.js";
+import type { ApiAnswer, ApiCalls } from "./api-calls.js";
 import type { SessionWorkflows } from "./session-workflows.js";
 import { messages, type Question, questions } from "./tool-results.js";
 
@@ -24,7 +24,7 @@ export interface ToolContext {
 export async function read(ctx: ToolContext, workflowId: string | undefined, path: string): Promise<ApiAnswer> {
   if (workflowId === undefined) return ctx.api.send("GET", path);
   const workflow = await ctx.workflows.get(workflowId, false);
-  return inWorkflow(() => workflow.get(path));
+  return ctx.workflows.step(workflow, () => workflow.get(path));
 }
 
 export interface Settled {
@@ -50,7 +50,9 @@ export async function settleQuestions(
       pending.push(question);
       continue;
     }
-    const response = await inWorkflow(() => workflow.answer({ promptId: question.promptId, key: choice }));
+    const response = await ctx.workflows.step(workflow, () =>
+      workflow.answer({ promptId: question.promptId, key: choice }),
+    );
     answered.push({ promptId: question.promptId, choice });
     said.push(...messages(response.prompts));
     pending.push(...questions(response.prompts));

@@ -4,7 +4,6 @@
  * come back, to be answered with `workflow_answer` and committed again.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { inWorkflow } from "./api-calls.js";
 import type { WorkflowStep } from "./model-tools.js";
 import type { Args } from "./read-tools.js";
 import { settleQuestions, type ToolContext } from "./tool-context.js";
@@ -24,7 +23,7 @@ export async function workflowTool(ctx: ToolContext, step: WorkflowStep, args: A
     case "answer": {
       const workflow = await ctx.workflows.get(workflowId, false);
       const choice = { promptId: args.promptId as string, key: args.choice as string };
-      const response = await inWorkflow(() => workflow.answer(choice));
+      const response = await ctx.workflows.step(workflow, () => workflow.answer(choice));
       return success({
         workflowId: workflow.id,
         answered: [{ promptId: choice.promptId, choice: choice.key }],
@@ -46,7 +45,7 @@ async function commit(ctx: ToolContext, workflowId: string | undefined): Promise
   const said: Message[] = [];
   const answered: { promptId: string; choice: string }[] = [];
   for (let round = 1; ; round++) {
-    const result = await inWorkflow(() => workflow.commit());
+    const result = await ctx.workflows.step(workflow, () => workflow.commit());
     const { prompts: envelope, body } = result.response;
     said.push(...messages(envelope));
     const outcome = {

@@ -6,7 +6,6 @@
  */
 import type { Workflow, WorkflowResponse } from "@bizdata/workflow/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { inWorkflow } from "./api-calls.js";
 import type { ToolAction } from "./model-tools.js";
 import { type Args, methodPath, methodResult, queryOptions } from "./read-tools.js";
 import { guidOf } from "./record-keys.js";
@@ -19,7 +18,7 @@ type WriteAction =
 
 export async function stageTool(ctx: ToolContext, action: WriteAction, args: Args): Promise<CallToolResult> {
   const workflow = await ctx.workflows.get(args.workflowId as string | undefined, true);
-  const readStaged = (path: string) => inWorkflow(() => workflow.get(path));
+  const readStaged = (path: string) => ctx.workflows.step(workflow, () => workflow.get(path));
   const guid = (entity: string) =>
     guidOf(ctx.model, entity, args.key as string, (e, s) => ctx.api.path(e, s), readStaged);
   const select = queryOptions(args, ["select"]);
@@ -27,24 +26,26 @@ export async function stageTool(ctx: ToolContext, action: WriteAction, args: Arg
   let outcome: Record<string, unknown>;
   switch (action.kind) {
     case "create":
-      response = await inWorkflow(() => workflow.post(ctx.api.path(action.entitySet, select), args.record));
+      response = await ctx.workflows.step(workflow, () =>
+        workflow.post(ctx.api.path(action.entitySet, select), args.record),
+      );
       outcome = { record: response.body };
       break;
     case "update": {
       const path = ctx.api.path(`${action.entitySet}(${await guid(action.entitySet)})`, select);
-      response = await inWorkflow(() => workflow.patch(path, args.changes));
+      response = await ctx.workflows.step(workflow, () => workflow.patch(path, args.changes));
       outcome = { record: response.body };
       break;
     }
     case "delete": {
       const path = ctx.api.path(`${action.entitySet}(${await guid(action.entitySet)})`);
-      response = await inWorkflow(() => workflow.request("DELETE", path));
+      response = await ctx.workflows.step(workflow, () => workflow.request("DELETE", path));
       outcome = {};
       break;
     }
     case "call": {
       const path = ctx.api.path(await methodPath(ctx, action, args.key, readStaged));
-      response = await inWorkflow(() => workflow.post(path, args.parameters ?? {}));
+      response = await ctx.workflows.step(workflow, () => workflow.post(path, args.parameters ?? {}));
       outcome = methodResult(action, response, undefined);
       break;
     }
