@@ -127,9 +127,8 @@ describe("MCP permissions", () => {
     } finally {
       await mcp.close();
     }
-    expect((await (await admin.request("GET", "/api/Product?$filter=SKU eq 'V-1'")).json()) as any).toEqual({
-      value: [],
-    });
+    const created = (await (await admin.request("GET", "/api/Product?$filter=SKU eq 'V-1'")).json()) as any;
+    expect(created.value).toEqual([]);
   });
 
   describe("delegated tokens and configured roles", () => {

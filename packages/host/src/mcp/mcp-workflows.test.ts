@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { sampleFeatures } from "@bizdata/examples";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant, signIn } from "../../../../test/host-app.js";
+import { type Caller, dataOf, signedInTenant, signIn } from "../../../../test/host-app.js";
 import { connect, content, type Elicit, type Listening, listen } from "../../../../test/mcp-host.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
@@ -17,7 +17,8 @@ let host: Listening;
 let admin: Caller;
 let token: string;
 
-const json = async (res: Response | Promise<Response>) => (await (await res).json()) as any;
+/** the data of a JSON answer, without its control information (@odata.context, @odata.etag) */
+const json = async (res: Response | Promise<Response>) => dataOf((await (await res).json()) as any);
 
 /** the saved orders with that DocNumber, over plain HTTP */
 const saved = async (doc: string) =>
