@@ -15,10 +15,12 @@ import { openApiRoutes } from "./api/openapi-routes.js";
 import { workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
-import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
+import { thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
+import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
@@ -31,7 +33,15 @@ export interface AppOptions {
   readonly keys: SigningKeys;
   readonly config: Pick<
     HostConfig,
-    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers" | "roles"
+    | "auth"
+    | "queryLimits"
+    | "bodyLimits"
+    | "logLevel"
+    | "workflowTtl"
+    | "warmWorkflowScopes"
+    | "oauthIssuers"
+    | "roles"
+    | "mcpRowLimit"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -83,9 +93,11 @@ export function createApp({
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
+  const mcp = mcpPath(basePath);
   const oauth = oauthServer && {
     issuer: oauthServer.publicUrl,
-    resources: [`${oauthServer.publicUrl}${basePath}`] as const,
+    // what a client may ask a token for (RFC 8707): the API and its MCP endpoint
+    resources: [`${oauthServer.publicUrl}${basePath}`, `${oauthServer.publicUrl}${mcp}`] as const,
     prefix: `${basePath}/oauth`,
     accessTokenTtl: auth.accessTokenTtl,
     refreshTokenTtl: auth.refreshTokenTtl,
@@ -94,6 +106,8 @@ export function createApp({
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
     mountOAuthServer(app, { db, keys, settings: oauth, logger });
   }
+  // the authorization servers whose tokens the API takes: this host's own when on, then OAUTH_ISSUERS
+  const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources)] : []), ...config.oauthIssuers];
   // public like sign-in: read before there is a token
   app.route(
     "/",
@@ -115,21 +129,36 @@ export function createApp({
       ],
     }),
   );
-  const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
-  // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
-  app.get("/.well-known/oauth-protected-resource", (c) =>
-    c.json({
-      resource: oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`,
-      authorization_servers: [...(oauth ? [oauth.issuer] : []), ...config.oauthIssuers.map((i) => i.issuer)],
-      scopes_supported: [SCOPES.read, SCOPES.write],
-      bearer_methods_supported: ["header"],
-      resource_name: "bizdata API",
-    }),
+  // RFC 9728: where a 401 sends a client (an agent connector) to find out how to get a token
+  const metadataOf = (url: string) => {
+    const { origin, pathname } = new URL(url);
+    return `${origin}${WELL_KNOWN}${pathname === mcp ? mcp : ""}`;
+  };
+  app.get(WELL_KNOWN, (c) =>
+    c.json(resourceMetadata(oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`, issuers, "bizdata API")),
   );
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
-  const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources[0])] : []), ...config.oauthIssuers];
   const thirdParty = thirdPartyVerifier(issuers, userRoles);
-  app.use(`${basePath}/*`, authenticate(keys, auth, { resourceMetadata, ...(thirdParty && { thirdParty }) }));
+  app.use(
+    `${basePath}/*`,
+    authenticate(keys, auth, { resourceMetadata: metadataOf, ...(thirdParty && { thirdParty }) }),
+  );
+  // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
+  app.route(
+    "/",
+    mcpRoutes({
+      db,
+      model,
+      roles: config.roles,
+      rowLimit: config.mcpRowLimit,
+      logger,
+      basePath,
+      fetch: (request) => app.fetch(request),
+      bodyLimits: config.bodyLimits,
+      oauthIssuers: issuers,
+      ...(oauth && { resource: oauth.resources[1] }),
+    }),
+  );
   const workflows = createWorkflowService({
     db,
     model,

@@ -90,3 +90,15 @@ describe("the OAuth server settings", () => {
     },
   );
 });
+
+describe("the MCP row limit", () => {
+  it("is 100, kept below the page size (one more row is read to tell there are more)", () => {
+    expect(loadConfig({}).mcpRowLimit).toBe(100);
+    expect(loadConfig({ MAX_PAGE_SIZE: "50" }).mcpRowLimit).toBe(49);
+    expect(loadConfig({ MCP_ROW_LIMIT: "20" }).mcpRowLimit).toBe(20);
+    expect(() => loadConfig({ MAX_PAGE_SIZE: "50", MCP_ROW_LIMIT: "50" })).toThrow(
+      "MCP_ROW_LIMIT=50 is not an integer between 1 and 49.",
+    );
+    expect(() => loadConfig({ MCP_ROW_LIMIT: "0" })).toThrow("MCP_ROW_LIMIT=0");
+  });
+});

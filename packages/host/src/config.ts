@@ -48,6 +48,8 @@ export interface HostConfig {
    * clients reach the host at, the OAuth server's issuer (default: the address it listens on)
    */
   readonly oauthServer: { readonly enabled: boolean | undefined; readonly publicUrl: string | undefined };
+  /** MCP_ROW_LIMIT: most rows an MCP tool returns (below MAX_PAGE_SIZE: one more is read to tell there are more) */
+  readonly mcpRowLimit: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -150,6 +152,7 @@ function metricsToken(raw: string | undefined): string | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
+  const maxPageSize = integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000);
   return {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 3000, 0, 65535),
@@ -164,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     },
     queryLimits: {
       ...defaultQueryLimits,
-      maxPageSize: integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000),
+      maxPageSize,
     },
     bodyLimits: {
       ...defaultBodyLimits,
@@ -180,5 +183,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     metrics: { enabled: flag(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
     oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
+    mcpRowLimit: integer(
+      env,
+      "MCP_ROW_LIMIT",
+      Math.max(1, Math.min(100, maxPageSize - 1)),
+      1,
+      Math.max(1, maxPageSize - 1),
+    ),
   };
 }

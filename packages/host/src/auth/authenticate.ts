@@ -11,7 +11,8 @@ import { canRead, type Principal } from "./principal.js";
 import type { SigningKeys } from "./signing-keys.js";
 import { SCOPES, type ThirdPartyVerifier } from "./trusted-issuers.js";
 
-export type AuthVariables = { principal: Principal };
+/** who is calling, and the bearer token they called with (the MCP tools call the API with it) */
+export type AuthVariables = { principal: Principal; accessToken: string };
 
 export const unauthorized = (message: string, challenge: string) =>
   new ServiceError(401, "Unauthorized", message, undefined, []).withHeaders({ "WWW-Authenticate": challenge });
@@ -66,6 +67,7 @@ export function authenticate(
       });
     }
     c.set("principal", principal);
+    c.set("accessToken", token);
     await next();
   };
 }

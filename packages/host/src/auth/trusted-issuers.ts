@@ -18,8 +18,8 @@ import type { Principal } from "./principal.js";
 
 export interface TrustedIssuer {
   readonly issuer: string;
-  /** the audience tokens must name: this API's identifier at that issuer */
-  readonly audience: string;
+  /** the audience tokens must name: this API's identifier at that issuer (one of several, for this host's own server) */
+  readonly audience: string | readonly string[];
   /** where the issuer publishes its keys, or the keys themselves */
   readonly jwksUri?: string;
   readonly jwks?: JSONWebKeySet;
@@ -96,7 +96,7 @@ export function thirdPartyVerifier(
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: config.issuer,
-        audience: config.audience,
+        audience: typeof config.audience === "string" ? config.audience : [...config.audience],
         algorithms: [...(config.algorithms ?? DEFAULT_ALGORITHMS)],
         clockTolerance: 30,
         typ: "at+jwt",

@@ -64,7 +64,11 @@ function redirectUriProblem(uris: readonly string[] | undefined): string | undef
 }
 
 /** how the API checks this server's tokens for `audience` (trusted-issuers.ts): the host's own keys, its own users */
-export const ownIssuer = (keys: SigningKeys, settings: OAuthServerSettings, audience: string): TrustedIssuer => ({
+export const ownIssuer = (
+  keys: SigningKeys,
+  settings: OAuthServerSettings,
+  audience: TrustedIssuer["audience"],
+): TrustedIssuer => ({
   issuer: settings.issuer,
   audience,
   algorithms: [ALGORITHM],
