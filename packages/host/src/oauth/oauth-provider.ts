@@ -63,6 +63,19 @@ function redirectUriProblem(uris: readonly string[] | undefined): string | undef
   return undefined;
 }
 
+/**
+ * A client's registered `scope` without the API's scopes. MCP clients register with the scopes
+ * the resource metadata names (bizdata.read bizdata.write), but the provider takes only its own
+ * scopes (openid, offline_access) there: the API's are granted per resource, to every client
+ * (getResourceServerInfo below), so the client is registered without them (RFC 7591 §3.2.1 lets
+ * the server replace a requested value). Any other scope is still refused by the provider.
+ */
+function withoutApiScopes(scope: string | undefined): string | undefined {
+  const api = new Set<string>(Object.values(SCOPES));
+  const kept = (scope ?? "").split(" ").filter((s) => s !== "" && !api.has(s));
+  return kept.length === 0 ? undefined : kept.join(" ");
+}
+
 /** how the API checks this server's tokens for `audience` (trusted-issuers.ts): the host's own keys, its own users */
 export const ownIssuer = (
   keys: SigningKeys,
@@ -112,13 +125,18 @@ export async function createProvider(
     },
     enabledJWA: { idTokenSigningAlgValues: [ALGORITHM] },
     // RFC 7591's software statement fields are kept; their validator is where the provider lets
-    // a host check a client's whole metadata, so it checks the redirect URIs too
+    // a host check (and adjust) a client's whole metadata, so it checks the redirect URIs and
+    // the scope there too
     extraClientMetadata: {
       properties: ["software_id", "software_version"],
       validator(_ctx, key, _value, metadata) {
-        const problem = key === "software_id" ? redirectUriProblem(metadata.redirect_uris) : undefined;
+        if (key !== "software_id") return;
+        const problem = redirectUriProblem(metadata.redirect_uris);
         // a description starting with redirect_uris makes it RFC 7591's invalid_redirect_uri
         if (problem !== undefined) throw new errors.InvalidClientMetadata(problem);
+        const scope = withoutApiScopes(metadata.scope);
+        if (scope === undefined) delete metadata.scope;
+        else metadata.scope = scope;
       },
     },
     // a public client (an agent, a browser app) may call the token endpoint from its own origin

@@ -150,6 +150,24 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(body).not.toHaveProperty("registration_access_token");
   });
 
+  it("registers a client naming the API's scopes, as an MCP client does from the resource metadata, without them", async () => {
+    const metadata = { redirect_uris: ["http://127.0.0.1:8765/cb"], token_endpoint_auth_method: "none" };
+    // the API's scopes are granted per resource to every client: the registered scope keeps the server's own
+    const mcpClient = await register(host, { ...metadata, scope: "bizdata.read bizdata.write" });
+    expect(mcpClient.status).toBe(201);
+    expect(await json(mcpClient)).not.toHaveProperty("scope");
+    const offline = await register(host, { ...metadata, scope: "bizdata.read offline_access bizdata.write" });
+    expect(offline.status).toBe(201);
+    expect((await json(offline)).scope).toBe("offline_access");
+    // a scope of neither is still refused
+    const unknown = await register(host, { ...metadata, scope: "bizdata.read bizdata.admin" });
+    expect(unknown.status).toBe(400);
+    expect(await json(unknown)).toEqual({
+      error: "invalid_client_metadata",
+      error_description: "scope must only contain Authorization Server supported scope values",
+    });
+  });
+
   it("gives a confidential client a secret", async () => {
     const res = await register(host, { redirect_uris: ["https://app.example/cb"] });
     expect(res.status).toBe(201);
