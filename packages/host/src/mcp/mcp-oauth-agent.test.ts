@@ -50,7 +50,7 @@ beforeAll(async () => {
   await post("Product", { SKU: "P-2", Price: 4 });
   await post("SalesOrder", { DocNumber: "SO-PA", SellToCustomer: "C-PA", Details: [{ Product: "P-1", Quantity: 2 }] });
   await post("SalesOrder", { DocNumber: "SO-NY", SellToCustomer: "C-NY", Details: [{ Product: "P-2", Quantity: 1 }] });
-});
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
