@@ -26,6 +26,8 @@ export interface ReferenceService {
   readonly exchanges: ExchangeLog;
   /** GET relative to the service root with the admin's token, parsed as JSON */
   getJson(path: string): Promise<any>;
+  /** POST a JSON body relative to the service root with the admin's token; anything but 201 throws */
+  postJson(path: string, body: unknown): Promise<any>;
   /** `$metadata` as a client fetches it with the admin's token: CSDL XML, Version 4.0 */
   metadataXml(): Promise<string>;
   /** GET relative to the service root with the admin's token: the status alone */
@@ -63,6 +65,15 @@ export async function startReferenceService(label: string): Promise<ReferenceSer
     async getJson(path) {
       const res = await fetch(new URL(path, serviceUrl), { headers: { Authorization: authorization } });
       if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    async postJson(path, body) {
+      const res = await fetch(new URL(path, serviceUrl), {
+        method: "POST",
+        headers: { Authorization: authorization, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
       return res.json();
     },
     async metadataXml() {
