@@ -72,6 +72,12 @@ describe("method endpoints (spec 4.8)", () => {
       `/api/SalesOrder(${ids.source})/CalculateLineTotal(taxRate=0.1,quantity=2,discount=50)`,
     );
     expect(await json(inline)).toEqual({ value: 77 });
+    // with parameters the () may go (OData 4.01 implicit parameter aliases)
+    const noParens = await full.request(
+      "GET",
+      `/api/SalesOrder(${ids.source})/CalculateLineTotal?taxRate=0.1&quantity=2`,
+    );
+    expect(await json(noParens)).toEqual({ value: 154 });
     const product = await full.request("GET", `/api/Product(${ids.product})/GetDefaultMarkup()`);
     expect(await json(product)).toEqual({ value: 25 });
   });
@@ -80,12 +86,21 @@ describe("method endpoints (spec 4.8)", () => {
     ["a missing required parameter", "CalculateLineTotal()?taxRate=0.1", 400, "MissingParameter"],
     ["a parameter of the wrong type", "CalculateLineTotal()?taxRate=0.1&quantity=two", 400, "InvalidParameter"],
     ["an unknown parameter", "CalculateLineTotal()?taxRate=0.1&quantity=1&colour=red", 400, "UnknownParameter"],
-    ["a Read method without ()", "CalculateLineTotal?taxRate=0.1&quantity=1", 400, "InvalidMethodCall"],
+    ["a missing required parameter without ()", "CalculateLineTotal?taxRate=0.1", 400, "MissingParameter"],
     ["an unknown method", "Nope()", 404, "NotFound"],
   ])("answers %s with %i %s", async (_, tail, status, code) => {
     const res = await full.request("GET", `/api/SalesOrder(${ids.source})/${tail}`);
     expect(res.status).toBe(status);
     expect((await json(res)).error.code).toBe(code);
+  });
+
+  it("refuses a Read method without parameters called without () (spec 4.8 rule 4), naming the fix", async () => {
+    const res = await full.request("GET", `/api/Product(${ids.product})/GetDefaultMarkup`);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({
+      code: "InvalidMethodCall",
+      message: expect.stringContaining("GetDefaultMarkup()"),
+    });
   });
 
   it("refuses the wrong verb and the wrong form", async () => {
