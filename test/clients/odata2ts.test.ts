@@ -6,6 +6,7 @@
  * domain's bound functions and actions. Expected values come from the service's own JSON through
  * plain fetch, or are computed from it the way the sample methods compute them.
  */
+import type { FetchRequestConfig } from "@odata2ts/http-client-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClientProject, clientProject } from "./client-project.js";
 import { type ReferenceService, sampleSizes, startReferenceService } from "./reference-service.js";
@@ -31,7 +32,8 @@ beforeAll(async () => {
   ]);
   const { BizdataService } = await project.load("generated/BizdataService.ts");
   const { FetchClient } = await import("@odata2ts/http-client-fetch");
-  const http = new FetchClient({ headers: { Authorization: service.authorization } });
+  // (its config type asks for `cache` by mistake: it is an optional RequestInit member)
+  const http = new FetchClient({ headers: { Authorization: service.authorization } } as FetchRequestConfig);
   api = new BizdataService(http, service.serviceUrl.replace(/\/$/, ""));
 }, 180_000);
 

@@ -7,6 +7,7 @@
  * parsing, not the service's query engine.
  */
 import { and, asc } from "@sap-cloud-sdk/odata-v4";
+import { setGlobalLogLevel } from "@sap-cloud-sdk/util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClientProject, clientProject } from "./client-project.js";
 import { type ReferenceService, sampleSizes, startReferenceService } from "./reference-service.js";
@@ -20,6 +21,9 @@ let client: any;
 let destination: { url: string; headers: Record<string, string> };
 
 beforeAll(async () => {
+  // the SDK warns on stdout that the CSRF token probe before a $batch was refused (405: a bearer
+  // token needs no CSRF token, and $batch answers only POST); the tests read the exchanges instead
+  setGlobalLogLevel("error");
   service = await startReferenceService("sap-sdk");
   project = await clientProject("sap-cloud-sdk", await service.metadataXml());
   generatorOutput = await project.npx("generate-odata-client", [
@@ -38,6 +42,9 @@ afterAll(async () => {
   await service?.close();
   await project?.remove();
 });
+
+/** runs a request builder of the generated client against the host (failures name the exchanges) */
+const execute = (request: any): Promise<any> => service.explain(() => request.execute(destination));
 
 /** the HTTP status of a failed SAP request (its error wraps axios' error) */
 function statusOf(err: unknown): number | undefined {
@@ -63,14 +70,14 @@ describe("the generated client against the reference host", () => {
   it("lists, ordered and paged, and counts", async () => {
     const { productApi } = client;
     const S = productApi.schema;
-    const products = await service.explain(() =>
-      productApi.requestBuilder().getAll().select(S.SKU, S.PRICE).orderBy(asc(S.SKU)).top(5).execute(destination),
+    const products = await execute(
+      productApi.requestBuilder().getAll().select(S.SKU, S.PRICE).orderBy(asc(S.SKU)).top(5),
     );
     const expected = (await service.getJson("Product?$select=SKU,Price&$orderby=SKU&$top=5")).value;
     expect(products.map((p: any) => p.sku)).toEqual(expected.map((p: any) => p.SKU));
     // decimals arrive as BigNumber, exactly
     expect(products.map((p: any) => p.price?.toNumber() ?? null)).toEqual(expected.map((p: any) => p.Price));
-    const count = await service.explain(() => productApi.requestBuilder().getAll().count().execute(destination));
+    const count = await execute(productApi.requestBuilder().getAll().count());
     expect(count).toBe(sampleSizes.products);
   });
 
@@ -80,13 +87,12 @@ describe("the generated client against the reference host", () => {
     const all = (await service.getJson("Product?$select=SKU,Price")).value as { SKU: string; Price: number }[];
     const prices = all.map((p) => p.Price).sort((a, b) => a - b);
     const [low, high] = [prices[2]!, prices[prices.length - 3]!];
-    const found = await service.explain(() =>
+    const found = await execute(
       productApi
         .requestBuilder()
         .getAll()
         .select(S.SKU)
-        .filter(and(S.PRICE.greaterOrEqual(low), S.PRICE.lessThan(high)))
-        .execute(destination),
+        .filter(and(S.PRICE.greaterOrEqual(low), S.PRICE.lessThan(high))),
     );
     const expected = all.filter((p) => p.Price >= low && p.Price < high).map((p) => p.SKU);
     expect(expected.length).toBeGreaterThan(0);
@@ -96,13 +102,12 @@ describe("the generated client against the reference host", () => {
   it("expands a reference with a nested $select", async () => {
     const { salesOrderApi, customerApi } = client;
     const O = salesOrderApi.schema;
-    const orders = await service.explain(() =>
+    const orders = await execute(
       salesOrderApi
         .requestBuilder()
         .getAll()
         .select(O.DOC_NUMBER)
-        .expand(O.SELL_TO_CUSTOMER.select(customerApi.schema.ID))
-        .execute(destination),
+        .expand(O.SELL_TO_CUSTOMER.select(customerApi.schema.ID)),
     );
     // the expected customer of each order, from the order's reference and the customer list
     const refs = (await service.getJson("SalesOrder?$select=DocNumber,SellToCustomer")).value;
@@ -116,9 +121,7 @@ describe("the generated client against the reference host", () => {
     const { productApi } = client;
     const S = productApi.schema;
     const [first] = (await service.getJson("Product?$select=SKU,SalesDescription&$orderby=SKU&$top=1")).value;
-    const product = await service.explain(() =>
-      productApi.requestBuilder().getByKey(first.Guid).select(S.SKU, S.SALES_DESCRIPTION).execute(destination),
-    );
+    const product = await execute(productApi.requestBuilder().getByKey(first.Guid).select(S.SKU, S.SALES_DESCRIPTION));
     expect({ guid: product.guid, sku: product.sku, description: product.salesDescription }).toEqual({
       guid: first.Guid,
       sku: first.SKU,
@@ -129,7 +132,7 @@ describe("the generated client against the reference host", () => {
   it("creates", async () => {
     const { productApi } = client;
     const draft = productApi.entityBuilder().sku("SAP-CREATE").salesDescription("made by the SAP client").build();
-    const created = await service.explain(() => productApi.requestBuilder().create(draft).execute(destination));
+    const created = await execute(productApi.requestBuilder().create(draft));
     expect(created.guid).toMatch(/^[0-9a-f-]{36}$/);
     const stored = await service.getJson(`Product(${created.guid})?$select=SKU,SalesDescription`);
     expect(stored).toMatchObject({ SKU: "SAP-CREATE", SalesDescription: "made by the SAP client" });
@@ -139,11 +142,8 @@ describe("the generated client against the reference host", () => {
     const { productApi } = client;
     const S = productApi.schema;
     const draft = productApi.entityBuilder().sku("SAP-UPDATE").salesDescription("first").build();
-    const { guid } = await service.explain(() => productApi.requestBuilder().create(draft).execute(destination));
-    const read = () =>
-      service.explain(() =>
-        productApi.requestBuilder().getByKey(guid).select(S.SKU, S.SALES_DESCRIPTION).execute(destination),
-      );
+    const { guid } = await execute(productApi.requestBuilder().create(draft));
+    const read = () => execute(productApi.requestBuilder().getByKey(guid).select(S.SKU, S.SALES_DESCRIPTION));
     const product = await read();
     // the client keeps the ETag the service sent with the entity
     expect(product.versionIdentifier).toEqual(expect.any(String));
@@ -151,7 +151,7 @@ describe("the generated client against the reference host", () => {
 
     product.salesDescription = "second";
     const mark = service.exchanges.mark();
-    await service.explain(() => productApi.requestBuilder().update(product).execute(destination));
+    await execute(productApi.requestBuilder().update(product));
     const patch = service.exchanges.since(mark).find((e) => e.method === "PATCH");
     expect(patch?.requestHeaders["if-match"]).toBe(stale.versionIdentifier);
     expect((await service.getJson(`Product(${guid})?$select=SalesDescription`)).SalesDescription).toBe("second");
@@ -170,8 +170,8 @@ describe("the generated client against the reference host", () => {
   it("deletes", async () => {
     const { productApi } = client;
     const draft = productApi.entityBuilder().sku("SAP-DELETE").build();
-    const created = await service.explain(() => productApi.requestBuilder().create(draft).execute(destination));
-    await service.explain(() => productApi.requestBuilder().delete(created.guid).execute(destination));
+    const created = await execute(productApi.requestBuilder().create(draft));
+    await execute(productApi.requestBuilder().delete(created.guid));
     expect(await service.status(`Product(${created.guid})`)).toBe(404);
   });
 
@@ -179,11 +179,11 @@ describe("the generated client against the reference host", () => {
     const { productApi, batch, changeset } = client;
     const S = productApi.schema;
     const create = (sku: string) => productApi.requestBuilder().create(productApi.entityBuilder().sku(sku).build());
-    const [writes, read] = await service.explain(() =>
+    const [writes, read] = await execute(
       batch(
         changeset(create("SAP-BATCH-1"), create("SAP-BATCH-2")),
         productApi.requestBuilder().getAll().select(S.SKU).orderBy(asc(S.SKU)).top(3),
-      ).execute(destination),
+      ),
     );
     expect(writes.isWriteResponses()).toBe(true);
     expect(writes.responses.map((r: any) => r.httpCode)).toEqual([201, 201]);
@@ -202,9 +202,7 @@ describe("the generated client against the reference host", () => {
     const create = (sku: string) => productApi.requestBuilder().create(productApi.entityBuilder().sku(sku).build());
     // the second create repeats a SKU that exists: the natural key is unique
     const [taken] = (await service.getJson("Product?$select=SKU&$top=1")).value;
-    const [result] = await service.explain(() =>
-      batch(changeset(create("SAP-BATCH-ROLLBACK"), create(taken.SKU))).execute(destination),
-    );
+    const [result] = await execute(batch(changeset(create("SAP-BATCH-ROLLBACK"), create(taken.SKU))));
     expect(result.isError()).toBe(true);
     expect(result.httpCode).toBe(400);
     const left = await service.getJson(`Product?$filter=SKU eq 'SAP-BATCH-ROLLBACK'&$select=SKU`);
