@@ -34,8 +34,9 @@ export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
 export { assignPath, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
-export { baseStore, insertRecords, loadRecords } from "./storage/record-store.js";
+export { baseStore, insertRecords, loadRecords, recordVersion } from "./storage/record-store.js";
 export { missingTables } from "./storage/schema-check.js";
+export { asJson, inBaseImage, stagedChanged } from "./storage/staged-changes.js";
 export { stagedSession, stagedStore } from "./storage/staged-store.js";
 export {
   BASE_IMAGE_COLUMN,
@@ -44,7 +45,7 @@ export {
   stagedTableName,
   WORKFLOW_COLUMN,
 } from "./storage/staged-tables.js";
-export { relation, type StagedView } from "./storage/staged-view.js";
+export { relation, type StagedView, versionText } from "./storage/staged-view.js";
 export { tenantFeatureTable, tenantTable } from "./storage/system-tables.js";
 export { tableQueries } from "./storage/table-queries.js";
 export { loadTenant } from "./storage/tenant-features.js";

@@ -30,6 +30,8 @@ export type * from "./bind/bound-expr.js";
 export type * from "./bind/read-query.js";
 export { compileApply } from "./compile/compile-apply.js";
 export { type CompileContext, compileCollection, compileCount, compileSingle } from "./compile/compile-read.js";
+export type { MetadataLevel } from "./compile/control-info.js";
+export { type EntityTags, etagOf, parseEntityTags } from "./conditional/entity-tags.js";
 export { parseJson } from "./json-body/parse-json.js";
 export { isIeee754Compatible, readJsonBody } from "./json-body/request-json.js";
 export * from "./limits.js";
@@ -55,7 +57,7 @@ export {
   ReadPlanner,
   resolveEntity,
 } from "./read/read-planner.js";
-export { type RunArgs, runCollection, runCount, runSingle } from "./read/run-read.js";
+export { type RunArgs, runCollection, runCount, runSingle, type SingleRecord } from "./read/run-read.js";
 export { type MethodPath, methodEnvironment } from "./service/method-call.js";
 export {
   type Access,
@@ -65,7 +67,14 @@ export {
   resourcePath,
   wantsMinimal,
 } from "./service/odata-request.js";
-export { jsonResult, noContent, normalizeBasePath, type ODataResult, withPrompts } from "./service/odata-result.js";
+export {
+  jsonResult,
+  noContent,
+  normalizeBasePath,
+  type ODataResult,
+  type PayloadControl,
+  payloadResult,
+} from "./service/odata-result.js";
 export { createODataService, type ODataService, type ODataServiceOptions } from "./service/odata-service.js";
 export {
   currentScope,
@@ -78,6 +87,7 @@ export {
   requestPrompts,
   runInScope,
 } from "./service/request-scope.js";
+export { jsonContentType, type ResponseFormat, responseFormat } from "./service/response-format.js";
 export type { ServiceContext } from "./service/service-context.js";
 export { tenantInfo } from "./service/tenant-info.js";
 export * from "./syntax/index.js";

@@ -45,6 +45,11 @@ export interface RecordStore {
     record: StoredRecord,
     changes: StoredRecord,
   ): Promise<void>;
+  /**
+   * Makes the main record as it is now the base of a staged change (staged-store.ts), before a
+   * change a client made knowing the main data; nothing for the base tables, which are the main data
+   */
+  rebase(session: Session, def: AnyEntity, tenantId: string, guid: string): Promise<void>;
   /** records by Guid with their owned collection items; returns the Guids that existed */
   remove(session: Session, def: AnyEntity, tenantId: string, guids: readonly string[]): Promise<string[]>;
 }

@@ -8,7 +8,7 @@ import type { Session } from "./database.js";
 import { persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
 import { recordColumns, rowToRecord } from "./record-rows.js";
-import { relation, type StagedView } from "./staged-view.js";
+import { relation, type StagedView, versionText } from "./staged-view.js";
 
 export const sqlTypes: Record<string, string> = {
   text: "text",
@@ -73,6 +73,26 @@ export const loadRecords = (
   guids: readonly string[],
   options?: { forUpdate?: boolean },
 ): Promise<Record<string, unknown>[]> => session.store.load(session, def, tenantId, guids, options);
+
+/**
+ * The version of a record as the session's store sees it (what its ETag says, staged-view.ts),
+ * or undefined when there is no such record; `forUpdate` locks a base row, so that nothing
+ * changes it between a precondition checked on its version and the write that follows.
+ */
+export async function recordVersion(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  guid: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<string | undefined> {
+  const view = session.store.view;
+  const lock = options.forUpdate && view === undefined && def.storage === undefined;
+  const [row] = await session.query<{ version: string }>(
+    sql`SELECT ${versionText("r")} AS version FROM ${relation(def, view)} AS r WHERE r.${id(TENANT_COLUMN)} = ${tenantId} AND r.guid = ${guid}::uuid${lock ? sql` FOR UPDATE` : sql``}`,
+  );
+  return row?.version;
+}
 
 /**
  * Many records as `unnest(…)` arguments, one typed array per persisted column (in
@@ -160,5 +180,6 @@ export const baseStore: RecordStore = {
   update: async (session, def, tenantId, record, changes) => {
     await updateRecordRow(session, def, tenantId, record.Guid as string, changes);
   },
+  rebase: async () => {},
   remove: deleteRecords,
 };

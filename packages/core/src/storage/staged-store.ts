@@ -11,6 +11,7 @@ import { columnOf, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } 
 import { type RecordStore, type StoredRecord, withStore } from "./record-port.js";
 import { collectionsOf } from "./record-rows.js";
 import { recordReads, unnestRecords } from "./record-store.js";
+import { stagedChanged } from "./staged-changes.js";
 import {
   BASE_IMAGE_COLUMN,
   BASE_VERSION_COLUMN,
@@ -34,6 +35,9 @@ function baseOf(def: AnyEntity, tenantId: string, guid: SQL): { join: SQL; colum
   };
 }
 
+/** staging a record again counts: the workflow's ETag of it changes (staged-view.ts) */
+const restaged = (def: AnyEntity) => sql`${id(VERSION_COLUMN)} = ${id(stagedTableName(def))}.${id(VERSION_COLUMN)} + 1`;
+
 const stagedColumns = (...columns: string[]) =>
   sql.join(
     [TENANT_COLUMN, WORKFLOW_COLUMN, DELETED_COLUMN, ...columns, BASE_VERSION_COLUMN, BASE_IMAGE_COLUMN].map(id),
@@ -53,6 +57,7 @@ async function stageRecords(
   const updates: SQL[] = [
     ...columns.filter((c) => c !== "guid").map((c) => sql`${id(c)} = EXCLUDED.${id(c)}`),
     sql`${id(DELETED_COLUMN)} = false`,
+    restaged(def),
   ];
   const base = baseOf(def, tenantId, sql`u.guid`);
   await session.query(
@@ -80,7 +85,32 @@ async function stageTombstones(
   await session.query(
     sql`INSERT INTO ${id(stagedTableName(def))} (${stagedColumns("guid")})
         SELECT ${tenantId}, ${workflowId}::uuid, true, g, ${base.columns} FROM unnest(${sql.param([...guids])}::uuid[]) AS g${base.join}
-        ON CONFLICT (${id(TENANT_COLUMN)}, ${id(WORKFLOW_COLUMN)}, guid) DO UPDATE SET ${id(DELETED_COLUMN)} = true`,
+        ON CONFLICT (${id(TENANT_COLUMN)}, ${id(WORKFLOW_COLUMN)}, guid) DO UPDATE SET ${id(DELETED_COLUMN)} = true, ${restaged(def)}`,
+  );
+}
+
+/**
+ * Re-bases the staged change of a record on the main record as it is now, when that moved on
+ * since the change was staged: what the workflow changed stays, every other column takes the
+ * main value, and the main version and image become the base, as if the change had been staged
+ * just now. What a client asks for by sending the ETag the workflow shows now (which names the
+ * main version) after a commit conflict: it has seen the main data, and its change wins.
+ */
+async function rebaseStaged(session: Session, workflowId: string, def: AnyEntity, tenantId: string, guid: string) {
+  if (def.storage !== undefined) return;
+  const merged = persistedColumns(def)
+    .filter((c) => c.column !== "guid")
+    .map(
+      (c) =>
+        sql`${id(c.column)} = CASE WHEN s.${id(DELETED_COLUMN)} OR ${stagedChanged(c.column)} THEN s.${id(c.column)} ELSE b.${id(c.column)} END`,
+    );
+  await session.query(
+    sql`UPDATE ${id(stagedTableName(def))} AS s
+        SET ${sql.join(merged, sql`, `)}, ${id(BASE_VERSION_COLUMN)} = b.${id(VERSION_COLUMN)}, ${id(BASE_IMAGE_COLUMN)} = row_to_json(b)
+        FROM ${id(tableName(def))} AS b
+        WHERE s.${id(TENANT_COLUMN)} = ${tenantId} AND s.${id(WORKFLOW_COLUMN)} = ${workflowId}::uuid AND s.guid = ${guid}::uuid
+          AND b.${id(TENANT_COLUMN)} = s.${id(TENANT_COLUMN)} AND b.guid = s.guid
+          AND s.${id(BASE_VERSION_COLUMN)} IS NOT NULL AND s.${id(BASE_VERSION_COLUMN)} <> b.${id(VERSION_COLUMN)}`,
   );
 }
 
@@ -93,6 +123,7 @@ export function stagedStore(workflowId: string): RecordStore {
     ...reads,
     insert: (session, def, tenantId, records) => stageRecords(session, workflowId, def, tenantId, records),
     update: (session, def, tenantId, record) => stageRecords(session, workflowId, def, tenantId, [record]),
+    rebase: (session, def, tenantId, guid) => rebaseStaged(session, workflowId, def, tenantId, guid),
     remove: async (session, def, tenantId, guids) => {
       const existing = (await reads.load(session, def, tenantId, guids)).map((r) => r.Guid as string);
       // the base rows' items would go by cascade at commit; until then the overlay must hide them too

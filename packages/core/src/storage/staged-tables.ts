@@ -8,7 +8,7 @@
 import { bigint, boolean, json, pgPolicy, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
 import { columnBuilders, type EntityTable } from "./entity-tables.js";
-import { TENANT_COLUMN, tableName } from "./naming.js";
+import { TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export const WORKFLOW_COLUMN = "workflow_id";
@@ -35,6 +35,9 @@ export function stagedTable(def: AnyEntity): EntityTable {
       [DELETED_COLUMN]: boolean(DELETED_COLUMN).notNull().default(false),
       [BASE_VERSION_COLUMN]: bigint(BASE_VERSION_COLUMN, { mode: "number" }),
       [BASE_IMAGE_COLUMN]: json(BASE_IMAGE_COLUMN),
+      // how often the record was staged in the workflow: with the main record's version, what the
+      // workflow's ETag of the record says (staged-view.ts)
+      [VERSION_COLUMN]: bigint(VERSION_COLUMN, { mode: "number" }).notNull().default(1),
     },
     (t: Record<string, any>) => [
       primaryKey({ name: `${name}_pkey`, columns: [t[TENANT_COLUMN], t[WORKFLOW_COLUMN], t.guid] }),

@@ -4,11 +4,18 @@
  * filters, expands, aggregates, natural-key lookups, business logic) goes through it, so all of
  * them see the staged state, and a read costs what the staged rows of that entity cost, not the
  * number of requests before it.
+ *
+ * Every relation also carries `row_version`, the version a record's ETag is made of (versionText):
+ * a base row's own version; in a workflow, a staged record's `<main>+<n>` — the version of the
+ * main record now (the one it was first staged against when the main record is gone, 0 for a new
+ * record) and how often the workflow staged it. So the ETag changes with every staging and with
+ * every change of the main record underneath, and a client that sends the current one back has
+ * seen both (a staged change made with it is re-based on that main version: staged-store.ts).
  */
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
-import { persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
-import { DELETED_COLUMN, stagedTableName, WORKFLOW_COLUMN } from "./staged-tables.js";
+import { persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { BASE_VERSION_COLUMN, DELETED_COLUMN, stagedTableName, WORKFLOW_COLUMN } from "./staged-tables.js";
 
 /** the workflow whose staged state a session sees; a placeholder in statements compiled for any workflow */
 export interface StagedView {
@@ -16,6 +23,9 @@ export interface StagedView {
 }
 
 const id = (name: string) => sql.identifier(name);
+
+/** the version of the record at `alias` of a `relation`, as text: what its ETag says */
+export const versionText = (alias: string): SQL => sql`${id(alias)}.${id(VERSION_COLUMN)}::text`;
 
 /** the relation to read an entity from: its table, or the overlay of a workflow's staged rows */
 export function relation(def: AnyEntity, view: StagedView | undefined): SQL {
@@ -26,12 +36,14 @@ export function relation(def: AnyEntity, view: StagedView | undefined): SQL {
       [TENANT_COLUMN, ...persistedColumns(def).map((c) => c.column)].map((c) => sql`${id(alias)}.${id(c)}`),
       sql`, `,
     );
+  const stagedVersion = (main: SQL) => sql`concat(${main}, '+', s.${id(VERSION_COLUMN)}) AS ${id(VERSION_COLUMN)}`;
   if (def.storage !== undefined) {
     // a virtual entity has no table: outside a workflow it reads as empty, inside one as its staged records
     const workflow = view === undefined ? sql`NULL::uuid` : sql`${view.workflowId}::uuid`;
-    return sql`(SELECT ${columns("s")} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
+    return sql`(SELECT ${columns("s")}, ${stagedVersion(sql`0`)} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
   }
   if (view === undefined) return sql`${table}`;
   const workflow = sql`${view.workflowId}::uuid`;
-  return sql`(SELECT ${columns("b")} FROM ${table} AS b WHERE NOT EXISTS (SELECT 1 FROM ${staged} AS s WHERE s.${id(TENANT_COLUMN)} = b.${id(TENANT_COLUMN)} AND s.${id(WORKFLOW_COLUMN)} = ${workflow} AND s.guid = b.guid) UNION ALL SELECT ${columns("s")} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
+  const main = sql`coalesce((SELECT m.${id(VERSION_COLUMN)} FROM ${table} AS m WHERE m.${id(TENANT_COLUMN)} = s.${id(TENANT_COLUMN)} AND m.guid = s.guid), s.${id(BASE_VERSION_COLUMN)}, 0)`;
+  return sql`(SELECT ${columns("b")}, b.${id(VERSION_COLUMN)}::text AS ${id(VERSION_COLUMN)} FROM ${table} AS b WHERE NOT EXISTS (SELECT 1 FROM ${staged} AS s WHERE s.${id(TENANT_COLUMN)} = b.${id(TENANT_COLUMN)} AND s.${id(WORKFLOW_COLUMN)} = ${workflow} AND s.guid = b.guid) UNION ALL SELECT ${columns("s")}, ${stagedVersion(main)} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
 }

@@ -1,12 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, config, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, config, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 let productGuid: string;
+/** the product's ETag as the last good write left it */
+let etag: string | null;
 beforeAll(async () => {
   ({ admin } = await signedInTenant("bodies"));
   const res = await admin.request("POST", "/api/Product", { SKU: "B-1", Cost: 1 });
   productGuid = ((await res.json()) as { Guid: string }).Guid;
+  etag = res.headers.get("ETag");
 });
 
 const error = async (res: Response) => ((await res.json()) as { error: any }).error;
@@ -14,7 +17,9 @@ const error = async (res: Response) => ((await res.json()) as { error: any }).er
 /** every bad write must leave the data as it was */
 async function productUnchanged() {
   const res = await admin.request("GET", `/api/Product(${productGuid})?$select=SKU,Cost,SalesDescription`);
-  expect(await res.json()).toEqual({ Guid: productGuid, SKU: "B-1", Cost: 1, SalesDescription: null });
+  // the version did not move either: nothing was written
+  expect(res.headers.get("ETag")).toBe(etag);
+  expect(dataOf(await res.json())).toEqual({ Guid: productGuid, SKU: "B-1", Cost: 1, SalesDescription: null });
   const count = await admin.request("GET", "/api/Product/$count");
   expect(await count.text()).toBe("1");
 }
@@ -80,8 +85,8 @@ describe("bad write bodies", () => {
       },
     );
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ Guid: productGuid, Cost: "2.5000" });
-    await admin.request("PATCH", `/api/Product(${productGuid})`, { Cost: 1 });
+    expect(dataOf(await res.json())).toEqual({ Guid: productGuid, Cost: "2.5000" });
+    etag = (await admin.request("PATCH", `/api/Product(${productGuid})`, { Cost: 1 })).headers.get("ETag");
   });
 
   it("rejects a body that is not JSON by Content-Type with 415", async () => {

@@ -1,7 +1,16 @@
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signedInTenant, signIn, testApp } from "../../../../test/host-app.js";
+import {
+  type Caller,
+  caller,
+  config,
+  dataOf,
+  PASSWORD,
+  signedInTenant,
+  signIn,
+  testApp,
+} from "../../../../test/host-app.js";
 import { recording } from "../../../../test/recording-database.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
@@ -48,9 +57,18 @@ describe("$batch, JSON format", () => {
       ["e", 200],
     ]);
     expect(responses[0].headers.location).toMatch(/^\/api\/Product\(/);
-    expect(responses[0].body).toEqual({ Guid: expect.any(String), SKU: "J-1" });
-    expect(responses[1].body.value).toEqual([{ Guid: responses[0].body.Guid, SKU: "J-1", Cost: 1.5 }]);
-    expect(responses[2].body).toEqual({ Guid: responses[0].body.Guid, Cost: 2 });
+    // each part answers as it would alone: its context, its record's ETag in body and header
+    expect(responses[0].headers.etag).toBe('W/"1"');
+    expect(responses[0].body).toEqual({
+      "@odata.context": "/api/$metadata#Product(SKU)/$entity",
+      "@odata.etag": 'W/"1"',
+      Guid: expect.any(String),
+      SKU: "J-1",
+    });
+    expect(responses[1].body["@odata.context"]).toBe("/api/$metadata#Product(SKU,Cost)");
+    expect(dataOf(responses[1].body.value)).toEqual([{ Guid: responses[0].body.Guid, SKU: "J-1", Cost: 1.5 }]);
+    expect(responses[2].headers.etag).toBe('W/"2"');
+    expect(dataOf(responses[2].body)).toEqual({ Guid: responses[0].body.Guid, Cost: 2 });
     expect(responses[4].body).toBe("0");
   });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, config, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, config, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 const skus = Array.from({ length: 60 }, (_, i) => `R-${String(i).padStart(3, "0")}`);
@@ -24,7 +24,7 @@ describe("GET /api/{Entity}", () => {
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
     const body = await json(res);
     expect(body.value).toHaveLength(3);
-    for (const item of body.value) expect(Object.keys(item)).toEqual(["Guid"]);
+    for (const item of body.value) expect(Object.keys(item)).toEqual(["@odata.etag", "Guid"]);
   });
 
   it("returns the selected properties, exact decimals, and RecordReadOnly", async () => {
@@ -33,7 +33,7 @@ describe("GET /api/{Entity}", () => {
       `/api/Product(${guids[0]})?$select=SKU,Cost,SalesDescription,RecordReadOnly`,
     );
     expect(await res.text()).toBe(
-      `{"Guid":"${guids[0]}","SKU":"R-000","Cost":1.5000,"SalesDescription":"Item R-000","RecordReadOnly":[]}`,
+      `{"@odata.context":"/api/$metadata#Product(SKU,Cost,SalesDescription,RecordReadOnly)/$entity","@odata.etag":"W/\\"1\\"","Guid":"${guids[0]}","SKU":"R-000","Cost":1.5000,"SalesDescription":"Item R-000","RecordReadOnly":[]}`,
     );
   });
 
@@ -41,7 +41,8 @@ describe("GET /api/{Entity}", () => {
     const res = await admin.request("GET", `/api/Product(${guids[0]})?$select=Cost`, undefined, {
       Accept: "application/json;IEEE754Compatible=true",
     });
-    expect(await json(res)).toEqual({ Guid: guids[0], Cost: "1.5000" });
+    expect(res.headers.get("Content-Type")).toBe("application/json;odata.metadata=minimal;IEEE754Compatible=true");
+    expect(dataOf(await json(res))).toEqual({ Guid: guids[0], Cost: "1.5000" });
   });
 
   it("counts before paging with $count=true, and /$count as text", async () => {
@@ -49,7 +50,7 @@ describe("GET /api/{Entity}", () => {
     expect(body["@odata.count"]).toBe(60);
     expect(body.value).toHaveLength(2);
     const beyond = await json(await admin.request("GET", "/api/Product?$count=true&$skip=100"));
-    expect(beyond).toEqual({ "@odata.count": 60, value: [] });
+    expect(beyond).toEqual({ "@odata.context": "/api/$metadata#Product(Guid)", "@odata.count": 60, value: [] });
     const count = await admin.request("GET", "/api/Product/$count");
     expect(count.status).toBe(200);
     expect(count.headers.get("Content-Type")).toMatch(/^text\/plain/);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 let reader: Caller;
@@ -15,9 +15,9 @@ describe("POST, PATCH, DELETE", () => {
     expect(res.status).toBe(201);
     const body = await json(res);
     expect(res.headers.get("Location")).toBe(`/api/Product(${body.Guid})`);
-    expect(body).toEqual({ Guid: body.Guid, SKU: "W-1", Cost: 2.25, Price: null });
+    expect(dataOf(body)).toEqual({ Guid: body.Guid, SKU: "W-1", Cost: 2.25, Price: null });
     const bare = await json(await admin.request("POST", "/api/Product", { SKU: "W-2" }));
-    expect(Object.keys(bare)).toEqual(["Guid"]);
+    expect(Object.keys(bare)).toEqual(["@odata.context", "@odata.etag", "Guid"]);
   });
 
   it("answers 204 with Location for Prefer: return=minimal", async () => {
@@ -51,7 +51,7 @@ describe("POST, PATCH, DELETE", () => {
     );
     const res = await admin.request("PATCH", `/api/Product(${Guid})?$select=SKU,Cost,SalesDescription`, { Cost: 3.5 });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ Guid, SKU: "W-4", Cost: 3.5, SalesDescription: "Old" });
+    expect(dataOf(await json(res))).toEqual({ Guid, SKU: "W-4", Cost: 3.5, SalesDescription: "Old" });
     const minimal = await admin.request("PATCH", `/api/Product(${Guid})`, { Cost: 4 }, { Prefer: "return=minimal" });
     expect(minimal.status).toBe(204);
   });

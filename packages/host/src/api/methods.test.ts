@@ -3,7 +3,7 @@ import { insertRecords, inTenant } from "@bizdata/core";
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
 const json = async (res: Response) => (await res.json()) as any;
@@ -66,20 +66,22 @@ describe("method endpoints (spec 4.8)", () => {
       "GET",
       `/api/SalesOrder(${ids.source})/CalculateLineTotal()?taxRate=0.1&quantity=2`,
     );
-    expect(await json(viaQuery)).toEqual({ value: 154 });
+    // a scalar result's context is its type in $metadata
+    expect(viaQuery.headers.get("Content-Type")).toBe("application/json;odata.metadata=minimal");
+    expect(await json(viaQuery)).toEqual({ "@odata.context": "/api/$metadata#Edm.Decimal", value: 154 });
     const inline = await full.request(
       "GET",
       `/api/SalesOrder(${ids.source})/CalculateLineTotal(taxRate=0.1,quantity=2,discount=50)`,
     );
-    expect(await json(inline)).toEqual({ value: 77 });
+    expect(dataOf(await json(inline))).toEqual({ value: 77 });
     // with parameters the () may go (OData 4.01 implicit parameter aliases)
     const noParens = await full.request(
       "GET",
       `/api/SalesOrder(${ids.source})/CalculateLineTotal?taxRate=0.1&quantity=2`,
     );
-    expect(await json(noParens)).toEqual({ value: 154 });
+    expect(dataOf(await json(noParens))).toEqual({ value: 154 });
     const product = await full.request("GET", `/api/Product(${ids.product})/GetDefaultMarkup()`);
-    expect(await json(product)).toEqual({ value: 25 });
+    expect(dataOf(await json(product))).toEqual({ value: 25 });
   });
 
   it.each([
@@ -121,7 +123,8 @@ describe("method endpoints (spec 4.8)", () => {
     );
     const body = await json(res);
     expect(body.value.map((o: { DocNumber: string }) => o.DocNumber)).toEqual(["MO-1", "MO-2"]);
-    expect(body.value[1].Details).toEqual([{ Guid: expect.any(String), Quantity: 1 }]);
+    expect(body["@odata.context"]).toBe("/api/$metadata#SalesOrder(DocNumber,Details(Quantity))");
+    expect(dataOf(body.value[1].Details)).toEqual([{ Guid: expect.any(String), Quantity: 1 }]);
     const filtered = await json(
       await full.request(
         "GET",
@@ -129,7 +132,7 @@ describe("method endpoints (spec 4.8)", () => {
       ),
     );
     expect(filtered.value.map((o: { DocNumber: string }) => o.DocNumber)).toEqual(["MO-2"]);
-    expect(await json(await full.request("GET", "/api/SalesOrder/GetOpenOrders()?customerId=NOBODY"))).toEqual({
+    expect(dataOf(await json(await full.request("GET", "/api/SalesOrder/GetOpenOrders()?customerId=NOBODY")))).toEqual({
       value: [],
     });
   });

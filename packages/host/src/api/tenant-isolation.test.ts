@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let first: Caller;
 let second: Caller;
@@ -18,11 +18,13 @@ describe("tenant isolation", () => {
     expect((await second.request("PATCH", `/api/Product(${guid})`, { Cost: 0 })).status).toBe(404);
     expect((await second.request("DELETE", `/api/Product(${guid})`)).status).toBe(404);
     const list = (await (await second.request("GET", "/api/Product?$select=SKU&$count=true")).json()) as any;
-    expect(list).toEqual({ "@odata.count": 0, value: [] });
+    expect(dataOf(list)).toEqual({ "@odata.count": 0, value: [] });
     expect(await (await second.request("GET", "/api/Product/$count")).text()).toBe("0");
     // and the record is untouched for its owner
     const own = await first.request("GET", `/api/Product(${guid})?$select=SKU,Cost`);
-    expect(await own.json()).toEqual({ Guid: guid, SKU: "SECRET", Cost: 9 });
+    // untouched: still the version it was created at
+    expect(own.headers.get("ETag")).toBe('W/"1"');
+    expect(dataOf(await own.json())).toEqual({ Guid: guid, SKU: "SECRET", Cost: 9 });
   });
 
   it("a reference cannot point into another tenant, by Guid or by natural key", async () => {

@@ -6,7 +6,9 @@
  * transaction with its natural-key lookups prefetched together: the first failing part rolls all
  * of them back, and the others answer 424. `dependsOn` on a failed request answers 424 too, and
  * `$<id>` of an earlier part (at the start of a URL, or as a whole string value in a body) stands
- * for what it created.
+ * for what it created, and as the whole of an `If-Match`/`If-None-Match` for the ETag it answered
+ * (JSON Format 4.01 §19.3). A part's conditions are its own: a 412 fails that part, and in a
+ * changeset the whole changeset.
  */
 import { type Model, prefetchReferences, type ReferenceCache, ServiceError, type Session } from "@bizdata/core";
 import { readBody } from "../json-body/read-body.js";
@@ -41,7 +43,18 @@ export interface BatchOptions {
 const INHERITED = ["authorization"];
 
 /** headers of a part's response worth passing on */
-const KEPT = ["content-type", "location", "odata-version", "preference-applied", "retry-after", "www-authenticate"];
+const KEPT = [
+  "content-type",
+  "etag",
+  "location",
+  "odata-version",
+  "preference-applied",
+  "retry-after",
+  "www-authenticate",
+];
+
+/** the headers whose value may be `$<id>`, the ETag a preceding part answered */
+const CONDITIONS = ["if-match", "if-none-match"];
 
 class ChangesetFailed extends Error {
   constructor(readonly responses: BatchResponsePart[]) {
@@ -96,6 +109,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
   });
   const locations = new Map<string, string>();
   const created = new Map<string, string>();
+  const etags = new Map<string, string>();
   const responses = new Map<string, BatchResponsePart>();
 
   /** a part's URL under the base path: absolute, relative to the base path, or starting with `$<id>` */
@@ -141,8 +155,11 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       };
     }
     const headers = new Headers();
-    for (const [name, value] of Object.entries(part.headers))
-      if (!INHERITED.includes(name) && name !== "content-id") headers.set(name, value);
+    for (const [name, value] of Object.entries(part.headers)) {
+      if (INHERITED.includes(name) || name === "content-id") continue;
+      const etag = CONDITIONS.includes(name) && value.startsWith("$") ? etags.get(value.slice(1)) : undefined;
+      headers.set(name, etag ?? value);
+    }
     for (const [name, value] of inherited) headers.set(name, value);
     let body: string | undefined;
     if (part.body !== undefined) {
@@ -163,6 +180,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       if (value !== null) kept[name] = value;
     }
     const text = await response.text();
+    if (kept.etag) etags.set(part.id, kept.etag);
     if (kept.location) {
       locations.set(part.id, kept.location);
       const guid = guidOf(kept.location);
@@ -231,6 +249,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       for (const part of members) {
         locations.delete(part.id);
         created.delete(part.id);
+        etags.delete(part.id);
       }
     }
   }

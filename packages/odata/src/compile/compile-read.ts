@@ -8,12 +8,12 @@ import { type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import type { EntityOutput } from "./control-info.js";
 import { orderClause } from "./order-clause.js";
-import type { OutputOptions } from "./output-value.js";
 import { AliasSource, QueryScope } from "./query-scope.js";
 import { type RowPlan, rowPlan } from "./row-plan.js";
 
-export interface CompileContext extends OutputOptions {
+export interface CompileContext extends EntityOutput {
   /** inside a workflow: read its staged state */
   readonly view?: StagedView;
   /** a value, or a placeholder filled at execution so that one compiled statement serves every tenant */
@@ -29,6 +29,8 @@ export interface CompiledRead {
   readonly write: RowPlan["write"];
   /** rows with a null here are no record (the count row of an empty page) */
   readonly guidAlias: string;
+  /** the alias of the record's version, what its ETag says (none for `$apply` groups) */
+  readonly versionAlias?: string;
   /** rows asked for (undefined: all); one more comes back when the page was cut */
   readonly limit?: number;
   readonly serverPaged: boolean;
@@ -81,7 +83,7 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext): Compil
   const plan = rowPlan(query, scope, ctx);
   const paging = pageOf(query, ctx);
   const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
-  const base = { write: plan.write, guidAlias: plan.guidAlias, ...paging.base };
+  const base = { write: plan.write, guidAlias: plan.guidAlias, versionAlias: plan.versionAlias, ...paging.base };
   if (!query.count) return { statement: page, ...base };
   // the count and the page in one statement; an empty page still yields the one count row
   const counted = filtered(query, ctx, aliases);
@@ -93,7 +95,15 @@ export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx:
   const { scope, where } = filtered(query, ctx, new AliasSource(ctx.view));
   const plan = rowPlan(query, scope, ctx);
   const statement = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
-  return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false, skip: 0 };
+  return {
+    statement,
+    write: plan.write,
+    guidAlias: plan.guidAlias,
+    versionAlias: plan.versionAlias,
+    limit: 1,
+    serverPaged: false,
+    skip: 0,
+  };
 }
 
 export function compileCount(query: ReadQuery, ctx: CompileContext): SQL {

@@ -16,16 +16,18 @@ import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { controlPairs, type EntityOutput } from "./control-info.js";
 import { ExactNumber } from "./exact-json.js";
 import { orderClause } from "./order-clause.js";
-import { jsonValue, type OutputOptions } from "./output-value.js";
+import { jsonValue } from "./output-value.js";
 import { QueryScope } from "./query-scope.js";
 
 const INPUTS = "@inputs";
 
 // keys come from the model or from `$compute` aliases, which the grammar limits to identifiers;
 // checked again here because they are written into the statement
-const KEY = /^[A-Za-z_][A-Za-z0-9_]*(@odata\.count)?$|^@inputs$/;
+const KEY =
+  /^[A-Za-z_][A-Za-z0-9_]*(@odata\.count|@odata\.navigationLink)?$|^@inputs$|^@odata\.(etag|id|type|editLink)$/;
 const jsonKey = (key: string): SQL => {
   if (!KEY.test(key)) throw new Error(`"${key}" cannot be a JSON key in a statement`);
   return sql.raw(`'${key}'`);
@@ -66,9 +68,10 @@ export const featureSet = (text: unknown): ReadonlySet<string> =>
   new Set(typeof text === "string" && text !== "" ? text.split(",") : []);
 
 /** the JSON object of one record of `query`, its columns read through `scope` */
-export function jsonObject(query: ReadQuery, scope: QueryScope, options: OutputOptions): SQL {
+export function jsonObject(query: ReadQuery, scope: QueryScope, options: EntityOutput): SQL {
   const col = (c: ColumnMapping) => jsonValue(scope.column(scope.alias, c.column), valueTypeOf(c), options);
-  const pairs: [string, SQL][] = [];
+  const control = controlPairs(query.entity, scope.alias, options);
+  const pairs: [string, SQL][] = [...control.leading];
   const inputs = new Map<string, ColumnMapping>();
   for (const p of query.select) {
     switch (p.kind) {
@@ -112,7 +115,7 @@ export function jsonObject(query: ReadQuery, scope: QueryScope, options: OutputO
       else pairs.push([e.path[0]!, buildObject([[e.path[1]!, object]])]);
     }
   }
-  return buildObject(pairs);
+  return buildObject([...pairs, ...control.trailing]);
 }
 
 function itemsWhere(e: CollectionExpand, owner: QueryScope, scope: QueryScope): SQL {
@@ -124,7 +127,7 @@ function itemsWhere(e: CollectionExpand, owner: QueryScope, scope: QueryScope): 
 }
 
 /** the items of a collection as a JSON array (empty, never null), ordered and paged as asked */
-export function collectionJson(e: CollectionExpand, owner: QueryScope, options: OutputOptions): SQL {
+export function collectionJson(e: CollectionExpand, owner: QueryScope, options: EntityOutput): SQL {
   const scope = QueryScope.over(e.query.entity, owner.aliases);
   const where = itemsWhere(e, owner, scope);
   const order = orderClause(e.query.orderBy, scope);

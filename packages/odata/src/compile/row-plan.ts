@@ -5,11 +5,12 @@
  * in unchanged. Nothing is parsed and re-serialized unless a virtual property inside a
  * collection asks for it.
  */
-import { assignPath, type ColumnMapping, disabledMethods, fromColumnValue } from "@bizdata/core";
+import { assignPath, type ColumnMapping, disabledMethods, fromColumnValue, versionText } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { controlText, type EntityOutput, writesControl } from "./control-info.js";
 import { parseExactJson, writeExactJson } from "./exact-json.js";
 import {
   collectionCount,
@@ -20,7 +21,7 @@ import {
   needsFeatures,
   needsFinishing,
 } from "./json-object.js";
-import { type OutputOptions, rowValue, writerFor } from "./output-value.js";
+import { rowValue, writerFor } from "./output-value.js";
 import type { QueryScope } from "./query-scope.js";
 
 type Row = Record<string, unknown>;
@@ -31,6 +32,8 @@ export interface RowPlan {
   readonly write: (row: Row) => string;
   /** the alias of the record's Guid column, null exactly when there is no record */
   readonly guidAlias: string;
+  /** the alias of the record's version (its ETag, staged-view.ts) */
+  readonly versionAlias: string;
 }
 
 class Columns {
@@ -52,8 +55,8 @@ function objectWriter(
   query: ReadQuery,
   scope: QueryScope,
   columns: Columns,
-  options: OutputOptions,
-): { write: Part; guid: string } {
+  options: EntityOutput,
+): { write: Part; guid: string; version: () => string } {
   const column = (c: ColumnMapping) => {
     const type = valueTypeOf(c);
     return {
@@ -62,6 +65,7 @@ function objectWriter(
     };
   };
   const guid = column({ path: ["Guid"], column: "guid", field: { kind: "guid", required: false, readOnly: true } });
+  const version = () => columns.add(`${scope.alias}.$version`, versionText(scope.alias));
   const parts: { key: string; part: Part }[] = query.select.map((p) => {
     const key = JSON.stringify(p.name);
     switch (p.kind) {
@@ -163,11 +167,22 @@ function objectWriter(
     }
   }
   const list = parts.map((p) => p.part);
-  return { write: (row) => `{${list.map((part) => part(row)).join(",")}}`, guid: guid.alias };
+  const properties = (row: Row) => list.map((part) => part(row));
+  if (!writesControl(options)) return { write: (row) => `{${properties(row).join(",")}}`, guid: guid.alias, version };
+  const control = controlText(query.entity, options);
+  const versionAlias = version();
+  const write: Part = (row) => {
+    const key = String(row[guid.alias]);
+    const members = [...control.leading(key, String(row[versionAlias])), ...properties(row), ...control.trailing(key)];
+    return `{${members.join(",")}}`;
+  };
+  return { write, guid: guid.alias, version };
 }
 
-export function rowPlan(query: ReadQuery, scope: QueryScope, options: OutputOptions): RowPlan {
+export function rowPlan(query: ReadQuery, scope: QueryScope, options: EntityOutput): RowPlan {
   const columns = new Columns();
-  const { write, guid } = objectWriter(query, scope, columns, options);
-  return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid };
+  const { write, guid, version } = objectWriter(query, scope, columns, options);
+  // the top-level record's version is selected at every metadata level: it is the ETag header
+  const versionAlias = version();
+  return { columns: sql.join(columns.list, sql`, `), write, guidAlias: guid, versionAlias };
 }

@@ -32,7 +32,9 @@ const decimal = (precision: number, scale: number, more: object = {}) => ({
   ...more,
 });
 const alternateKey = (name: string) => [{ Key: [{ Name: name, Alias: name }] }];
+// every entity set: ETags (the empty list: the version is no property) and what cannot be filtered
 const restrictions = (...paths: string[]) => ({
+  "@Core.OptimisticConcurrency": [],
   "@Capabilities.FilterRestrictions": { NonFilterableProperties: [...paths, "RecordReadOnly"] },
   "@Capabilities.SortRestrictions": { NonSortableProperties: [...paths, "RecordReadOnly"] },
 });
@@ -41,6 +43,7 @@ const containedRestrictions = (navigation: string) => ({
     RestrictedProperties: [
       {
         NavigationProperty: navigation,
+        OptimisticConcurrencyControl: true,
         FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
         SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
       },
@@ -352,11 +355,13 @@ describe("$metadata of the edge model", () => {
       [
         {
           NavigationProperty: "Lines",
+          OptimisticConcurrencyControl: true,
           FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
           SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
         },
         {
           NavigationProperty: "Lines/Parts",
+          OptimisticConcurrencyControl: true,
           FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
           SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
         },

@@ -24,7 +24,7 @@ const documents = new WeakMap<Model, Map<string, string>>();
 const featuresNamed = new WeakMap<Model, readonly string[]>();
 
 /** the features any subscriber of the model belongs to: only they change a document */
-function namedFeatures(model: Model): readonly string[] {
+export function namedFeatures(model: Model): readonly string[] {
   let named = featuresNamed.get(model);
   if (named === undefined) {
     const all = new Set<string>();

@@ -59,8 +59,21 @@ const filterAndSort = (paths: readonly string[]) => ({
 });
 
 /**
+ * Every record has an ETag, from a version the service keeps (api-conventions: ETags), and
+ * writes honour `If-Match` (Core.OptimisticConcurrency, OData Protocol 4.01 §11.4.1.1). The
+ * collection of properties the ETag is computed from is empty: the version is no property of
+ * the entity (and a workflow's ETag also counts its stagings), which the term allows ("the
+ * service won't tell how it computes the ETag").
+ */
+const optimisticConcurrency: EdmAnnotation = {
+  term: "Core.OptimisticConcurrency",
+  value: { kind: "collection", items: [] },
+};
+
+/**
  * The restrictions of an entity set (its own properties) and of the collections it contains
- * (Capabilities.NavigationRestrictions, one entry per containment path).
+ * (Capabilities.NavigationRestrictions, one entry per containment path, whose items take ETags
+ * as the set's records do).
  */
 export function queryRestrictions(
   own: readonly string[],
@@ -68,12 +81,17 @@ export function queryRestrictions(
 ): EdmAnnotation[] {
   const { FilterRestrictions, SortRestrictions } = filterAndSort(own);
   const annotations: EdmAnnotation[] = [
+    optimisticConcurrency,
     { term: "Capabilities.FilterRestrictions", value: FilterRestrictions },
     { term: "Capabilities.SortRestrictions", value: SortRestrictions },
   ];
   if (contained.length > 0) {
     const restricted = contained.map(({ path, properties }) =>
-      record({ NavigationProperty: { kind: "navigationPropertyPath", value: path }, ...filterAndSort(properties) }),
+      record({
+        NavigationProperty: { kind: "navigationPropertyPath", value: path },
+        OptimisticConcurrencyControl: { kind: "bool", value: true },
+        ...filterAndSort(properties),
+      }),
     );
     annotations.push({
       term: "Capabilities.NavigationRestrictions",

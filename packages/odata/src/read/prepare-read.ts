@@ -9,7 +9,7 @@ import type { ApplyQuery } from "../bind/apply-query.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileApply } from "../compile/compile-apply.js";
 import { type CompiledRead, compileCollection, compileCount, compileSingle } from "../compile/compile-read.js";
-import type { OutputOptions } from "../compile/output-value.js";
+import type { EntityOutput } from "../compile/control-info.js";
 
 export interface PreparedRead extends Omit<CompiledRead, "statement"> {
   readonly sql: string;
@@ -18,7 +18,7 @@ export interface PreparedRead extends Omit<CompiledRead, "statement"> {
   readonly counted: boolean;
 }
 
-export interface PrepareOptions extends OutputOptions {
+export interface PrepareOptions extends EntityOutput {
   /** server page size; unset, every record comes back */
   readonly pageSize?: number;
   /** compile for a workflow's staged state; the workflow is a placeholder filled at run */

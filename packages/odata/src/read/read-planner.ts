@@ -9,10 +9,12 @@ import type { ApplyQuery } from "../bind/apply-query.js";
 import { bindApply } from "../bind/bind-apply.js";
 import { bindQuery } from "../bind/bind-query.js";
 import type { ReadQuery } from "../bind/read-query.js";
+import type { MetadataLevel } from "../compile/control-info.js";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { ResourcePath } from "../syntax/ast.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
+import { applyContext, readContext } from "./context-url.js";
 import { type PreparedRead, prepareCollection, prepareCount, prepareSingle } from "./prepare-read.js";
 
 export type PlannedRead = (
@@ -21,6 +23,8 @@ export type PlannedRead = (
 ) & {
   /** every entity the read returns records of (the entity and those reached by `$expand`), for permissions */
   readonly reads: readonly string[];
+  /** the context URL's fragment, what follows `$metadata#` (context-url.ts) */
+  readonly context: string;
 };
 
 /** the entities whose records a read returns: its own and every expanded one */
@@ -61,6 +65,8 @@ export interface PlanRequest {
   readonly paged?: boolean;
   /** only the records whose Guids are given at run (RunArgs.keys): a method's collection result */
   readonly keys?: boolean;
+  /** the control information entity objects carry (control-info.ts); default none */
+  readonly metadata?: MetadataLevel;
 }
 
 const KEYED = /^([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)$/;
@@ -103,7 +109,7 @@ export class ReadPlanner {
     // `Entity(<guid>)` shares one entry whatever the Guid
     const keyed = KEYED.exec(request.path);
     const key = keyed && isGuid(keyed[2]) ? keyed[2]!.toLowerCase() : undefined;
-    const shape = `${request.ieee754Compatible ? 1 : 0}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
+    const shape = `${request.ieee754Compatible ? 1 : 0}${request.metadata ?? "none"}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
     const cacheable = request.cache !== false && request.aliases === undefined;
     const cached = cacheable ? this.cache.get(shape) : undefined;
     if (cached !== undefined && (cached.kind !== "entity" || key !== undefined)) {
@@ -130,17 +136,24 @@ export class ReadPlanner {
       ieee754Compatible: request.ieee754Compatible,
       ...(request.staged && { staged: true }),
       ...(request.keys && { keys: true }),
+      metadata: request.metadata ?? "none",
+      namespace: this.model.namespace,
     };
     if (path.kind === "collection") {
       const query =
         options.apply !== undefined
           ? bindApply(this.model, entity, options, bindOptions)
           : bindQuery(this.model, entity, options, bindOptions);
-      return { kind: "collection", entity, prepared: prepareCollection(query, prepare), reads: readEntities(query) };
+      const context = "aggregates" in query ? applyContext(this.model, query) : readContext(this.model, query, false);
+      const prepared = prepareCollection(query, prepare);
+      return { kind: "collection", entity, prepared, reads: readEntities(query), context };
     }
     const query = bindQuery(this.model, entity, options, bindOptions);
     const reads = readEntities(query);
-    if (path.kind === "count") return { kind: "count", entity, prepared: prepareCount(query, prepare), reads };
-    return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare), reads };
+    if (path.kind === "count") {
+      return { kind: "count", entity, prepared: prepareCount(query, prepare), reads, context: "Edm.Int64" };
+    }
+    const context = readContext(this.model, query, true);
+    return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare), reads, context };
   }
 }

@@ -45,10 +45,22 @@ export async function runCollection(session: Session, prepared: PreparedRead, ar
   return `${body}}`;
 }
 
-/** the entity object, or undefined when this tenant has no record with that Guid */
-export async function runSingle(session: Session, prepared: PreparedRead, args: RunArgs): Promise<string | undefined> {
+/** one record as it is read */
+export interface SingleRecord {
+  /** the entity object's JSON text */
+  readonly body: string;
+  /** its version, what its ETag says (staged-view.ts) */
+  readonly version: string;
+}
+
+/** the entity object and its version, or undefined when this tenant has no record with that Guid */
+export async function runSingle(
+  session: Session,
+  prepared: PreparedRead,
+  args: RunArgs,
+): Promise<SingleRecord | undefined> {
   const [row] = await rows(session, prepared, args);
-  return row === undefined ? undefined : prepared.write(row);
+  return row === undefined ? undefined : { body: prepared.write(row), version: String(row[prepared.versionAlias!]) };
 }
 
 export async function runCount(session: Session, prepared: PreparedRead, args: RunArgs): Promise<number> {

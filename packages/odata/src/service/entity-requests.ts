@@ -3,32 +3,37 @@
  * and Writes), and method calls on them. Reads go through the planner (parse → bind → one
  * statement, cached by shape); writes through core's write pipeline; each request in one tenant
  * transaction, or in the transaction of the scope it runs in (a changeset, a workflow step).
+ * A single record's answers carry its ETag, and `If-Match`/`If-None-Match` are checked against
+ * it (conditional/preconditions.ts).
  */
 import {
+  type AnyEntity,
   createRecord,
   deleteRecord,
   notFound,
+  recordVersion,
   ServiceError,
   type Session,
   updateRecord,
   type WriteContext,
 } from "@bizdata/core";
+import { checkWrite, evaluate, preconditionsOf } from "../conditional/preconditions.js";
 import { keyOf, resolveEntity } from "../read/read-planner.js";
 import { runCollection, runCount, runSingle } from "../read/run-read.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import { callMethod } from "./method-call.js";
 import type { ODataRequest } from "./odata-request.js";
 import {
-  guidOnlyBody,
-  isGuidOnly,
-  jsonResult,
+  etagHeader,
   minimalResult,
   nextLinkOf,
   noContent,
+  notModified,
   type ODataResult,
+  type PayloadControl,
+  payloadResult,
   recordUrl,
   textResult,
-  withPrompts,
 } from "./odata-result.js";
 import { currentScope, inRequestTransaction, requestPrompts } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
@@ -39,16 +44,17 @@ const ANY_KEY = "00000000-0000-0000-0000-000000000000";
 
 const staged = () => currentScope()?.workflowId !== undefined;
 
-/** the prepared read that shapes a write's response body */
+/** the prepared read that shapes a write's response body, and its context URL */
 function shapeOf(service: ServiceContext, entity: string, request: ODataRequest) {
   const planned = service.planner.plan({
     path: `${entity}(${ANY_KEY})`,
     search: request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     staged: staged(),
+    metadata: request.metadata ?? "minimal",
   });
   if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
-  return planned.prepared;
+  return planned;
 }
 
 /** what a write needs: its context (tenant features, a scope's lookups) and where its prompts go */
@@ -81,6 +87,43 @@ const bodyOf = (request: ODataRequest): Promise<unknown> => {
   return request.body();
 };
 
+/**
+ * A written record as the answer shows it: its body shaped by `$select`/`$expand` (the Guid
+ * alone without them), or with `return=minimal` no body; its version for the ETag either way.
+ * A record that cannot be read back — a virtual entity's, which its `save` turned into others
+ * on a plain request — answers with its Guid alone, without an ETag or a context.
+ */
+async function written(
+  tx: Session,
+  request: ODataRequest,
+  entity: AnyEntity,
+  guid: string,
+  shape: ReturnType<typeof shapeOf>,
+): Promise<{ body?: string; version?: string; context?: string }> {
+  const { tenantId } = request;
+  if (request.returnMinimal) {
+    const version = await recordVersion(tx, entity, tenantId, guid);
+    return version === undefined ? {} : { version };
+  }
+  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs() });
+  if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
+  return { ...record, context: shape.context };
+}
+
+/** the answer to a write: 204 with `return=minimal`, else its body with its context and prompts */
+function writeResult(
+  service: ServiceContext,
+  request: ODataRequest,
+  status: number,
+  result: Awaited<ReturnType<typeof written>> & { readonly prompts: PayloadControl["prompts"] },
+  headers: Record<string, string> = {},
+): ODataResult {
+  const all = { ...headers, ...(result.version !== undefined && etagHeader(result.version)) };
+  if (result.body === undefined) return minimalResult(all);
+  const control = { ...(result.context !== undefined && { context: result.context }), prompts: result.prompts };
+  return payloadResult(service, request, status, result.body, control, all);
+}
+
 /** `GET`: a collection, its `$count`, one record, or a Read method's result */
 export async function readEntities(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
@@ -89,31 +132,37 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     search: request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     staged: staged(),
+    metadata: request.metadata ?? "minimal",
   });
   if (read.kind === "method") return callMethod(service, request, read);
   request.authorize?.({ kind: "read", entities: read.reads });
   const workflow = stagedArgs();
-  const body = await inRequestTransaction<string | number | undefined>(
+  // a collection has no ETag of its own: its conditions are not evaluated (nor parsed)
+  const conditions = read.kind === "entity" ? preconditionsOf(request) : {};
+  const result = await inRequestTransaction(
     service.db,
     tenantId,
-    (tx) => {
+    async (tx) => {
       switch (read.kind) {
         case "collection": {
-          const nextLink = nextLinkOf(service.basePath, read.entity.name, request.search);
-          return runCollection(tx, read.prepared, { tenantId, nextLink, ...workflow });
+          const nextLink = nextLinkOf(service.basePath, read.entity.name, request);
+          return { body: await runCollection(tx, read.prepared, { tenantId, nextLink, ...workflow }) };
         }
         case "count":
-          return runCount(tx, read.prepared, { tenantId, ...workflow });
+          return { count: await runCount(tx, read.prepared, { tenantId, ...workflow }) };
         case "entity":
-          return runSingle(tx, read.prepared, { tenantId, key: read.key, ...workflow });
+          return { record: await runSingle(tx, read.prepared, { tenantId, key: read.key, ...workflow }) };
       }
     },
     { readOnly: true },
   );
-  if (read.kind === "count") return textResult(String(body));
-  if (body === undefined)
-    throw notFound(`${read.entity.name}(${read.kind === "entity" ? read.key : ""}) does not exist.`);
-  return jsonResult(200, String(body));
+  if ("count" in result) return textResult(String(result.count));
+  if ("body" in result) return payloadResult(service, request, 200, result.body, { context: read.context });
+  const key = read.kind === "entity" ? read.key : "";
+  if (result.record === undefined) throw notFound(`${read.entity.name}(${key}) does not exist.`);
+  const { body, version } = result.record;
+  if (evaluate(conditions, `${read.entity.name}(${key})`, version, true) === "notModified") return notModified(version);
+  return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 
 /** `POST`: creates a record on an entity set, or calls a Modify method */
@@ -135,16 +184,11 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
     const { ctx, prompts } = await writing(service, tx, request);
     const guid = await createRecord(ctx, entity, body);
-    // without $select/$expand/$compute the body is the Guid alone: no need to read it back
-    const response = request.returnMinimal
-      ? undefined
-      : isGuidOnly(request.search)
-        ? guidOnlyBody(guid)
-        : await runSingle(tx, shape, { tenantId, key: guid, ...stagedArgs() });
-    return { guid, body: withPrompts(response, prompts.envelope()) };
+    return { guid, ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
-  const location = { Location: recordUrl(service.basePath, entity.name, result.guid) };
-  return result.body === undefined ? minimalResult(location) : jsonResult(201, result.body, location);
+  return writeResult(service, request, 201, result, {
+    Location: recordUrl(service.basePath, entity.name, result.guid),
+  });
 }
 
 /** the record a PATCH or DELETE names, once the caller may change it */
@@ -163,34 +207,35 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
   return { entity, guid: keyOf(path.key) };
 }
 
-/** `PATCH`: updates one record */
+/** `PATCH`: updates one record, when its version is one `If-Match` names (if sent) */
 export async function updateEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
   const { entity, guid } = recordOf(service, request, "update");
+  const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
   const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
+    await checkWrite(tx, entity, tenantId, guid, conditions);
     const { ctx, prompts } = await writing(service, tx, request);
     await updateRecord(ctx, entity, guid, body);
-    const response = request.returnMinimal
-      ? undefined
-      : await runSingle(tx, shape, { tenantId, key: guid, ...stagedArgs() });
-    return withPrompts(response, prompts.envelope());
+    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
-  return result === undefined ? minimalResult() : jsonResult(200, result);
+  return writeResult(service, request, 200, result);
 }
 
-/** `DELETE`: removes one record */
+/** `DELETE`: removes one record, when its version is one `If-Match` names (if sent) */
 export async function deleteEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
   const { entity, guid } = recordOf(service, request, "delete");
+  const conditions = preconditionsOf(request);
   const references = currentScope()?.references;
-  await inRequestTransaction(service.db, tenantId, (tx) =>
-    deleteRecord(
+  await inRequestTransaction(service.db, tenantId, async (tx) => {
+    await checkWrite(tx, entity, tenantId, guid, conditions);
+    await deleteRecord(
       { session: tx, tenant: { id: tenantId, features: new Set() }, ...(references && { references }) },
       entity,
       guid,
-    ),
-  );
+    );
+  });
   return noContent();
 }

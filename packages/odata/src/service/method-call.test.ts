@@ -99,8 +99,15 @@ let db: Database;
 let service: ODataService;
 const tenantId = uniqueTenant("method-values");
 
+// these cases are about the values that arrive: the answers without control information
 const get = async (path: string, search = "") => {
-  const result = await service.handle({ method: "GET", path, search: new URLSearchParams(search), tenantId });
+  const result = await service.handle({
+    method: "GET",
+    path,
+    search: new URLSearchParams(search),
+    tenantId,
+    metadata: "none",
+  });
   return { ...result, json: result.body === undefined ? undefined : JSON.parse(result.body) };
 };
 const numbers = (json: { value: { Number: number }[] }) => json.value.map((o) => o.Number);

@@ -15,6 +15,8 @@ import {
   ServiceError,
   type Session,
 } from "@bizdata/core";
+import { checkWrite, preconditionsOf } from "../conditional/preconditions.js";
+import { resultType } from "../metadata/operation-results.js";
 import type { ReadPlanner } from "../read/read-planner.js";
 import { resolveEntity } from "../read/read-planner.js";
 import { runCollection, runSingle } from "../read/run-read.js";
@@ -22,7 +24,7 @@ import type { Literal, ResourcePath } from "../syntax/ast.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
-import { jsonResult, noContent, type ODataResult, withPrompts } from "./odata-result.js";
+import { etagHeader, noContent, type ODataResult, type PayloadControl, payloadResult } from "./odata-result.js";
 import { currentScope, inRequestTransaction, type RequestPrompts, requestPrompts } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
@@ -135,7 +137,12 @@ export async function callMethod(
   // query-string options shape a returned entity or collection
   const options = new URLSearchParams([...request.search].filter(([name]) => !isArgument(name)));
 
+  const metadata = request.metadata ?? "minimal";
+  // a Modify method bound to a record changes it: If-Match holds it to the version the client saw
+  const conditions = declaration.type === "modify" && key !== null ? preconditionsOf(request) : {};
+
   const run = async (tx: Session): Promise<ODataResult> => {
+    if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
     const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible);
     const outcome = await invokeMethod(
       env,
@@ -148,10 +155,15 @@ export async function callMethod(
       },
       declaration,
     );
-    const answer = (status: number, body?: string): ODataResult => {
-      const shaped = withPrompts(body, prompts.envelope());
-      return shaped === undefined ? noContent() : jsonResult(status, shaped);
-    };
+    const answer = (
+      status: number,
+      body?: string,
+      control: Omit<PayloadControl, "prompts"> = {},
+      headers: Record<string, string> = {},
+    ): ODataResult =>
+      body === undefined
+        ? noContent()
+        : payloadResult(service, request, status, body, { ...control, prompts: prompts.envelope() }, headers);
     if (outcome.status === "aborted") return answer(400, JSON.stringify(outcome.error.toJSON()));
     if (outcome.status === "deferred") {
       const message = `${entity.name}.${path.method} waits for the answer to a question.`;
@@ -161,8 +173,11 @@ export async function callMethod(
     switch (returns.kind) {
       case "none":
         return answer(204);
-      case "scalar":
-        return answer(200, `{"value":${outcome.value === undefined ? "null" : JSON.stringify(outcome.value)}}`);
+      case "scalar": {
+        const value = outcome.value === undefined ? "null" : JSON.stringify(outcome.value);
+        const type = resultType(model, entity.name, path.method);
+        return answer(200, `{"value":${value}}`, type === undefined ? {} : { context: type });
+      }
       case "entity": {
         if (outcome.value === null || outcome.value === undefined) return answer(204);
         const read = planner.plan({
@@ -170,13 +185,16 @@ export async function callMethod(
           search: options,
           ieee754Compatible,
           staged,
+          metadata,
         });
         if (read.kind !== "entity") throw new Error("a keyed path reads an entity");
-        return answer(200, await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs() }));
+        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs() });
+        if (record === undefined) return answer(204);
+        return answer(200, record.body, { context: read.context }, etagHeader(record.version));
       }
       case "collection": {
         const keys = (outcome.value as readonly string[] | undefined) ?? [];
-        if (keys.length === 0) return answer(200, '{"value":[]}');
+
         const wrong = keys.find((k) => !isGuid(k));
         if (wrong !== undefined)
           throw new Error(`${entity.name}.${path.method} returned ${JSON.stringify(wrong)}, which is not a Guid.`);
@@ -189,9 +207,12 @@ export async function callMethod(
           staged,
           paged: false,
           keys: true,
+          metadata,
         });
         if (read.kind !== "collection") throw new Error("an entity set reads a collection");
-        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs() }));
+        const context = { context: read.context };
+        if (keys.length === 0) return answer(200, '{"value":[]}', context);
+        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs() }), context);
       }
     }
   };

@@ -5,8 +5,10 @@
  * writes anything. `odataRequestOf` builds one from a fetch `Request`.
  */
 import { ServiceError } from "@bizdata/core";
+import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import { responseFormat } from "./response-format.js";
 
 /** what the service asks permission for, before any record is read or written */
 export type Access =
@@ -20,8 +22,10 @@ export interface ODataRequest {
   readonly method: string;
   /** the resource path after the base path, decoded: `Product`, `Product(<guid>)`, `Product/$count`, `SalesOrder/GetOpenOrders()` */
   readonly path: string;
-  /** the query options (and a method's parameters) */
+  /** the query options (and a method's parameters), `$format` aside */
   readonly search: URLSearchParams;
+  /** the client's `$format`, as given: it chose `metadata`, and next links keep it */
+  readonly formatOption?: string;
   readonly tenantId: string;
   /**
    * The body parsed as JSON (readJsonBody: exact numbers, bounded size and depth), read only by
@@ -32,6 +36,12 @@ export interface ODataRequest {
   readonly returnMinimal?: boolean;
   /** decimals as JSON strings both ways (IEEE754Compatible=true) */
   readonly ieee754Compatible?: boolean;
+  /** the control information the answer carries (response-format.ts); default minimal */
+  readonly metadata?: MetadataLevel;
+  /** `If-Match` as sent: a write (or a read) proceeds only while the record is at a version it names */
+  readonly ifMatch?: string;
+  /** `If-None-Match` as sent: a read of a record at a version it names answers 304 */
+  readonly ifNoneMatch?: string;
   /** throws (typically a 403 ServiceError) when the caller may not make `access` */
   readonly authorize?: (access: Access) => void;
 }
@@ -65,19 +75,31 @@ export function odataRequestOf(
 ): ODataRequest {
   const url = new URL(request.url);
   const headers = request.headers;
+  const formatName = [...url.searchParams.keys()].find(isFormatOption);
+  const formatOption = formatName === undefined ? undefined : (url.searchParams.get(formatName) ?? undefined);
+  const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
+  const ifMatch = headers.get("if-match");
+  const ifNoneMatch = headers.get("if-none-match");
   return {
     // HEAD is GET without the content (RFC 9110 §9.3.2), and clients send it as a probe: the SAP
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
     method: request.method === "HEAD" ? "GET" : request.method,
     path: resourcePath(url.pathname, options.basePath),
-    search: url.searchParams,
+    search: new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
+    ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
     ...(hasBody(headers) && { body: () => readJsonBody(request, options.bodyLimits) }),
     returnMinimal: wantsMinimal(headers.get("prefer")),
-    ieee754Compatible: isIeee754Compatible(headers),
+    ieee754Compatible: format.ieee754Compatible,
+    metadata: format.metadata,
+    ...(ifMatch !== null && { ifMatch }),
+    ...(ifNoneMatch !== null && { ifNoneMatch }),
     ...(options.authorize && { authorize: options.authorize }),
   };
 }
+
+/** `$format`, with or without `$`, in any case (OData 4.01 §11.2.1): answered here, not parsed as a query option */
+const isFormatOption = (name: string) => name.replace(/^\$/, "").toLowerCase() === "format";
 
 /** the decoded resource path of a URL path under `basePath`; a malformed escape is a 400 */
 export function resourcePath(pathname: string, basePath: string): string {

@@ -1,27 +1,29 @@
 /**
  * The answer to a request as plain data, and every rule about its shape in one place
- * (api-conventions: Reads, Writes, User prompts): the prompt envelope as an instance annotation,
- * the Guid-only body of a write without `$select`/`$expand`/`$compute`, `Location`,
+ * (api-conventions: Reads, Writes, User prompts; OData JSON Format 4.01 §4): the context URL
+ * first, then the prompt envelope as an instance annotation, then the payload; the Content-Type
+ * that names the metadata level; the ETag header of a single record; `Location`,
  * `Prefer: return=minimal`, and the next link of a cut page. A host turns it into its own
  * framework's response.
  */
 import type { PromptEnvelope } from "@bizdata/core";
+import { etagOf } from "../conditional/entity-tags.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
+import type { ODataRequest } from "./odata-request.js";
 import { promptAnnotation } from "./request-scope.js";
+import { jsonContentType } from "./response-format.js";
 
 export interface ODataResult {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  /** JSON text, the number of a `$count` read, or nothing (204) */
+  /** JSON text, the number of a `$count` read, or nothing (204, 304) */
   readonly body?: string;
 }
 
-const JSON_TYPE = { "Content-Type": "application/json" };
-
-/** a JSON answer, with `Content-Type: application/json` */
+/** a JSON answer that is no OData payload (workflow state, a `$batch` envelope), as plain `application/json` */
 export const jsonResult = (status: number, body: string, headers: Record<string, string> = {}): ODataResult => ({
   status,
-  headers: { ...JSON_TYPE, ...headers },
+  headers: { "Content-Type": "application/json", ...headers },
   body,
 });
 
@@ -39,33 +41,59 @@ export const noContent = (headers: Record<string, string> = {}): ODataResult => 
 export const minimalResult = (headers: Record<string, string> = {}): ODataResult =>
   noContent({ ...headers, "Preference-Applied": "return=minimal" });
 
+/** a read of a record the client has at its current version (If-None-Match): 304, no body */
+export const notModified = (version: string): ODataResult => ({ status: 304, headers: { ETag: etagOf(version) } });
+
+/** the `ETag` header of a record at `version` */
+export const etagHeader = (version: string): Record<string, string> => ({ ETag: etagOf(version) });
+
+/** what goes before a payload's own members */
+export interface PayloadControl {
+  /** the context URL's fragment (context-url.ts); written unless the client asked for no metadata */
+  readonly context?: string;
+  /** the prompt envelope (spec 2.4), left out when there is none */
+  readonly prompts?: PromptEnvelope | undefined;
+}
+
 /**
- * Adds the prompt envelope (spec 2.4) to a JSON object's text, as the annotation of the current
- * request scope (`@userprompts`, or `@workflow.userprompts` in a workflow step); left out when
- * empty. With `return=minimal` there is no body to carry it.
+ * A JSON payload (an object's text) answered with its control information: `@odata.context`
+ * first (JSON Format §4.5.1, absent at `metadata=none`), then the prompt envelope under the
+ * current scope's annotation (`@userprompts`, or `@workflow.userprompts` in a workflow step),
+ * with the Content-Type saying the metadata level.
  */
-export const withPrompts = (body: string | undefined, envelope: PromptEnvelope | undefined): string | undefined =>
-  body === undefined || envelope === undefined
-    ? body
-    : `{"${promptAnnotation()}":${JSON.stringify(envelope)}${body === "{}" ? "}" : `,${body.slice(1)}`}`;
-
-/** without `$select`, `$expand` or `$compute` a written record answers with its Guid alone */
-export const isGuidOnly = (search: URLSearchParams): boolean =>
-  ![...search.keys()].some((k) => ["$select", "$expand", "$compute"].includes(systemQueryOption(k) ?? ""));
-
-/** the body of a written record without `$select`/`$expand`/`$compute` */
-export const guidOnlyBody = (guid: string): string => `{"Guid":"${guid}"}`;
+export function payloadResult(
+  service: { readonly basePath: string },
+  request: Pick<ODataRequest, "metadata" | "ieee754Compatible">,
+  status: number,
+  body: string,
+  control: PayloadControl,
+  headers: Record<string, string> = {},
+): ODataResult {
+  const metadata = request.metadata ?? "minimal";
+  const leading: string[] = [];
+  if (control.context !== undefined && metadata !== "none") {
+    leading.push(`"@odata.context":${JSON.stringify(`${service.basePath}/$metadata#${control.context}`)}`);
+  }
+  if (control.prompts !== undefined) leading.push(`"${promptAnnotation()}":${JSON.stringify(control.prompts)}`);
+  const text = leading.length === 0 ? body : `{${leading.join(",")}${body === "{}" ? "}" : `,${body.slice(1)}`}`;
+  const contentType = jsonContentType({ metadata, ieee754Compatible: request.ieee754Compatible ?? false });
+  return { status, headers: { "Content-Type": contentType, ...headers }, body: text };
+}
 
 /** the address of a record, for `Location` (api-conventions: Create) */
 export const recordUrl = (basePath: string, entity: string, guid: string): string => `${basePath}/${entity}(${guid})`;
 
-/** the next page of a collection read: the same options with `$skip` moved on */
+/**
+ * The next page of a collection read: the same options with `$skip` moved on (and the client's
+ * `$format`, which is not among the options the read parsed)
+ */
 export const nextLinkOf =
-  (basePath: string, entity: string, search: URLSearchParams) =>
+  (basePath: string, entity: string, request: Pick<ODataRequest, "search" | "formatOption">) =>
   (skip: number): string => {
     // the client's `skip`/`$Skip` is replaced, not repeated
-    const next = new URLSearchParams([...search].filter(([name]) => systemQueryOption(name) !== "$skip"));
+    const next = new URLSearchParams([...request.search].filter(([name]) => systemQueryOption(name) !== "$skip"));
     next.set("$skip", String(skip));
+    if (request.formatOption !== undefined) next.set("$format", request.formatOption);
     return `${basePath}/${entity}?${next}`;
   };
 

@@ -59,24 +59,45 @@ describe("createODataService", () => {
     asked.length = 0;
     const { status, headers, json } = await create({ Code: "T-1" });
     expect(status).toBe(201);
-    expect(json).toEqual({ Guid: expect.any(String) });
-    expect(headers).toMatchObject({ "Content-Type": "application/json", Location: `/odata/v1/SvTool(${json.Guid})` });
+    expect(json).toEqual({
+      "@odata.context": "/odata/v1/$metadata#SvTool(Guid)/$entity",
+      "@odata.etag": 'W/"1"',
+      Guid: expect.any(String),
+    });
+    expect(headers).toMatchObject({
+      "Content-Type": "application/json;odata.metadata=minimal",
+      Location: `/odata/v1/SvTool(${json.Guid})`,
+      ETag: 'W/"1"',
+    });
     expect(asked).toEqual([{ kind: "create", entity: "SvTool" }]);
   });
 
   it("shapes the created record by $select, and answers 204 to return=minimal", async () => {
     const shaped = await create({ Code: "T-2", Name: "Two" }, { search: "$select=Name" });
-    expect(shaped.json).toEqual({ Guid: expect.any(String), Name: "Two" });
+    expect(shaped.json).toEqual({
+      "@odata.context": "/odata/v1/$metadata#SvTool(Name)/$entity",
+      "@odata.etag": 'W/"1"',
+      Guid: expect.any(String),
+      Name: "Two",
+    });
     const minimal = await create({ Code: "T-3" }, { returnMinimal: true });
     expect(minimal.status).toBe(204);
     expect(minimal.body).toBeUndefined();
-    expect(minimal.headers).toMatchObject({ "Preference-Applied": "return=minimal", Location: expect.any(String) });
+    expect(minimal.headers).toMatchObject({
+      "Preference-Applied": "return=minimal",
+      Location: expect.any(String),
+      ETag: 'W/"1"',
+    });
   });
 
   it("puts the prompts of a write into @userprompts", async () => {
     const { json } = await create({ Code: "T-4", Name: "warn" });
+    // the context first, then the prompts, then the record
+    expect(Object.keys(json)).toEqual(["@odata.context", "@userprompts", "@odata.etag", "Guid"]);
     expect(json).toEqual({
+      "@odata.context": "/odata/v1/$metadata#SvTool(Guid)/$entity",
       "@userprompts": { global: [{ id: expect.any(String), text: "Named warn", severity: "warning" }] },
+      "@odata.etag": 'W/"1"',
       Guid: expect.any(String),
     });
   });
@@ -91,14 +112,25 @@ describe("createODataService", () => {
     expect([count.status, count.headers["Content-Type"], count.body]).toEqual([200, "text/plain", "4"]);
     const guid = page.json.value[0].Guid;
     const one = await call({ method: "GET", path: `SvTool(${guid})`, search: "$select=Code" });
-    expect(one.json).toEqual({ Guid: guid, Code: "T-1" });
+    expect(one.json).toEqual({
+      "@odata.context": "/odata/v1/$metadata#SvTool(Code)/$entity",
+      "@odata.etag": 'W/"1"',
+      Guid: guid,
+      Code: "T-1",
+    });
+    expect(one.headers.ETag).toBe('W/"1"');
   });
 
   it("updates and deletes, asking for each", async () => {
     const { json } = await create({ Code: "T-5" });
     asked.length = 0;
     const patched = await call({ method: "PATCH", path: `SvTool(${json.Guid})`, body: async () => ({ Name: "Five" }) });
-    expect(patched.json).toEqual({ Guid: json.Guid });
+    expect(patched.json).toEqual({
+      "@odata.context": "/odata/v1/$metadata#SvTool(Guid)/$entity",
+      "@odata.etag": 'W/"2"',
+      Guid: json.Guid,
+    });
+    expect(patched.headers.ETag).toBe('W/"2"');
     const deleted = await call({ method: "DELETE", path: `SvTool(${json.Guid})` });
     expect(deleted.status).toBe(204);
     expect(asked).toEqual([

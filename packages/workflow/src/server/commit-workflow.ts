@@ -14,18 +14,20 @@
  */
 import {
   type AnyEntity,
-  BASE_IMAGE_COLUMN,
+  asJson,
   BASE_VERSION_COLUMN,
   baseStore,
   type CommitRejection,
   checkBeforeCommit,
   DELETED_COLUMN,
+  inBaseImage,
   type Model,
   persistedColumns,
   type ReferenceField,
   rowToRecord,
   type Session,
   saveVirtual,
+  stagedChanged,
   stagedTableName,
   TENANT_COLUMN,
   tableName,
@@ -77,18 +79,12 @@ export type CommitOutcome =
 const stagedRows = (tenantId: string, workflowId: string) =>
   sql`s.${id(TENANT_COLUMN)} = ${tenantId} AND s.${id(WORKFLOW_COLUMN)} = ${workflowId}::uuid`;
 
-/** the column's value as JSON text, comparable with the same column in the stored base image */
-const asJson = (alias: string, column: string) => sql`coalesce(to_json(${id(alias)}.${id(column)})::text, 'null')`;
-const inImage = (column: string) => sql`coalesce((s.${id(BASE_IMAGE_COLUMN)} -> ${column})::text, 'null')`;
-/** whether the workflow changed `column` (after-image against the base image it was made from) */
-const stagedChanged = (column: string) => sql`${asJson("s", column)} <> ${inImage(column)}`;
-
 /** staged changes of records whose main version moved on since they were staged, and what collides */
 async function conflictsOf(session: Session, def: AnyEntity, tenantId: string, workflowId: string) {
   const columns = persistedColumns(def).filter((c) => c.column !== "guid");
   const colliding = columns.map(
     (c) =>
-      sql`CASE WHEN ${asJson("b", c.column)} <> ${inImage(c.column)} AND (s.${id(DELETED_COLUMN)} OR ${stagedChanged(c.column)}) THEN ${c.path.join("/")} END`,
+      sql`CASE WHEN ${asJson("b", c.column)} <> ${inBaseImage(c.column)} AND (s.${id(DELETED_COLUMN)} OR ${stagedChanged(c.column)}) THEN ${c.path.join("/")} END`,
   );
   const rows = await session.query<{ guid: string; gone: boolean; deleting: boolean; properties: unknown }>(
     sql`SELECT s.guid::text AS guid, b.guid IS NULL AS gone, s.${id(DELETED_COLUMN)} AS deleting,

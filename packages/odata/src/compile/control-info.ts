@@ -1,0 +1,102 @@
+/**
+ * The control information of an entity object (OData JSON Format 4.01 §4.5), by metadata level
+ * (§3.1): `none` has none; `minimal` the ETag (`@odata.etag`, §4.5.10); `full` also the type,
+ * the id, the edit link and a navigation link per navigation property (§4.5.3, §4.5.8, §4.5.9,
+ * §4.5.11). Links are relative (§4.3): the context URL (`{base}/$metadata#…`) is their base, so
+ * `Product(<guid>)` is `{base}/Product(<guid>)`. Names keep the `@odata.` prefix of OData 4.0,
+ * which 4.01 clients read as well, as the `@odata.count` and `@odata.nextLink` the service
+ * has always written.
+ *
+ * The same information is written two ways: from flat row values in TypeScript (row-plan.ts) and
+ * as `json_build_object` pairs in SQL (json-object.ts, for expanded collections).
+ */
+import { type AnyEntity, type PersistedField, versionText } from "@bizdata/core";
+import { type SQL, sql } from "drizzle-orm";
+import { etagOf } from "../conditional/entity-tags.js";
+import type { OutputOptions } from "./output-value.js";
+
+export type MetadataLevel = "none" | "minimal" | "full";
+
+/** what an entity object is written with: its values' form, and the control information around them */
+export interface EntityOutput extends OutputOptions {
+  /** default `none`: statements that serve no client (a method's lookups) write no control information */
+  readonly metadata?: MetadataLevel;
+  /** the schema namespace (`@odata.type`), at `full` */
+  readonly namespace?: string;
+}
+
+/** the navigation properties of an entity: its references and its owned collections */
+const navigationOf = (entity: AnyEntity): string[] =>
+  Object.entries(entity.fields as Record<string, PersistedField>).flatMap(([name, field]) =>
+    field.kind === "reference" || field.kind === "collection" ? [name] : [],
+  );
+
+/** a control value as it is made: text, and the record's Guid and version where they go */
+type Template = readonly (string | { readonly column: "guid" | "version" })[];
+
+const GUID = { column: "guid" } as const;
+const VERSION = { column: "version" } as const;
+
+interface ControlPlan {
+  /** before the properties: type, id, etag, edit link */
+  readonly leading: readonly (readonly [key: string, value: Template])[];
+  /** after them: the navigation links */
+  readonly trailing: readonly (readonly [key: string, value: Template])[];
+}
+
+function controlPlan(entity: AnyEntity, options: EntityOutput): ControlPlan {
+  const metadata = options.metadata ?? "none";
+  if (metadata === "none") return { leading: [], trailing: [] };
+  // etagOf's form, around the version
+  const [before, after] = etagOf("\n").split("\n") as [string, string];
+  const etag = ["@odata.etag", [before, VERSION, after]] as const;
+  if (metadata === "minimal") return { leading: [etag], trailing: [] };
+  const url = [`${entity.name}(`, GUID, ")"];
+  return {
+    leading: [
+      ["@odata.type", [`#${options.namespace}.${entity.name}`]],
+      ["@odata.id", url],
+      etag,
+      ["@odata.editLink", url],
+    ],
+    trailing: navigationOf(entity).map((name) => [`${name}@odata.navigationLink`, [...url, `/${name}`]] as const),
+  };
+}
+
+/** whether an object of this output needs its record's version (and Guid) for control information */
+export const writesControl = (options: EntityOutput): boolean => (options.metadata ?? "none") !== "none";
+
+/** the control information as JSON text members (`"@odata.etag":"W/\"3\""`), before and after the properties */
+export function controlText(entity: AnyEntity, options: EntityOutput) {
+  const plan = controlPlan(entity, options);
+  const members = (items: ControlPlan["leading"], guid: string, version: string) =>
+    items.map(([key, template]) => {
+      const value = template.map((p) => (typeof p === "string" ? p : p.column === "guid" ? guid : version)).join("");
+      return `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    });
+  return {
+    leading: (guid: string, version: string) => members(plan.leading, guid, version),
+    trailing: (guid: string) => members(plan.trailing, guid, ""),
+  };
+}
+
+/**
+ * The control information as `json_build_object` pairs for the record at `alias` (a relation
+ * with `guid` and `row_version`): the same text, built by PostgreSQL from the row, every
+ * constant a parameter.
+ */
+export function controlPairs(entity: AnyEntity, alias: string, options: EntityOutput) {
+  const plan = controlPlan(entity, options);
+  const part = (p: Template[number]): SQL =>
+    typeof p === "string"
+      ? sql`${p}::text`
+      : p.column === "guid"
+        ? sql`${sql.identifier(alias)}.guid::text`
+        : versionText(alias);
+  const pairs = (items: ControlPlan["leading"]) =>
+    items.map(([key, template]): [string, SQL] => [
+      key,
+      template.length === 1 ? part(template[0]!) : sql`concat(${sql.join(template.map(part), sql`, `)})`,
+    ]);
+  return { leading: pairs(plan.leading), trailing: pairs(plan.trailing) };
+}

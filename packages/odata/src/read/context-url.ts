@@ -1,0 +1,75 @@
+/**
+ * Context URL fragments (OData Protocol 4.01 §10), from the bound read, so they say what the
+ * payload holds: the entity set, then the select-list — the selected properties and, for each
+ * expanded navigation property, its own list in parentheses (§10.9, §10.10). The service's
+ * default projection is the Guid alone (spec 2.1), so a list is never left empty (an empty list
+ * would mean every structural property, which the payload does not hold): it names `Guid` when
+ * nothing else is selected, and leaves the key out otherwise (`Product(SKU,Cost)`). An entity
+ * without an entity set of its own (an owned collection's item) is named by its type (§10.2,
+ * §10.3). `$apply` results list their groups, nested along navigation paths, and their
+ * aggregates (Data Aggregation 4.0 §3: `Sales(Customer(Country),Total)`).
+ */
+import type { AnyEntity, Model } from "@bizdata/core";
+import type { ApplyQuery } from "../bind/apply-query.js";
+import type { ReadQuery } from "../bind/read-query.js";
+import { entitySetsOf } from "../metadata/edm-container.js";
+
+const sets = new WeakMap<Model, ReadonlySet<string>>();
+
+/** `Product`, or `Collection(ns.SalesOrderDetail)` / `ns.SalesOrderDetail` for an entity without a set */
+function target(model: Model, entity: AnyEntity, single: boolean): { name: string; bound: boolean } {
+  let known = sets.get(model);
+  if (known === undefined) {
+    known = entitySetsOf(model);
+    sets.set(model, known);
+  }
+  if (known.has(entity.name)) return { name: entity.name, bound: true };
+  const type = `${model.namespace}.${entity.name}`;
+  return { name: single ? type : `Collection(${type})`, bound: false };
+}
+
+/** the members of a read's select-list, without the parentheses */
+function members(query: ReadQuery): string[] {
+  const names = query.select.map((p) => p.name);
+  const selected = names.length > 1 ? names.filter((n) => n !== "Guid") : names;
+  const expanded = query.expand.map(
+    (e) => `${e.kind === "collection" ? e.name : e.path.join("/")}(${members(e.query).join(",")})`,
+  );
+  return [...selected, ...expanded];
+}
+
+/** `Product(SKU,Cost)` for a collection, `Product(SKU,Cost)/$entity` for one record */
+export function readContext(model: Model, query: ReadQuery, single: boolean): string {
+  const { name, bound } = target(model, query.entity, single);
+  return `${name}(${members(query).join(",")})${single && bound ? "/$entity" : ""}`;
+}
+
+interface Node {
+  readonly name: string;
+  readonly children: Node[];
+}
+
+/** `Sales(Customer(Country),Total)`: groups nested along their navigation steps, then the aggregates */
+export function applyContext(model: Model, query: ApplyQuery): string {
+  const root: Node = { name: "", children: [] };
+  for (const group of query.groups) {
+    const steps =
+      group.expr.kind === "column"
+        ? [...group.expr.via.map((v) => v.column.path.join("/")), group.expr.column.path.join("/")]
+        : [group.path.join("/")];
+    let node = root;
+    for (const step of steps.slice(0, -1)) {
+      let child = node.children.find((c) => c.name === step && c.children.length > 0);
+      if (child === undefined) {
+        child = { name: step, children: [] };
+        node.children.push(child);
+      }
+      node = child;
+    }
+    node.children.push({ name: steps.at(-1)!, children: [] });
+  }
+  for (const aggregate of query.aggregates) root.children.push({ name: aggregate.alias, children: [] });
+  const list = (node: Node): string =>
+    node.children.map((c) => (c.children.length > 0 ? `${c.name}(${list(c)})` : c.name)).join(",");
+  return `${target(model, query.entity, false).name}(${list(root)})`;
+}
