@@ -137,6 +137,35 @@ describe("method endpoints (spec 4.8)", () => {
     });
   });
 
+  it("answers a static method's function import at the service root like the bound form", async () => {
+    const bound = await json(
+      await full.request(
+        "GET",
+        "/api/SalesOrder/GetOpenOrders(customerId='MC-1')?$select=DocNumber&$orderby=DocNumber",
+      ),
+    );
+    for (const path of [
+      "/api/GetOpenOrders(customerId='MC-1')?$select=DocNumber&$orderby=DocNumber",
+      "/api/GetOpenOrders()?customerId='MC-1'&$select=DocNumber&$orderby=DocNumber",
+      "/api/GetOpenOrders?customerId=MC-1&$select=DocNumber&$orderby=DocNumber",
+    ]) {
+      const res = await full.request("GET", path);
+      expect(res.status, path).toBe(200);
+      expect(dataOf(await json(res)), path).toEqual(dataOf(bound));
+    }
+    expect(bound.value.map((o: { DocNumber: string }) => o.DocNumber)).toEqual(["MO-1", "MO-2"]);
+  });
+
+  it("names the position in the import address as written when its arguments are malformed, and refuses POST", async () => {
+    const res = await full.request("GET", "/api/GetOpenOrders(customerId=)");
+    expect(res.status).toBe(400);
+    const { error } = await json(res);
+    expect(error).toMatchObject({ code: "QuerySyntaxError", target: "path" });
+    // `GetOpenOrders(customerId=` is 25 characters: the value is missing at position 25
+    expect(error.message).toMatch(/position 25\b/);
+    expect((await full.request("POST", "/api/GetOpenOrders(customerId='MC-1')")).status).toBe(405);
+  });
+
   it("calls a Modify method with a JSON body or with the query string, and it does the work", async () => {
     const viaBody = await full.request("POST", `/api/SalesOrder(${ids.fullTarget})/ReorderFrom`, {
       salesOrderGuid: ids.source,
