@@ -33,8 +33,9 @@ beforeAll(async () => {
   ]);
   const { BizdataService } = await project.load("generated/BizdataService.ts");
   const { FetchClient } = await import("@odata2ts/http-client-fetch");
-  // (its config type asks for `cache` by mistake: it is an optional RequestInit member)
-  const http = new FetchClient({ headers: { Authorization: service.authorization } } as FetchRequestConfig);
+  // its config type asks for `cache` (what it sends by default: no-cache)
+  const config: FetchRequestConfig = { headers: { Authorization: service.authorization }, cache: "no-cache" };
+  const http = new FetchClient(config);
   api = new BizdataService(http, service.serviceUrl.replace(/\/$/, ""));
 }, 180_000);
 
