@@ -167,11 +167,15 @@ describe("the generated client against the reference host", () => {
     expect((await service.getJson(`Product(${guid})?$select=SalesDescription`)).SalesDescription).toBe("second");
   });
 
-  it("deletes", async () => {
+  it("deletes, with the ETag of the entity it read", async () => {
     const { productApi } = client;
     const draft = productApi.entityBuilder().sku("SAP-DELETE").build();
     const created = await execute(productApi.requestBuilder().create(draft));
-    await execute(productApi.requestBuilder().delete(created.guid));
+    const product = await execute(productApi.requestBuilder().getByKey(created.guid).select(productApi.schema.SKU));
+    const mark = service.exchanges.mark();
+    await execute(productApi.requestBuilder().delete(product));
+    const sent = service.exchanges.since(mark).find((e) => e.method === "DELETE");
+    expect(sent?.requestHeaders["if-match"]).toBe(product.versionIdentifier);
     expect(await service.status(`Product(${created.guid})`)).toBe(404);
   });
 
