@@ -7,7 +7,7 @@ import type { Scenario, ScenarioData } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
 
 export interface Target {
-  readonly name: "host" | "floor";
+  readonly name: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -64,7 +64,18 @@ export async function measure(
   settings: BenchSettings,
 ): Promise<Measurement> {
   await run(target, scenario, data, settings.warmup, settings.connections);
-  const result = await run(target, scenario, data, settings.duration, settings.connections);
+  return sample(target, scenario, data, settings.duration, settings.connections);
+}
+
+/** one measured run of `seconds`, without a warm-up */
+export async function sample(
+  target: Target,
+  scenario: Scenario,
+  data: ScenarioData,
+  seconds: number,
+  connections: number,
+): Promise<Measurement> {
+  const result = await run(target, scenario, data, seconds, connections);
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {})
       .filter(([status]) => !status.startsWith("2"))

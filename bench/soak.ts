@@ -11,8 +11,9 @@
  * p99 and the host's CPU time per request per window, and the last window over the first. It runs only when BENCH_ONLY names it,
  * as it takes minutes.
  */
-import { readFile } from "node:fs/promises";
+
 import autocannon from "autocannon";
+import { cpuSeconds } from "./process-cpu.js";
 import type { ScenarioData } from "./scenarios.js";
 import { scenarios } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
@@ -48,22 +49,6 @@ export interface SoakResult {
   /** last window over the first */
   readonly ratio: { readonly rps: number; readonly p99: number; readonly hostCpu: number | undefined };
 }
-
-/** user + system CPU seconds of a process so far, from /proc (undefined elsewhere) */
-async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
-  if (pid === undefined) return undefined;
-  try {
-    // fields after the parenthesized command name: utime and stime are the 12th and 13th, in ticks
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
-// Linux's USER_HZ, the unit of /proc/<pid>/stat times, is 100 on every common architecture
-const CLOCK_TICKS = 100;
 
 export async function runSoak(
   url: string,

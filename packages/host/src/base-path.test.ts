@@ -6,7 +6,7 @@
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../test/database.js";
-import { config, PASSWORD } from "../../../test/host-app.js";
+import { config, dataOf, PASSWORD } from "../../../test/host-app.js";
 import { type App, createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import { migrateService } from "./schema.js";
@@ -47,7 +47,10 @@ describe(`createApp({ basePath: "${BASE}" })`, () => {
     const location = created.headers.get("Location")!;
     expect(location).toMatch(new RegExp(`^${BASE}/Country\\([0-9a-f-]{36}\\)$`));
     const read = await request("GET", `${location}?$select=Name`);
-    expect(await json(read)).toEqual({ Guid: expect.any(String), Name: "Base" });
+    const record = await json(read);
+    // the context URL is under the base path too
+    expect(record["@odata.context"]).toBe("/odata/v1/$metadata#Country(Name)/$entity");
+    expect(dataOf(record)).toEqual({ Guid: expect.any(String), Name: "Base" });
   });
 
   it("gives next links under the base path, which answer the next page", async () => {
@@ -76,8 +79,8 @@ describe(`createApp({ basePath: "${BASE}" })`, () => {
     const { responses } = await json(res);
     expect(responses.map((r: { status: number }) => r.status)).toEqual([201, 200, 200, 200]);
     expect(responses[0].headers.location).toMatch(new RegExp(`^${BASE}/Country\\(`));
-    expect(responses[1].body).toEqual({ Guid: responses[0].body.Guid, Name: "Batched" });
-    expect(responses[2].body.value).toEqual([{ Guid: responses[0].body.Guid, Name: "Batched" }]);
+    expect(dataOf(responses[1].body)).toEqual({ Guid: responses[0].body.Guid, Name: "Batched" });
+    expect(dataOf(responses[2].body.value)).toEqual([{ Guid: responses[0].body.Guid, Name: "Batched" }]);
     expect(responses[3].body).toBe("1");
   });
 

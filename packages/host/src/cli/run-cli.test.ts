@@ -87,6 +87,24 @@ describe("bizdata CLI", () => {
     expect(output).toEqual([usage, usage]);
   });
 
+  it("creates a user with a role that ROLES defines", async () => {
+    const tenant = `roles-${Date.now()}`;
+    const roles = JSON.stringify({ admin: { read: "*" }, clerk: { read: "*", create: ["SalesOrder"] } });
+    const withRoles = { ...context, env: { ...context.env, ROLES: roles } };
+    await runCli(["tenant", "create", tenant, "--model", "model.mjs"], withRoles);
+    await runCli(
+      ["user", "create", tenant, "carol", "--password", "s3cret!", "--role", "clerk", "--model", "model.mjs"],
+      withRoles,
+    );
+    expect((await findUser(context.database!, tenant, "carol"))?.roles).toEqual(["clerk"]);
+    await expect(
+      runCli(
+        ["user", "create", tenant, "dan", "--password", "p", "--role", "reader", "--model", "model.mjs"],
+        withRoles,
+      ),
+    ).rejects.toThrow('--role must be one of admin, clerk (ROLES), not "reader".');
+  });
+
   it.each([
     [["frobnicate"], "bizdata frobnicate: not a command"],
     [["tenant", "delete", "x"], "bizdata tenant delete x: not a command"],
@@ -94,7 +112,7 @@ describe("bizdata CLI", () => {
     [["user", "create", "t", "bob", "--role", "admin"], "Give the password with --password or BIZDATA_PASSWORD."],
     [
       ["user", "create", "t", "bob", "--password", "p", "--role", "boss"],
-      '--role must be admin or reader, not "boss".',
+      '--role must be one of admin, reader (ROLES), not "boss".',
     ],
     [
       ["migrate", "--config", "bizdata.config.js", "--model", "model.mjs"],

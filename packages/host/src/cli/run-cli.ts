@@ -18,7 +18,7 @@ export const usage = `usage: bizdata <command> [--config FILE | --model MODULE]
   migrate                                       create or upgrade the schema of the model
   seed [ARGS…]                                  run the config's seed; ARGS are the seed's own
   tenant create ID [--name NAME]
-  user create TENANT USERNAME --password PASSWORD [--role admin|reader]
+  user create TENANT USERNAME --password PASSWORD [--role ROLE]     a role of ROLES; default admin
   feature enable|disable|list TENANT [FEATURE]
   keys rotate                                   a new signing key; tokens of the older ones stay valid until they expire
 
@@ -82,7 +82,9 @@ function commandOf(command: string, rest: readonly string[], { env, print }: Cli
       const [tenant, username] = args;
       if (sub !== "create" || tenant === undefined || username === undefined || args.length !== 2) return undefined;
       if (!password) throw new Error("Give the password with --password or BIZDATA_PASSWORD.");
-      if (role !== "admin" && role !== "reader") throw new Error(`--role must be admin or reader, not "${role}".`);
+      // the roles this deployment defines (ROLES), not only the two defaults
+      const known = Object.keys(loadConfig(env).roles);
+      if (!known.includes(role)) throw new Error(`--role must be one of ${known.join(", ")} (ROLES), not "${role}".`);
       return async (db) => {
         await setUser(db, tenant, username, password, [role]);
         print(`user ${username} in tenant ${tenant} saved with role ${role}`);

@@ -1,0 +1,122 @@
+/**
+ * `pnpm bench:compare <baseline checkout>`: this checkout's host against the host of another
+ * checkout of the project — the commit before a change, e.g. `git worktree add ../base <commit>`
+ * with its dependencies installed — on the same database and data, with the floor as a third
+ * target. The machines the bench runs on are shared: a host measured for ten seconds and its
+ * baseline for the next ten see different neighbours, and a before/after from two `pnpm bench`
+ * runs says more about the neighbours than about the change. Here the three targets take turns in
+ * short slices (COMPARE_SLICE seconds, default 3), round after round (COMPARE_ROUNDS, default 6),
+ * in rotating order, so all meet the same noise; each reports the median req/s of its slices and
+ * its process's CPU time per request (/proc), which other processes disturb far less than
+ * throughput. BENCH_ONLY, BENCH_CONNECTIONS, BENCH_WARMUP and DATABASE_URL as for `pnpm bench`.
+ * The baseline runs its own `bench/host-server.ts`, so its migration runs on the same database
+ * first: a baseline whose schema this checkout has changed incompatibly cannot be compared so.
+ */
+import os from "node:os";
+import { resolve } from "node:path";
+import { assertAgree, withoutControl } from "./agree.js";
+import { type Measurement, probe, sample, type Target } from "./load.js";
+import { benchTenant, prepareDatabase } from "./prepare.js";
+import { cpuSeconds } from "./process-cpu.js";
+import { describeMachine } from "./report.js";
+import { scenarios } from "./scenarios.js";
+import { type RunningServer, startServer } from "./servers.js";
+import { loadSettings } from "./settings.js";
+import { signIn } from "./sign-in.js";
+
+const baselineDir = process.argv[2];
+if (baselineDir === undefined)
+  throw new Error(
+    "Name the baseline checkout: pnpm bench:compare <folder of another checkout, dependencies installed>.",
+  );
+const rounds = Number(process.env.COMPARE_ROUNDS ?? 6);
+const slice = Number(process.env.COMPARE_SLICE ?? 3);
+if (!(Number.isInteger(rounds) && rounds >= 1 && Number.isInteger(slice) && slice >= 1))
+  throw new Error(`COMPARE_ROUNDS=${rounds} and COMPARE_SLICE=${slice} must be whole numbers from 1.`);
+
+const settings = loadSettings();
+const machine = describeMachine();
+const selected = scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
+const median = (xs: readonly number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+interface Slice {
+  readonly m: Measurement;
+  /** CPU microseconds of the target's process per answered request, when /proc tells */
+  readonly cpuPerRequest: number | undefined;
+}
+
+const data = await prepareDatabase(settings.databaseUrl, settings.scale);
+const runId = Date.now().toString(36);
+let skus = 0;
+const scenarioData = { ...data, uniqueSku: () => `compare-${runId}-${skus++}` };
+const env = { DATABASE_URL: settings.databaseUrl, ACCESS_TOKEN_TTL: String(24 * 3600), BENCH_TENANT: benchTenant.id };
+// one after the other: both hosts migrate the same database at start
+const current = await startServer("./host-server.ts", env);
+const servers: RunningServer[] = [current];
+try {
+  servers.push(await startServer(resolve(baselineDir, "bench/host-server.ts"), env));
+  servers.push(await startServer("./floor-server.ts", env));
+  const [, baseline, floor] = servers as [RunningServer, RunningServer, RunningServer];
+  const headers = { authorization: `Bearer ${await signIn(current.url, benchTenant)}` };
+  const targets: (Target & { pid: number | undefined })[] = [
+    { name: "this", url: current.url, headers, pid: current.pid },
+    { name: "baseline", url: baseline.url, headers, pid: baseline.pid },
+    { name: "floor", url: floor.url, headers, pid: floor.pid },
+  ];
+  const rows: string[] = [];
+  for (const scenario of selected) {
+    const answers = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
+    // the hosts may differ in control information (a newer one adds @odata.context): compare the data
+    assertAgree(scenario, ["baseline", withoutControl(answers[1])], ["this host", withoutControl(answers[0])]);
+    for (const t of targets) await sample(t, scenario, scenarioData, settings.warmup, settings.connections);
+    const slices = new Map<string, Slice[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(round + i) % targets.length]!;
+        const before = await cpuSeconds(t.pid);
+        const m = await sample(t, scenario, scenarioData, slice, settings.connections);
+        const after = await cpuSeconds(t.pid);
+        const answered = m.ok + m.non2xx;
+        slices.get(t.name)!.push({
+          m,
+          cpuPerRequest:
+            before === undefined || after === undefined || answered === 0
+              ? undefined
+              : ((after - before) * 1e6) / answered,
+        });
+      }
+      console.error(`${scenario.name}: round ${round + 1} of ${rounds}`);
+    }
+    const rps = (name: string) => median(slices.get(name)!.map((s) => s.m.rps));
+    const p50 = (name: string) => median(slices.get(name)!.map((s) => s.m.p50));
+    const cpu = (name: string) => {
+      const xs = slices.get(name)!.flatMap((s) => (s.cpuPerRequest === undefined ? [] : [s.cpuPerRequest]));
+      return xs.length === 0 ? undefined : median(xs);
+    };
+    const failed = [...slices.values()].flat().reduce((n, s) => n + s.m.non2xx + s.m.errors, 0);
+    const fmt = (x: number | undefined, digits = 0) => (x === undefined ? "–" : x.toFixed(digits));
+    const ratio = (a: number | undefined, b: number | undefined) =>
+      a === undefined || b === undefined ? "–" : (a / b).toFixed(2);
+    rows.push(
+      `| ${scenario.name} | ${fmt(rps("this"))} | ${fmt(rps("baseline"))} | ${ratio(rps("this"), rps("baseline"))} | ${fmt(p50("this"))} / ${fmt(p50("baseline"))} | ${fmt(cpu("this"))} | ${fmt(cpu("baseline"))} | ${ratio(cpu("this"), cpu("baseline"))} | ${ratio(rps("this"), rps("floor"))} | ${ratio(rps("baseline"), rps("floor"))} | ${failed} |`,
+    );
+  }
+  console.log(
+    [
+      `this host against ${baselineDir}, ${rounds} rounds of ${slice} s slices per target, ${settings.connections} connections; ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load before ${machine.loadAverageBefore.join(" ")}, after ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+      "",
+      "| scenario | this req/s | baseline req/s | this/baseline | p50 ms this / baseline | this CPU µs/req | baseline CPU µs/req | CPU this/baseline | this/floor | baseline/floor | non-2xx + errors |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      ...rows,
+    ].join("\n"),
+  );
+} finally {
+  await Promise.all(servers.map((s) => s.stop()));
+}

@@ -1,0 +1,18 @@
+/** CPU time of a server process, which other processes on a shared machine disturb far less than its throughput */
+import { readFile } from "node:fs/promises";
+
+// Linux's USER_HZ, the unit of /proc/<pid>/stat times, is 100 on every common architecture
+const CLOCK_TICKS = 100;
+
+/** user + system CPU seconds of a process so far, from /proc (undefined elsewhere) */
+export async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    // fields after the parenthesized command name: utime and stime are the 12th and 13th, in ticks
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
