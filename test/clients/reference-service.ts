@@ -57,16 +57,17 @@ export async function startReferenceService(label: string): Promise<ReferenceSer
   });
   const { port } = server.address() as AddressInfo;
   const serviceUrl = `http://127.0.0.1:${port}/api/`;
+  const get = (path: string) => fetch(new URL(path, serviceUrl), { headers: { Authorization: authorization } });
+  const ok = async (res: Response, what: string) => {
+    if (!res.ok) throw new Error(`${what}: ${res.status} ${await res.text()}`);
+    return res;
+  };
   return {
     serviceUrl,
     tenantId,
     authorization,
     exchanges,
-    async getJson(path) {
-      const res = await fetch(new URL(path, serviceUrl), { headers: { Authorization: authorization } });
-      if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-      return res.json();
-    },
+    getJson: async (path) => (await ok(await get(path), `GET ${path}`)).json(),
     async postJson(path, body) {
       const res = await fetch(new URL(path, serviceUrl), {
         method: "POST",
@@ -76,13 +77,9 @@ export async function startReferenceService(label: string): Promise<ReferenceSer
       if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
       return res.json();
     },
-    async metadataXml() {
-      const res = await fetch(new URL("$metadata", serviceUrl), { headers: { Authorization: authorization } });
-      if (!res.ok) throw new Error(`GET $metadata: ${res.status} ${await res.text()}`);
-      return res.text();
-    },
+    metadataXml: async () => (await ok(await get("$metadata"), "GET $metadata")).text(),
     async status(path) {
-      const res = await fetch(new URL(path, serviceUrl), { headers: { Authorization: authorization } });
+      const res = await get(path);
       await res.body?.cancel();
       return res.status;
     },
