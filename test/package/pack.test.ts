@@ -174,7 +174,11 @@ beforeAll(async () => {
     }),
   );
   for (const file of ["model.js", "server.js"]) copyFileSync(join(example, file), join(project, file));
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], project);
+  // swagger-ui-dist (the docs page) depends on @scarf/scarf, whose install script reports the
+  // install unless told not to
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], project, {
+    SCARF_ANALYTICS: "false",
+  });
 });
 
 // every server ends with its test (the embedded one holds an in-memory database)
@@ -201,6 +205,13 @@ describe("the packed packages, installed with npm outside the workspace", () => 
     for (const file of ["model.js", "server.js"]) expect(readme).toContain(readFileSync(join(example, file), "utf8"));
     const base = await start("node", ["server.js"], { PORT: "0", LOG_LEVEL: "silent" }, /listening on (http:\S+)/);
     await roundTrip(base, await signIn(base, "acme", "alice", "s3cret!"));
+    // the OpenAPI document of this model, and the docs page's files from the installed swagger-ui-dist
+    const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/Supplier", "/Part({Guid})"]));
+    expect(Object.keys(doc.paths)).not.toContain("/Product");
+    const bundle = await fetch(`${base}/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
   });
 
   describe("(b) with PostgreSQL", () => {

@@ -11,6 +11,7 @@ import pino, { type Logger } from "pino";
 import { entityRoutes, send } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
 import { metadataRoutes } from "./api/metadata-routes.js";
+import { openApiRoutes } from "./api/openapi-routes.js";
 import { workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
@@ -73,6 +74,16 @@ export function createApp({
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
+  // public like sign-in: read before there is a token
+  app.route(
+    "/",
+    openApiRoutes({
+      model,
+      basePath,
+      maxPageSize: config.queryLimits.maxPageSize,
+      oauthIssuers: config.oauthIssuers,
+    }),
+  );
   const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
   // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
   app.get("/.well-known/oauth-protected-resource", (c) =>

@@ -49,3 +49,20 @@ describe("the shutdown grace period", () => {
     expect(() => loadConfig({ SHUTDOWN_GRACE_MS: "forever" })).toThrow("SHUTDOWN_GRACE_MS=forever");
   });
 });
+
+describe("OAUTH_ISSUERS endpoints", () => {
+  const issuer = { issuer: "https://i.example", audience: "a", jwksUri: "https://i.example/jwks" };
+  it.each([
+    [{ authorizationEndpoint: "/authorize" }, "OAUTH_ISSUERS[0].authorizationEndpoint must be an absolute URL."],
+    [{ tokenEndpoint: 42 }, "OAUTH_ISSUERS[0].tokenEndpoint must be an absolute URL."],
+  ])("refuses %j, naming the entry and the field", (endpoints, message) => {
+    expect(() => loadConfig({ OAUTH_ISSUERS: JSON.stringify([{ ...issuer, ...endpoints }]) })).toThrow(message);
+  });
+
+  it("keeps valid endpoints", () => {
+    const endpoints = { authorizationEndpoint: "https://i.example/a", tokenEndpoint: "https://i.example/t" };
+    expect(loadConfig({ OAUTH_ISSUERS: JSON.stringify([{ ...issuer, ...endpoints }]) }).oauthIssuers).toEqual([
+      { ...issuer, ...endpoints },
+    ]);
+  });
+});

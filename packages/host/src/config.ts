@@ -70,6 +70,11 @@ function issuers(raw: string | undefined): TrustedIssuer[] {
       typeof item.audience === "string" &&
       (typeof item.jwksUri === "string" || typeof item.jwks === "object");
     if (!ok) throw new Error(`OAUTH_ISSUERS[${i}] needs issuer, audience and jwksUri or jwks.`);
+    for (const endpoint of ["authorizationEndpoint", "tokenEndpoint"]) {
+      const value = item[endpoint];
+      if (value !== undefined && (typeof value !== "string" || !URL.canParse(value)))
+        throw new Error(`OAUTH_ISSUERS[${i}].${endpoint} must be an absolute URL.`);
+    }
   }
   return parsed as TrustedIssuer[];
 }

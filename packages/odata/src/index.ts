@@ -5,7 +5,7 @@
  * calls as plain results, `runBatch` runs a `$batch` over the host's own handler, and
  * `readJsonBody` reads request bodies with exact numbers. A host only routes, authenticates and
  * maps errors to HTTP. And the service's description from the same model: the service document
- * and `$metadata`.
+ * and `$metadata`, and the OpenAPI 3.1 document built from the same entity data model.
  *
  * @example
  * const service = createODataService({ db, model });
@@ -42,6 +42,9 @@ export type * from "./metadata/edm.js";
 export { type MetadataRequest, metadataDocument, serviceDocumentText } from "./metadata/metadata-documents.js";
 export { type MetadataFormat, metadataFormat, metadataVersion } from "./metadata/metadata-negotiation.js";
 export { type ServiceDocument, serviceDocument } from "./metadata/service-document.js";
+export { TOKEN_PATHS } from "./openapi/auth-paths.js";
+export { type OpenApiOptions, openApiDocument } from "./openapi/openapi-document.js";
+export { BEARER, type OAuthIssuer, type OAuthSettings } from "./openapi/security-schemes.js";
 export {
   type PreparedRead,
   type PrepareOptions,

@@ -29,6 +29,12 @@ export interface TrustedIssuer {
   readonly scopeClaim?: string;
   /** default: RS256, PS256, ES256, EdDSA — never `none`, never an HMAC algorithm */
   readonly algorithms?: readonly string[];
+  /**
+   * where a person authorizes and where the client gets the token (RFC 8414 metadata), for the
+   * OpenAPI document's OAuth2 scheme; without both it names the issuer's discovery document
+   */
+  readonly authorizationEndpoint?: string;
+  readonly tokenEndpoint?: string;
   /** least time between two fetches of the JWKS for unknown `kid`s (default 30), so random kids cannot flood the issuer */
   readonly jwksCooldownSeconds?: number;
 }

@@ -25,8 +25,11 @@ export interface Operations {
   readonly imports: EdmOperationImport[];
 }
 
-/** a Function must return something; a Read method that returns nothing answers 204, i.e. null */
-const NOTHING: EdmTypeRef = { type: "Edm.String", collection: false, nullable: true };
+/**
+ * A Function must return something; a Read method that returns nothing answers 204, i.e. null.
+ * Exported so that a reader of the model (the OpenAPI document) can tell it from a nullable text.
+ */
+export const NO_RESULT: EdmTypeRef = Object.freeze({ type: "Edm.String", collection: false, nullable: true });
 
 export function buildOperations(
   model: Model,
@@ -120,7 +123,7 @@ function returns(
   const r = declaration.returns;
   switch (r.kind) {
     case "none":
-      return declaration.type === "read" ? NOTHING : undefined;
+      return declaration.type === "read" ? NO_RESULT : undefined;
     case "scalar":
       return scalarTypeRef(r.type, true, names, [`${entity.name}${method}Result`]);
     case "entity":

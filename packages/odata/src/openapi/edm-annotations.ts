@@ -1,0 +1,50 @@
+/**
+ * What the OpenAPI document reads back from the annotations `$metadata` writes (vocabularies.ts):
+ * the terms are looked up by the same qualified names, so both documents say the same thing.
+ */
+import type { AnnotationValue, EdmAnnotation } from "../metadata/edm.js";
+
+const find = (annotations: readonly EdmAnnotation[], term: string): AnnotationValue | undefined =>
+  annotations.find((a) => a.term === term)?.value;
+
+/** Core.Description */
+export function descriptionOf(annotations: readonly EdmAnnotation[]): string | undefined {
+  const value = find(annotations, "Core.Description");
+  return value?.kind === "string" ? value.value : undefined;
+}
+
+/** Core.Computed: the service computes it, a client never writes it */
+export const isComputed = (annotations: readonly EdmAnnotation[]): boolean =>
+  find(annotations, "Core.Computed")?.kind === "bool";
+
+/** Core.Immutable: given on create (or assigned), never changed */
+export const isImmutable = (annotations: readonly EdmAnnotation[]): boolean =>
+  find(annotations, "Core.Immutable")?.kind === "bool";
+
+/**
+ * Core.OptionalParameter: whether a call may leave the parameter out, and the value it then
+ * takes (as text, the way CSDL writes it)
+ */
+export function optionalParameterOf(annotations: readonly EdmAnnotation[]): {
+  readonly optional: boolean;
+  readonly defaultValue?: string;
+} {
+  const value = find(annotations, "Core.OptionalParameter");
+  if (value?.kind !== "record") return { optional: false };
+  const given = value.properties.DefaultValue;
+  return given?.kind === "string" ? { optional: true, defaultValue: given.value } : { optional: true };
+}
+
+/** the properties of Core.AlternateKeys: each identifies a record as well as its key does */
+export function alternateKeysOf(annotations: readonly EdmAnnotation[]): string[] {
+  const value = find(annotations, "Core.AlternateKeys");
+  if (value?.kind !== "collection") return [];
+  return value.items.flatMap((key) => {
+    const parts = key.kind === "record" ? key.properties.Key : undefined;
+    if (parts?.kind !== "collection") return [];
+    return parts.items.flatMap((part) => {
+      const name = part.kind === "record" ? part.properties.Name : undefined;
+      return name?.kind === "propertyPath" ? [name.value] : [];
+    });
+  });
+}

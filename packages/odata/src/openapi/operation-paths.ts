@@ -1,0 +1,131 @@
+/**
+ * Custom methods (spec 4.8) at the addresses the service answers: a Function (Read method) as
+ * `GET {Set}/{Name}()` or `GET {Set}({Guid})/{Name}()` with its parameters in the query string, an
+ * Action (Modify method) as `POST {Set}/{Name}` or `POST {Set}({Guid})/{Name}` with its
+ * parameters as a JSON object. The unbound copies `$metadata` declares for import-only clients
+ * have no address of their own and are left out.
+ */
+
+import type { EdmEntitySet, EdmOperation, EdmParameter, EdmTypeRef } from "../metadata/edm.js";
+import { NO_RESULT } from "../metadata/edm-operations.js";
+import {
+  type CommonParameter,
+  commonSchemaRef,
+  errorResponses,
+  json,
+  nextIndexHeader,
+  parameterRef,
+} from "./common-components.js";
+import { descriptionOf, optionalParameterOf } from "./edm-annotations.js";
+import { annotated, type EdmSchemas, schemaName, schemaRef } from "./edm-schemas.js";
+import { collectionOf, keyParameter, stepParameters } from "./entity-set-paths.js";
+import type { Operation, Parameter, Paths, Responses, Schema } from "./openapi-types.js";
+
+/** `@userprompts` beside a returned value */
+const withPrompts = (schema: Schema): Schema => ({ allOf: [schema, commonSchemaRef("Prompts")] });
+
+/** what a parameter's documentation adds to its Core.Description: the value it takes when left out */
+function parameterDescription(p: EdmParameter): string | undefined {
+  const described = descriptionOf(p.annotations);
+  const { optional, defaultValue } = optionalParameterOf(p.annotations);
+  const otherwise = optional && defaultValue !== undefined ? `Default: ${defaultValue}.` : undefined;
+  const text = [described, otherwise].filter((t) => t !== undefined).join(" ");
+  return text === "" ? undefined : text;
+}
+
+export function operationPaths(
+  operations: readonly EdmOperation[],
+  entitySets: readonly EdmEntitySet[],
+  schemas: EdmSchemas,
+): Paths {
+  const setOf = new Map(entitySets.map((s) => [s.entityType, s.name]));
+  const paths: Paths = {};
+  for (const operation of operations) {
+    const [binding, ...parameters] = operation.parameters;
+    if (!operation.bound || binding === undefined) continue;
+    // an owned item's type has no entity set: $metadata reaches it only through its owner
+    const set = setOf.get(binding.type);
+    if (set === undefined) continue;
+    const read = operation.kind === "function";
+    const path = `/${set}${binding.collection ? "" : "({Guid})"}/${operation.name}${read ? "()" : ""}`;
+    const description = descriptionOf(operation.annotations);
+    const item: Operation = {
+      operationId: `${set}.${operation.name}`,
+      tags: [set],
+      summary: description ?? operation.name,
+      description: `${read ? "Read" : "Modify"} method ${operation.name} of ${binding.collection ? `the ${set} set` : `a ${set}`}.`,
+      parameters: [
+        ...(read ? parameters.map((p) => queryParameter(p, schemas)) : []),
+        ...resultOptions(operation.returnType, schemas).map((o) => parameterRef(o)),
+      ],
+      ...(!read && { requestBody: body(parameters, schemas) }),
+      responses: {
+        ...results(operation.returnType, schemas),
+        ...errorResponses({ notFound: !binding.collection, workflow: true }),
+      },
+    };
+    paths[path] = {
+      parameters: [...(binding.collection ? [] : [keyParameter]), ...stepParameters],
+      [read ? "get" : "post"]: item,
+    };
+  }
+  return paths;
+}
+
+function queryParameter(p: EdmParameter, schemas: EdmSchemas): Parameter {
+  const description = parameterDescription(p);
+  return {
+    name: p.name,
+    in: "query",
+    required: !optionalParameterOf(p.annotations).optional,
+    ...(description !== undefined && { description }),
+    schema: schemas.typeSchema(p),
+  };
+}
+
+function body(parameters: readonly EdmParameter[], schemas: EdmSchemas): NonNullable<Operation["requestBody"]> {
+  const required = parameters.filter((p) => !optionalParameterOf(p.annotations).optional).map((p) => p.name);
+  const properties = Object.fromEntries(
+    parameters.map((p) => {
+      const schema = schemas.typeSchema(p);
+      const description = parameterDescription(p);
+      return [p.name, annotated(schema, description === undefined ? {} : { description })];
+    }),
+  );
+  return {
+    required: required.length > 0,
+    description: "The method's parameters.",
+    content: json({
+      type: "object",
+      properties,
+      ...(required.length > 0 && { required }),
+      additionalProperties: false,
+    }),
+  };
+}
+
+/** the options that shape returned records: all of a read for a collection, the shape for one record */
+function resultOptions(returns: EdmTypeRef | undefined, schemas: EdmSchemas): CommonParameter[] {
+  if (returns === undefined || !schemas.isEntityType(returns.type)) return [];
+  return returns.collection ? ["filter", "select", "expand", "orderby", "compute"] : ["select", "expand", "compute"];
+}
+
+function results(returns: EdmTypeRef | undefined, schemas: EdmSchemas): Responses {
+  const nothing = { description: "Done, with nothing to return.", headers: nextIndexHeader };
+  if (returns === undefined || returns === NO_RESULT) return { "204": nothing };
+  const entity = schemas.isEntityType(returns.type);
+  const schema: Schema = !entity
+    ? { type: "object", properties: { value: schemas.typeSchema(returns) } }
+    : returns.collection
+      ? collectionOf(returns.type, false)
+      : schemaRef(schemaName(returns.type));
+  return {
+    "200": {
+      description: "The result.",
+      headers: nextIndexHeader,
+      content: json(withPrompts(schema)),
+    },
+    // a method returning a record may return none
+    ...(entity && !returns.collection && { "204": { ...nothing, description: "No record." } }),
+  };
+}
