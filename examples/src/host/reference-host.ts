@@ -4,7 +4,7 @@
  *
  * `bizdata seed` creates the demo tenants and users plus the sample data (idempotent); with
  * `--tenant ID` only sample data, into that existing tenant. An empty embedded database is seeded
- * with the demo set at start.
+ * with the demo set at start. The OAuth 2.1 server for third-party clients is on.
  */
 import { defineConfig } from "@bizdata/host";
 import { sampleModel } from "../domain/model.js";
@@ -22,4 +22,6 @@ export default defineConfig({
     console.log(result.seeded ? `seeded ${result.records} records` : `tenant ${tenant} already has sample data`);
   },
   demo: { signIns: demoSignIns },
+  // third-party clients and agents sign users in here (OAUTH_SERVER=off turns it off)
+  oauthServer: true,
 });

@@ -1,5 +1,5 @@
 /**
- * The Hono application: health, sign-in, and the entity API, with errors mapped in one place
+ * The Hono application: health, sign-in, the OAuth server when enabled, and the entity API, with errors mapped in one place
  * and `OData-Version: 4.01` on every response. It takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
@@ -15,10 +15,14 @@ import { openApiRoutes } from "./api/openapi-routes.js";
 import { workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
-import { SCOPES, thirdPartyVerifier } from "./auth/trusted-issuers.js";
+import { thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
+import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
+import { ownIssuer } from "./oauth/oauth-provider.js";
+import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
 import { requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
@@ -29,13 +33,27 @@ export interface AppOptions {
   readonly keys: SigningKeys;
   readonly config: Pick<
     HostConfig,
-    "auth" | "queryLimits" | "bodyLimits" | "logLevel" | "workflowTtl" | "warmWorkflowScopes" | "oauthIssuers" | "roles"
+    | "auth"
+    | "queryLimits"
+    | "bodyLimits"
+    | "logLevel"
+    | "workflowTtl"
+    | "warmWorkflowScopes"
+    | "oauthIssuers"
+    | "roles"
+    | "mcpRowLimit"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
   readonly logger?: Logger;
   /** where the API is mounted (default `/api`); every URL the service writes starts with it */
   readonly basePath?: string;
+  /**
+   * Runs the OAuth 2.1 authorization server for third-party clients and agents (off when left
+   * out). `publicUrl` is the origin clients reach the host at: the issuer, and with the base path
+   * the API's resource indicator. Needs the app served by @hono/node-server.
+   */
+  readonly oauthServer?: { readonly publicUrl: string };
 }
 
 export function createApp({
@@ -45,6 +63,7 @@ export function createApp({
   config,
   logger = pino({ level: config.logLevel }),
   basePath: base = "/api",
+  oauthServer,
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -74,6 +93,21 @@ export function createApp({
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
+  const mcp = mcpPath(basePath);
+  const oauth = oauthServer && {
+    issuer: oauthServer.publicUrl,
+    // what a client may ask a token for (RFC 8707): the API and its MCP endpoint
+    resources: [`${oauthServer.publicUrl}${basePath}`, `${oauthServer.publicUrl}${mcp}`] as const,
+    prefix: `${basePath}/oauth`,
+    accessTokenTtl: auth.accessTokenTtl,
+    refreshTokenTtl: auth.refreshTokenTtl,
+  };
+  if (oauth !== undefined) {
+    if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
+    mountOAuthServer(app, { db, keys, settings: oauth, logger });
+  }
+  // the authorization servers whose tokens the API takes: this host's own when on, then OAUTH_ISSUERS
+  const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources)] : []), ...config.oauthIssuers];
   // public like sign-in: read before there is a token
   app.route(
     "/",
@@ -81,25 +115,49 @@ export function createApp({
       model,
       basePath,
       maxPageSize: config.queryLimits.maxPageSize,
-      oauthIssuers: config.oauthIssuers,
+      oauthIssuers: [
+        ...(oauth
+          ? [
+              {
+                issuer: oauth.issuer,
+                authorizationEndpoint: `${oauth.issuer}${oauth.prefix}/authorize`,
+                tokenEndpoint: `${oauth.issuer}${oauth.prefix}/token`,
+              },
+            ]
+          : []),
+        ...config.oauthIssuers,
+      ],
     }),
   );
-  const resourceMetadata = (url: string) => `${new URL(url).origin}/.well-known/oauth-protected-resource`;
-  // RFC 9728: how a client (an agent connector) finds out where to get a token for this API
-  app.get("/.well-known/oauth-protected-resource", (c) =>
-    c.json({
-      resource: `${new URL(c.req.url).origin}${basePath}`,
-      authorization_servers: config.oauthIssuers.map((i) => i.issuer),
-      scopes_supported: [SCOPES.read, SCOPES.write],
-      bearer_methods_supported: ["header"],
-      resource_name: "bizdata API",
-    }),
+  // RFC 9728: where a 401 sends a client (an agent connector) to find out how to get a token
+  const metadataOf = (url: string) => {
+    const { origin, pathname } = new URL(url);
+    return `${origin}${WELL_KNOWN}${pathname === mcp ? mcp : ""}`;
+  };
+  app.get(WELL_KNOWN, (c) =>
+    c.json(resourceMetadata(oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`, issuers, "bizdata API")),
   );
-  const thirdParty = thirdPartyVerifier(config.oauthIssuers);
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
+  const thirdParty = thirdPartyVerifier(issuers, userRoles);
   app.use(
     `${basePath}/*`,
-    authenticate(keys, auth, { resourceMetadata, userRoles, ...(thirdParty && { thirdParty }) }),
+    authenticate(keys, auth, { resourceMetadata: metadataOf, ...(thirdParty && { thirdParty }) }),
+  );
+  // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
+  app.route(
+    "/",
+    mcpRoutes({
+      db,
+      model,
+      roles: config.roles,
+      rowLimit: config.mcpRowLimit,
+      logger,
+      basePath,
+      fetch: (request) => app.fetch(request),
+      bodyLimits: config.bodyLimits,
+      oauthIssuers: issuers,
+      ...(oauth && { resource: oauth.resources[1] }),
+    }),
   );
   const workflows = createWorkflowService({
     db,

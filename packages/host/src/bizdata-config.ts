@@ -27,6 +27,11 @@ export interface BizdataConfig {
    * explicit `bizdata seed` seeds.
    */
   readonly demo?: { readonly signIns: readonly DemoSignIn[] };
+  /**
+   * Whether `bizdata serve` runs the OAuth 2.1 server for third-party clients and agents when
+   * OAUTH_SERVER is not set (default false).
+   */
+  readonly oauthServer?: boolean;
 }
 
 /**

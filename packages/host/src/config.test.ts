@@ -66,3 +66,39 @@ describe("OAUTH_ISSUERS endpoints", () => {
     ]);
   });
 });
+
+describe("the OAuth server settings", () => {
+  it("leave the choice to the application unless OAUTH_SERVER is on or off", () => {
+    expect(loadConfig({}).oauthServer).toEqual({ enabled: undefined, publicUrl: undefined });
+    expect(loadConfig({ OAUTH_SERVER: "on" }).oauthServer.enabled).toBe(true);
+    expect(loadConfig({ OAUTH_SERVER: "off" }).oauthServer.enabled).toBe(false);
+    expect(() => loadConfig({ OAUTH_SERVER: "yes" })).toThrow("OAUTH_SERVER=yes is neither on nor off.");
+  });
+
+  it.each([
+    ["https://data.example.com", "https://data.example.com"],
+    ["https://data.example.com/", "https://data.example.com"],
+    ["http://127.0.0.1:3000", "http://127.0.0.1:3000"],
+  ])("take PUBLIC_URL=%s as the origin %s", (raw, origin) => {
+    expect(loadConfig({ PUBLIC_URL: raw }).oauthServer.publicUrl).toBe(origin);
+  });
+
+  it.each(["data.example.com", "ftp://data.example.com", "https://data.example.com/bizdata", "https://x.example?a=1"])(
+    "refuse PUBLIC_URL=%s, naming the variable",
+    (raw) => {
+      expect(() => loadConfig({ PUBLIC_URL: raw })).toThrow(`PUBLIC_URL=${raw} is not an http(s) origin`);
+    },
+  );
+});
+
+describe("the MCP row limit", () => {
+  it("is 100, kept below the page size (one more row is read to tell there are more)", () => {
+    expect(loadConfig({}).mcpRowLimit).toBe(100);
+    expect(loadConfig({ MAX_PAGE_SIZE: "50" }).mcpRowLimit).toBe(49);
+    expect(loadConfig({ MCP_ROW_LIMIT: "20" }).mcpRowLimit).toBe(20);
+    expect(() => loadConfig({ MAX_PAGE_SIZE: "50", MCP_ROW_LIMIT: "50" })).toThrow(
+      "MCP_ROW_LIMIT=50 is not an integer between 1 and 49.",
+    );
+    expect(() => loadConfig({ MCP_ROW_LIMIT: "0" })).toThrow("MCP_ROW_LIMIT=0");
+  });
+});

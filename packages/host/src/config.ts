@@ -43,6 +43,13 @@ export interface HostConfig {
   readonly metrics: MetricsSettings;
   /** TRUSTED_PROXIES, PROXY_HEADER: whose forwarding header names the client (sign-in throttling, logs) */
   readonly proxies: ProxySettings;
+  /**
+   * OAUTH_SERVER (on|off; unset: the application's config decides), PUBLIC_URL: the origin
+   * clients reach the host at, the OAuth server's issuer (default: the address it listens on)
+   */
+  readonly oauthServer: { readonly enabled: boolean | undefined; readonly publicUrl: string | undefined };
+  /** MCP_ROW_LIMIT: most rows an MCP tool returns (below MAX_PAGE_SIZE: one more is read to tell there are more) */
+  readonly mcpRowLimit: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -105,6 +112,25 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   throw new Error(`${name}=${raw} is neither true nor false.`);
 }
 
+function onOff(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "on" || raw === "off") return raw === "on";
+  throw new Error(`${name}=${raw} is neither on nor off.`);
+}
+
+/** an http(s) origin: the OAuth metadata lives at its root (RFC 8414), so it has no path */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.pathname !== "/" || url.search || url.hash) {
+    throw new Error(
+      `PUBLIC_URL=${raw} is not an http(s) origin like https://data.example.com (no path, query or fragment).`,
+    );
+  }
+  return url.origin;
+}
+
 function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
   const d = defaultPostgresOptions;
   const ms = (name: string, fallback: number, min: number) => integer(env, name, fallback, min, 24 * 3600_000);
@@ -126,6 +152,7 @@ function metricsToken(raw: string | undefined): string | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
+  const maxPageSize = integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000);
   return {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 3000, 0, 65535),
@@ -140,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     },
     queryLimits: {
       ...defaultQueryLimits,
-      maxPageSize: integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000),
+      maxPageSize,
     },
     bodyLimits: {
       ...defaultBodyLimits,
@@ -155,5 +182,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     metrics: { enabled: flag(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
+    oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
+    mcpRowLimit: integer(
+      env,
+      "MCP_ROW_LIMIT",
+      Math.max(1, Math.min(100, maxPageSize - 1)),
+      1,
+      Math.max(1, maxPageSize - 1),
+    ),
   };
 }

@@ -76,4 +76,25 @@ describe("startHost", () => {
     expect(app.seeded).toEqual([]);
     expect(printed.mock.calls.some(([text]) => String(text).includes("sign in with"))).toBe(false);
   });
+
+  it("runs the OAuth server when the application asks for it, at the address it listens on, unless OAUTH_SERVER=off", async () => {
+    const app = { model: defineModel([]), oauthServer: true };
+    const on = await startHost({ ...hostConfig("memory://", "./unused") }, app);
+    try {
+      const metadata = await fetch(`${on.url}/.well-known/oauth-authorization-server`);
+      expect(metadata.status).toBe(200);
+      expect(await metadata.json()).toMatchObject({ issuer: on.url, token_endpoint: `${on.url}/api/oauth/token` });
+    } finally {
+      await on.close();
+    }
+    const off = await startHost(
+      { ...hostConfig("memory://", "./unused"), oauthServer: { enabled: false, publicUrl: undefined } },
+      app,
+    );
+    try {
+      expect((await fetch(`${off.url}/.well-known/oauth-authorization-server`)).status).toBe(404);
+    } finally {
+      await off.close();
+    }
+  }, 60_000);
 });

@@ -21,7 +21,7 @@ import { hasTenants } from "./tenants/tenant-admin.js";
  * const host = await startHost(loadConfig(), { model });
  * console.log(host.url); // host.app, host.db, await host.close()
  */
-export async function startHost(config: HostConfig, { model, seed, demo: demoSet }: BizdataConfig) {
+export async function startHost(config: HostConfig, { model, seed, demo: demoSet, oauthServer }: BizdataConfig) {
   const logger = pino({ level: config.logLevel });
   const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
   const db = await openDatabase(dbOptions);
@@ -39,15 +39,27 @@ export async function startHost(config: HostConfig, { model, seed, demo: demoSet
       }, 10 * 60_000).unref()
     : undefined;
   const keys = await loadSigningKeys(db, config.signingKey);
-  const app = createApp({ db, model, keys, config, logger });
+  // the app is made once the port is known: the OAuth server's issuer defaults to this address
+  let app: ReturnType<typeof createApp> | undefined;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+    const s = serve({ fetch: (req, env) => app!.fetch(req, env), hostname: config.host, port: config.port }, () =>
+      resolve(s),
+    );
   });
   const draining = drainable(server as Server);
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  logger.info({ url, database: describeDatabase(dbOptions) }, "listening");
+  const oauth = config.oauthServer.enabled ?? oauthServer ?? false;
+  app = createApp({
+    db,
+    model,
+    keys,
+    config,
+    logger,
+    ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
+  });
+  logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");
   if (demo) {
     const signIns = demo.signIns.map((s) => `  tenant ${s.tenant}: ${s.username} / ${s.password}`);
     console.log(

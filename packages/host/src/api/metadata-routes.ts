@@ -25,12 +25,13 @@ const CONTENT_TYPES = { xml: "application/xml", json: "application/json" } as co
 const option = (url: URL, name: string) =>
   [...url.searchParams].find(([key]) => key.replace(/^\$/, "").toLowerCase() === name)?.[1];
 
+/** the features the tenant has: what shapes its `$metadata` (and its MCP tools) */
+export const tenantFeaturesOf = async (db: Database, tenantId: string): Promise<ReadonlySet<string>> =>
+  (await inRequestTransaction(db, tenantId, (tx) => tenantInfo(tx, tenantId), { readOnly: true })).features;
+
 /** the routes relative to the service root: mount them at the base path */
 export function metadataRoutes(db: Database, model: Model, basePath: string) {
-  const features = async (c: Context<Env>) => {
-    const { tenantId } = c.get("principal");
-    return (await inRequestTransaction(db, tenantId, (tx) => tenantInfo(tx, tenantId), { readOnly: true })).features;
-  };
+  const features = (c: Context<Env>) => tenantFeaturesOf(db, c.get("principal").tenantId);
   const serviceDocument = async (c: Context<Env>) => {
     const body = serviceDocumentText(model, { features: await features(c), version: "4.0" });
     return c.body(body, 200, { "Content-Type": CONTENT_TYPES.json });

@@ -6,9 +6,9 @@
  * 403 when it calls it, and `$metadata` (which needs a token) is the tenant's own view.
  */
 import type { Model } from "@bizdata/core";
-import { BEARER, openApiDocument, TOKEN_PATHS } from "@bizdata/odata";
+import { BEARER, type OAuthIssuer, openApiDocument, TOKEN_PATHS } from "@bizdata/odata";
 import { Hono } from "hono";
-import { SCOPES, type TrustedIssuer } from "../auth/trusted-issuers.js";
+import { SCOPES } from "../auth/trusted-issuers.js";
 import { DOCS_PAGE_SCRIPT, docsAsset, docsPageHtml, docsPagePolicy } from "./docs-page.js";
 
 export interface OpenApiRouteSettings {
@@ -17,11 +17,12 @@ export interface OpenApiRouteSettings {
   readonly basePath: string;
   /** the server page size, the largest `$top` */
   readonly maxPageSize: number;
-  readonly oauthIssuers: readonly TrustedIssuer[];
+  /** the issuers whose tokens the API takes: this host's own OAuth server when on, and OAUTH_ISSUERS */
+  readonly oauthIssuers: readonly OAuthIssuer[];
 }
 
 /** the origins a browser talks to when authorizing with the issuers: discovery and token endpoints */
-function issuerOrigins(issuers: readonly TrustedIssuer[]): string[] {
+function issuerOrigins(issuers: readonly OAuthIssuer[]): string[] {
   const origins = new Set<string>();
   for (const { issuer, tokenEndpoint } of issuers) {
     for (const url of [issuer, tokenEndpoint]) {

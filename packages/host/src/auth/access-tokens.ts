@@ -2,7 +2,7 @@
  * The host's own access tokens: short-lived ES256 JWTs naming tenant, user and roles. Verified
  * strictly: the one algorithm, our issuer and audience, a known `kid`, expiry with a small skew.
  */
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from "jose";
+import { type CryptoKey, errors, type JWTHeaderParameters, jwtVerify, SignJWT } from "jose";
 import type { Principal } from "./principal.js";
 import { ALGORITHM, type SigningKeys } from "./signing-keys.js";
 
@@ -29,20 +29,23 @@ export async function issueAccessToken(
     .sign(keys.current.key);
 }
 
-/** the `kid` a token's header names, if it has one */
-function kidOf(token: string): string | undefined {
-  try {
-    const kid = decodeProtectedHeader(token).kid;
-    return typeof kid === "string" ? kid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** why a token was refused, for the log; the client only ever sees one generic 401 */
 export class TokenRejected extends Error {
   override readonly name = "TokenRejected";
 }
+
+/**
+ * The stored key a token's `kid` names, for `jwtVerify`. A kid rotated in by another host is
+ * looked for in the stored keys again before the token is refused.
+ */
+export const verificationKey =
+  (keys: SigningKeys) =>
+  async (header: JWTHeaderParameters): Promise<CryptoKey> => {
+    if (header.kid !== undefined && !keys.verification.has(header.kid)) await keys.refresh();
+    const key = header.kid === undefined ? undefined : keys.verification.get(header.kid);
+    if (key === undefined) throw new TokenRejected("unknown kid");
+    return key;
+  };
 
 /** a verified token's principal and expiry (epoch seconds) */
 interface Verified {
@@ -82,25 +85,14 @@ export async function verifyAccessToken(
 ): Promise<Principal> {
   const cached = cache?.get(token);
   if (cached !== undefined) return cached;
-  // a key rotated in by another host: read the stored keys again before refusing the token
-  const kid = kidOf(token);
-  if (kid !== undefined && !keys.verification.has(kid)) await keys.refresh();
   try {
-    const { payload } = await jwtVerify(
-      token,
-      (header) => {
-        const key = header.kid === undefined ? undefined : keys.verification.get(header.kid);
-        if (key === undefined) throw new TokenRejected("unknown kid");
-        return key;
-      },
-      {
-        algorithms: [ALGORITHM],
-        issuer: settings.issuer,
-        audience: settings.audience,
-        clockTolerance: 30,
-        typ: "at+jwt",
-      },
-    );
+    const { payload } = await jwtVerify(token, verificationKey(keys), {
+      algorithms: [ALGORITHM],
+      issuer: settings.issuer,
+      audience: settings.audience,
+      clockTolerance: 30,
+      typ: "at+jwt",
+    });
     const { sub, tid, roles, exp } = payload as { sub?: unknown; tid?: unknown; roles?: unknown; exp?: unknown };
     if (typeof sub !== "string" || typeof tid !== "string" || !Array.isArray(roles) || typeof exp !== "number") {
       throw new TokenRejected("claims");

@@ -1,26 +1,17 @@
 /**
  * `POST /api/auth/signin` and `POST /api/auth/refresh` (api-conventions: Authentication). Every
- * credential failure gets the same 401 body, and an unknown user still costs a password hash, so
- * neither the answer nor its timing tells which part was wrong.
+ * credential failure gets the same 401 body (sign-in-check.ts: nor does its timing tell which
+ * part was wrong).
  */
 import { type Database, ServiceError } from "@bizdata/core";
 import { defaultBodyLimits, readJsonBody } from "@bizdata/odata";
 import { Hono } from "hono";
-import { requestClientAddress } from "../observability/request-context.js";
 import { findUser } from "../tenants/tenant-admin.js";
 import { issueAccessToken, type TokenSettings } from "./access-tokens.js";
-import { DUMMY_HASH, verifyPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
 import { consumeRefreshToken, issueRefreshToken } from "./refresh-tokens.js";
-import {
-  accountKey,
-  addressKey,
-  blockedFor,
-  clearFailures,
-  defaultThrottle,
-  recordFailure,
-  type ThrottleSettings,
-} from "./sign-in-throttle.js";
+import { checkSignIn } from "./sign-in-check.js";
+import { defaultThrottle, type ThrottleSettings } from "./sign-in-throttle.js";
 import type { SigningKeys } from "./signing-keys.js";
 
 export interface AuthSettings extends TokenSettings {
@@ -70,26 +61,15 @@ export function authRoutes(
       const body = await readJsonBody(c.req.raw, authLimits);
       const tenantId = stringField(body, "TenantId");
       const username = stringField(body, "Username");
-      const password = stringField(body, "Password");
-      // through trusted proxies (TRUSTED_PROXIES); undefined for in-process requests
-      const address = requestClientAddress();
-      const keys = [accountKey(tenantId, username), ...(address ? [addressKey(address)] : [])];
-      const wait = await blockedFor(db, keys);
-      if (wait > 0) {
+      const outcome = await checkSignIn(db, tenantId, username, stringField(body, "Password"), throttle);
+      if (outcome.kind === "throttled") {
         throw new ServiceError(429, "TooManyAttempts", "Too many failed sign-ins; try again later.").withHeaders({
-          "Retry-After": String(wait),
+          "Retry-After": String(outcome.retryAfter),
         });
       }
-      const user = await findUser(db, tenantId, username);
-      const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-      if (!user || !ok) {
-        await recordFailure(db, keys[0]!, throttle.accountFailures, throttle.windowSeconds);
-        if (address) await recordFailure(db, keys[1]!, throttle.addressFailures, throttle.windowSeconds);
-        throw credentialsRejected();
-      }
-      await clearFailures(db, keys[0]!);
+      if (outcome.kind === "rejected") throw credentialsRejected();
       c.header("Cache-Control", "no-store");
-      return c.json(await tokens({ tenantId, username, roles: user.roles }));
+      return c.json(await tokens({ tenantId, username, roles: outcome.roles }));
     })
     .post("/refresh", async (c) => {
       const body = await readJsonBody(c.req.raw, authLimits);

@@ -1,9 +1,10 @@
 /**
- * The host's own tables: users, refresh tokens, signing keys and sign-in throttling counters.
+ * The host's own tables: users, refresh tokens, signing keys, sign-in throttling counters and the
+ * OAuth server's state.
  * Tenant data (users, tokens) leads with the tenant and is guarded by row-level security.
  */
 import { APP_ROLE, tenantPolicy } from "@bizdata/core";
-import { boolean, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const userTable = pgTable(
   "bizdata_user",
@@ -64,5 +65,41 @@ export const signInThrottleTable = pgTable("bizdata_signin_throttle", {
   blockedUntil: timestamp("blocked_until", { withTimezone: true, mode: "string" }),
 });
 
+/**
+ * What the OAuth 2.1 server keeps between requests (registered clients, grants, authorization
+ * codes, refresh tokens, browser sessions, interactions), one row per item as oidc-provider's
+ * adapter stores it, so every host instance sees what another issued. Not tenant data: clients
+ * belong to no tenant, and a code is redeemed before anyone is known.
+ */
+export const oauthStateTable = pgTable(
+  "bizdata_oauth_state",
+  {
+    /** the provider's model name: Client, Grant, AuthorizationCode, RefreshToken, Session, … */
+    kind: text("kind").notNull(),
+    id: text("id").notNull(),
+    /** the provider's payload as JSON text */
+    payload: text("payload").notNull(),
+    /** revoking a grant removes every code and token issued under it */
+    grantId: text("grant_id"),
+    /** a browser session's uid, which the provider looks sessions up by */
+    uid: text("uid"),
+    /** null: kept until removed (registered clients) */
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "string" }),
+    consumedAt: timestamp("consumed_at", { withTimezone: true, mode: "string" }),
+  },
+  (t) => [
+    primaryKey({ name: "bizdata_oauth_state_pkey", columns: [t.kind, t.id] }),
+    index("bizdata_oauth_state_grant_idx").on(t.kind, t.grantId),
+    index("bizdata_oauth_state_uid_idx").on(t.kind, t.uid),
+    index("bizdata_oauth_state_expires_idx").on(t.expiresAt),
+  ],
+);
+
 /** every table the host's authentication needs, for `migrate` */
-export const authTables = [userTable, refreshTokenTable, signingKeyTable, signInThrottleTable] as const;
+export const authTables = [
+  userTable,
+  refreshTokenTable,
+  signingKeyTable,
+  signInThrottleTable,
+  oauthStateTable,
+] as const;

@@ -11,14 +11,13 @@ import { canRead, type Principal } from "./principal.js";
 import type { SigningKeys } from "./signing-keys.js";
 import { SCOPES, type ThirdPartyVerifier } from "./trusted-issuers.js";
 
-export type AuthVariables = { principal: Principal };
+/** who is calling, and the bearer token they called with (the MCP tools call the API with it) */
+export type AuthVariables = { principal: Principal; accessToken: string };
 
 export const unauthorized = (message: string, challenge: string) =>
   new ServiceError(401, "Unauthorized", message, undefined, []).withHeaders({ "WWW-Authenticate": challenge });
 
 export interface AuthenticateOptions {
-  /** the roles of a local user, for a delegated token whose subject is one */
-  readonly userRoles?: (tenantId: string, username: string) => Promise<readonly string[] | undefined>;
   /** verifier for tokens of trusted third-party issuers, when any are configured */
   readonly thirdParty?: ThirdPartyVerifier;
   /** the protected-resource metadata address named in challenges (RFC 9728) */
@@ -62,18 +61,13 @@ export function authenticate(
         `Bearer realm="api", error="invalid_token", error_description="The access token is invalid or has expired", ${metadata}`,
       );
     }
-    if (principal.scopes !== undefined && options.userRoles) {
-      // a delegated token acts for its subject: the user's own roles, narrowed by the token's scopes
-      const subject = principal.username.slice(principal.username.indexOf("#") + 1);
-      const own = await options.userRoles(principal.tenantId, subject);
-      if (own !== undefined) principal = { ...principal, roles: own };
-    }
     if (!canRead(principal)) {
       throw new ServiceError(403, "Forbidden", "The token grants no scope of this API.").withHeaders({
         "WWW-Authenticate": `Bearer realm="api", error="insufficient_scope", scope="${SCOPES.read} ${SCOPES.write}", ${metadata}`,
       });
     }
     c.set("principal", principal);
+    c.set("accessToken", token);
     await next();
   };
 }

@@ -11,7 +11,8 @@ import { signingKeyTable } from "./auth-tables.js";
 export const ALGORITHM = "ES256";
 
 export interface SigningKeys {
-  readonly current: { readonly kid: string; readonly key: CryptoKey };
+  /** `jwk`: the private key as a JWK, for a signer that takes keys in that form (the OAuth server) */
+  readonly current: { readonly kid: string; readonly key: CryptoKey; readonly jwk: JWK };
   readonly verification: ReadonlyMap<string, CryptoKey>;
   /** public keys as a JWKS document */
   readonly jwks: { readonly keys: readonly JWK[] };
@@ -88,10 +89,8 @@ export async function loadSigningKeys(db: Database, configured?: JWK): Promise<S
     }
     const newest = stored[0]!;
     if (current?.kid !== newest.kid) {
-      current = {
-        kid: newest.kid,
-        key: (await importJWK(JSON.parse(newest.privateJwk) as JWK, ALGORITHM)) as CryptoKey,
-      };
+      const jwk = { ...(JSON.parse(newest.privateJwk) as JWK), kid: newest.kid, alg: ALGORITHM, use: "sig" };
+      current = { kid: newest.kid, key: (await importJWK(jwk, ALGORITHM)) as CryptoKey, jwk };
     }
   };
   await apply(rows);

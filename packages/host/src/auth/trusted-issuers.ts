@@ -18,11 +18,18 @@ import type { Principal } from "./principal.js";
 
 export interface TrustedIssuer {
   readonly issuer: string;
-  /** the audience tokens must name: this API's identifier at that issuer */
-  readonly audience: string;
+  /** the audience tokens must name: this API's identifier at that issuer (one of several, for this host's own server) */
+  readonly audience: string | readonly string[];
   /** where the issuer publishes its keys, or the keys themselves */
   readonly jwksUri?: string;
   readonly jwks?: JSONWebKeySet;
+  /** the keys as a lookup (the host's own authorization server: the host's signing keys) */
+  readonly keys?: JWTVerifyGetKey;
+  /**
+   * subjects are users of this host (its own authorization server): the caller is that user of
+   * the token's tenant, with the user's current roles, and a token whose user is gone is refused
+   */
+  readonly localUsers?: boolean;
   /** claim naming the tenant (default `tid`), the subject (`sub`) and the scopes (`scope`, space-separated, or an array) */
   readonly tenantClaim?: string;
   readonly subjectClaim?: string;
@@ -46,16 +53,34 @@ const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"];
 
 export type ThirdPartyVerifier = (token: string) => Promise<Principal>;
 
-export function thirdPartyVerifier(issuers: readonly TrustedIssuer[]): ThirdPartyVerifier | undefined {
+/** the roles of a local user, or undefined when the tenant has no such user */
+export type UserRoles = (tenantId: string, username: string) => Promise<readonly string[] | undefined>;
+
+/** a delegated token carries what its scopes grant: read, or read and write */
+const scopeRoles = (scopes: readonly string[]) =>
+  scopes.includes(SCOPES.write) ? ["admin"] : scopes.includes(SCOPES.read) ? ["reader"] : [];
+
+/**
+ * Verifies tokens of `issuers`. A token whose subject is a user of its tenant acts with that
+ * user's roles (`userRoles`), narrowed by its scopes in permissions.ts; otherwise with what its
+ * scopes grant.
+ */
+export function thirdPartyVerifier(
+  issuers: readonly TrustedIssuer[],
+  userRoles?: UserRoles,
+): ThirdPartyVerifier | undefined {
   if (issuers.length === 0) return undefined;
   const byIssuer = new Map<string, { config: TrustedIssuer; keys: JWTVerifyGetKey }>();
   for (const config of issuers) {
-    if (!config.jwksUri && !config.jwks) throw new Error(`Trusted issuer ${config.issuer}: give jwksUri or jwks.`);
-    const keys = config.jwks
-      ? createLocalJWKSet(config.jwks)
-      : createRemoteJWKSet(new URL(config.jwksUri!), {
-          cooldownDuration: (config.jwksCooldownSeconds ?? 30) * 1000,
-        });
+    if (!config.keys && !config.jwksUri && !config.jwks)
+      throw new Error(`Trusted issuer ${config.issuer}: give jwksUri or jwks.`);
+    const keys =
+      config.keys ??
+      (config.jwks
+        ? createLocalJWKSet(config.jwks)
+        : createRemoteJWKSet(new URL(config.jwksUri!), {
+            cooldownDuration: (config.jwksCooldownSeconds ?? 30) * 1000,
+          }));
     byIssuer.set(config.issuer, { config, keys });
   }
   return async (token) => {
@@ -71,7 +96,7 @@ export function thirdPartyVerifier(issuers: readonly TrustedIssuer[]): ThirdPart
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: config.issuer,
-        audience: config.audience,
+        audience: typeof config.audience === "string" ? config.audience : [...config.audience],
         algorithms: [...(config.algorithms ?? DEFAULT_ALGORITHMS)],
         clockTolerance: 30,
         typ: "at+jwt",
@@ -87,9 +112,12 @@ export function thirdPartyVerifier(issuers: readonly TrustedIssuer[]): ThirdPart
           ? scopeValue.split(" ")
           : [];
       if (typeof tenantId !== "string" || typeof subject !== "string") throw new TokenRejected("claims");
-      // a delegated token carries what its scopes grant: read, or read and write
-      const roles = scopes.includes(SCOPES.write) ? ["admin"] : scopes.includes(SCOPES.read) ? ["reader"] : [];
-      return { tenantId, username: `${config.issuer}#${subject}`, roles, scopes };
+      const own = await userRoles?.(tenantId, subject);
+      if (config.localUsers) {
+        if (own === undefined) throw new TokenRejected("no such user in the token's tenant");
+        return { tenantId, username: subject, roles: own, scopes };
+      }
+      return { tenantId, username: `${config.issuer}#${subject}`, roles: own ?? scopeRoles(scopes), scopes };
     } catch (err) {
       if (err instanceof TokenRejected) throw err;
       if (err instanceof errors.JOSEError) throw new TokenRejected(err.code);

@@ -5,7 +5,8 @@
  */
 import { isSuccess, type WorkflowResponse } from "./transport.js";
 
-export const COMMIT_PATH = "/api/workflow/commit";
+/** the commit endpoint of a service mounted at `basePath` */
+export const commitPath = (basePath: string): string => `${basePath}/workflow/commit`;
 
 /** the headers of a staged call, set over the caller's own */
 export function stepHeaders(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerHref, messages, questions, readPrompts } from "./prompts.js";
 
-const choice = (id: string, key: string) => ({ key, label: key, href: answerHref(id, key), method: "POST" });
+const choice = (id: string, key: string) => ({ key, label: key, href: answerHref("/api", id, key), method: "POST" });
 const envelope = {
   global: [{ id: "m1", text: "Saved as draft.", severity: "info" }],
   "g-1.Total": [
@@ -48,6 +48,7 @@ describe("user prompts (spec 2.4)", () => {
   });
 
   it("builds answer links in the documented form, escaping their parts", () => {
-    expect(answerHref("q 1", "a/b")).toBe("/api/userprompts/q%201/answer/a%2Fb");
+    expect(answerHref("/api", "q 1", "a/b")).toBe("/api/userprompts/q%201/answer/a%2Fb");
+    expect(answerHref("/odata/v1", "q", "accept")).toBe("/odata/v1/userprompts/q/answer/accept");
   });
 });

@@ -45,6 +45,6 @@ export const questions = (source: { readonly prompts: PromptEnvelope }): Grouped
 export const messages = (source: { readonly prompts: PromptEnvelope }): Grouped<Prompt>[] =>
   flatten(source).filter((prompt) => !isQuestion(prompt));
 
-/** The answer link of a choice, in the form spec 2.4 fixes. */
-export const answerHref = (promptId: string, choiceKey: string): string =>
-  `/api/userprompts/${encodeURIComponent(promptId)}/answer/${encodeURIComponent(choiceKey)}`;
+/** The answer link of a choice, in the form spec 2.4 fixes, for a service mounted at `basePath`. */
+export const answerHref = (basePath: string, promptId: string, choiceKey: string): string =>
+  `${basePath}/userprompts/${encodeURIComponent(promptId)}/answer/${encodeURIComponent(choiceKey)}`;

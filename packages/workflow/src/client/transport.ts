@@ -21,6 +21,8 @@ export interface WorkflowResponse {
 export interface TransportOptions {
   /** the service base address; request paths (`/api/...`) are appended to it */
   readonly baseUrl: string;
+  /** where the service is mounted under `baseUrl` (`createApp({ basePath })`); default `/api` */
+  readonly basePath?: string;
   readonly token: TokenSource;
   readonly fetch?: typeof fetch;
 }
@@ -28,12 +30,15 @@ export interface TransportOptions {
 export const isSuccess = (response: WorkflowResponse): boolean => response.status >= 200 && response.status < 300;
 
 export class Transport {
+  /** the paths the client builds itself (workflow, commit, answer) start with it */
+  readonly basePath: string;
   readonly #baseUrl: string;
   readonly #token: TokenSource;
   readonly #fetch: typeof fetch;
 
   constructor(options: TransportOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.basePath = (options.basePath ?? "/api").replace(/\/+$/, "");
     this.#token = options.token;
     // called unbound: the global fetch of a browser refuses any other `this`
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));

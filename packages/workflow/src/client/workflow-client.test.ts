@@ -77,6 +77,33 @@ describe("WorkflowClient (spec 4.6)", () => {
     ]);
   });
 
+  it("builds its own paths under basePath, for a service mounted elsewhere than /api", async () => {
+    const sent: string[] = [];
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(String(input));
+      sent.push(`${init?.method} ${url.pathname}${url.search}`);
+      const committing = url.pathname.endsWith("/commit");
+      return Response.json(committing ? {} : { workflowId: "wf-1", nextIndex: 1 }, {
+        headers: { "Workflow-Next-Index": "2" },
+      });
+    };
+    const client = new WorkflowClient({ baseUrl: BASE, basePath: "/odata/v1/", token: "t", fetch });
+    const workflow = await client.create({ stagingKey: "k" });
+    await client.resume("wf-1");
+    await client.findActive("k");
+    await workflow.answer({ promptId: "q-1", key: "accept" });
+    expect((await workflow.commit()).status).toBe("saved");
+    await workflow.close();
+    expect(sent).toEqual([
+      "POST /odata/v1/workflow?stagingKey=k",
+      "GET /odata/v1/workflow/wf-1",
+      "GET /odata/v1/workflow/active?stagingKey=k",
+      "POST /odata/v1/userprompts/q-1/answer/accept",
+      "POST /odata/v1/workflow/commit",
+      "DELETE /odata/v1/workflow/wf-1",
+    ]);
+  });
+
   it("refuses a maxResyncs that is not a whole number of at least 0", () => {
     for (const maxResyncs of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => new WorkflowClient({ baseUrl: BASE, token: "t", maxResyncs })).toThrow(RangeError);

@@ -30,7 +30,7 @@ export class WorkflowClient {
   /** `POST /api/workflow[?stagingKey=…]`: a new workflow and its owner's handle. */
   async create(options: { readonly stagingKey?: string } = {}): Promise<Workflow> {
     const query = options.stagingKey === undefined ? "" : `?stagingKey=${encodeURIComponent(options.stagingKey)}`;
-    const response = await this.#transport.send("POST", `/api/workflow${query}`);
+    const response = await this.#transport.send("POST", `${this.#transport.basePath}/workflow${query}`);
     // the spec's create response has no nextIndex; api-conventions fix the first index at 1
     return this.#handle(response, "Create workflow", true, 1);
   }
@@ -39,14 +39,17 @@ export class WorkflowClient {
   async findActive(stagingKey: string): Promise<Workflow | undefined> {
     const response = await this.#transport.send(
       "GET",
-      `/api/workflow/active?stagingKey=${encodeURIComponent(stagingKey)}`,
+      `${this.#transport.basePath}/workflow/active?stagingKey=${encodeURIComponent(stagingKey)}`,
     );
     return response.status === 404 ? undefined : this.#handle(response, "Find active workflow", false);
   }
 
   /** `GET /api/workflow/{id}`: a handle on a workflow by id; an unknown id throws (404). */
   async resume(workflowId: string): Promise<Workflow> {
-    const response = await this.#transport.send("GET", `/api/workflow/${encodeURIComponent(workflowId)}`);
+    const response = await this.#transport.send(
+      "GET",
+      `${this.#transport.basePath}/workflow/${encodeURIComponent(workflowId)}`,
+    );
     return this.#handle(response, "Resume workflow", false);
   }
 

@@ -8,7 +8,7 @@
  * nothing else is retried, not even a network failure.
  */
 import { WorkflowDisposedError, WorkflowError } from "./errors.js";
-import { COMMIT_PATH, indexAfter, isResyncable, stepHeaders } from "./index-protocol.js";
+import { commitPath, indexAfter, isResyncable, stepHeaders } from "./index-protocol.js";
 import { answerHref } from "./prompts.js";
 import { isSuccess, type Method, type Transport, type WorkflowResponse } from "./transport.js";
 
@@ -84,13 +84,16 @@ export class Workflow implements AsyncDisposable {
 
   /** Answers a question through its choice link: `POST {href}`, workflow headers, no body (spec 4.6). */
   answer(choice: AnswerChoice): Promise<WorkflowResponse> {
-    return this.request("POST", "href" in choice ? choice.href : answerHref(choice.promptId, choice.key));
+    return this.request(
+      "POST",
+      "href" in choice ? choice.href : answerHref(this.transport.basePath, choice.promptId, choice.key),
+    );
   }
 
   /** Commits the staged changes (spec 4.7); the workflow stays open whatever the outcome. */
   commit(): Promise<CommitResult> {
     return this.#serial(async () => {
-      const response = await this.#step("POST", COMMIT_PATH);
+      const response = await this.#step("POST", commitPath(this.transport.basePath));
       const status = COMMIT_OUTCOMES[response.status];
       if (status === undefined) throw WorkflowError.fromResponse(response, "Commit");
       return { status, response };
@@ -105,7 +108,10 @@ export class Workflow implements AsyncDisposable {
   close(): Promise<void> {
     return this.#serial(async () => {
       if (this.#disposed) return;
-      const response = await this.transport.send("DELETE", `/api/workflow/${encodeURIComponent(this.id)}`);
+      const response = await this.transport.send(
+        "DELETE",
+        `${this.transport.basePath}/workflow/${encodeURIComponent(this.id)}`,
+      );
       if (!isSuccess(response) && response.status !== 404) throw WorkflowError.fromResponse(response, "Close");
       this.#disposed = true;
     });
@@ -144,7 +150,7 @@ export class Workflow implements AsyncDisposable {
     for (let resyncs = 0; ; resyncs++) {
       const sent = this.#index;
       const response = await this.transport.send(method, path, body, stepHeaders(headers, this.id, sent));
-      this.#index = indexAfter(response, sent, path === COMMIT_PATH);
+      this.#index = indexAfter(response, sent, path === commitPath(this.transport.basePath));
       if (!isResyncable(response) || resyncs >= this.maxResyncs) return response;
     }
   }

@@ -1,0 +1,89 @@
+/**
+ * The MCP endpoint (Streamable HTTP, MCP 2025-06-18 and later) at `{basePath}/mcp`, behind the
+ * API's own bearer authentication, and its protected-resource metadata (RFC 9728) at
+ * `/.well-known/oauth-protected-resource{basePath}/mcp`, which every 401 of the endpoint names.
+ * The SDK's web-standard transport takes the fetch `Request` as Hono has it. GET is answered 405:
+ * the server sends nothing outside a request (questions travel on the tool call's own stream),
+ * so no client needs a standing stream on a host that otherwise keeps none.
+ */
+import type { BodyLimits } from "@bizdata/odata";
+import { type Context, Hono } from "hono";
+import type { AuthVariables } from "../auth/authenticate.js";
+import { resourceMetadata, WELL_KNOWN } from "../auth/resource-metadata.js";
+import type { TrustedIssuer } from "../auth/trusted-issuers.js";
+import { ApiCalls, type AppFetch } from "./api-calls.js";
+import { McpSessions } from "./mcp-sessions.js";
+import { type McpSettings, sessionServer } from "./session-server.js";
+import { SessionWorkflows } from "./session-workflows.js";
+import { ToolCatalog } from "./tool-catalog.js";
+
+type Env = { Variables: AuthVariables };
+
+export interface McpOptions extends Omit<McpSettings, "catalog"> {
+  readonly basePath: string;
+  /** the app itself: every tool call is a request to it */
+  readonly fetch: AppFetch;
+  readonly bodyLimits: BodyLimits;
+  readonly oauthIssuers: readonly Pick<TrustedIssuer, "issuer">[];
+  /** the endpoint's resource identifier (RFC 8707) when this host issues tokens for it; else its request URL */
+  readonly resource?: string;
+}
+
+// an idle session's memory goes back after this long; its workflows stay in the database
+const SESSION_IDLE_MS = 30 * 60_000;
+const SESSIONS_PER_USER = 16;
+
+/** the MCP endpoint's path under a base path */
+export const mcpPath = (basePath: string) => `${basePath}/mcp`;
+
+const rpcError = (c: Context, status: 403 | 405, message: string, headers: Record<string, string> = {}) =>
+  c.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, status, headers);
+
+/** routes relative to the host's root */
+export function mcpRoutes(options: McpOptions) {
+  const path = mcpPath(options.basePath);
+  const settings: McpSettings = { ...options, catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }) };
+  const sessions = new McpSessions({
+    open: (origin) => {
+      const api = new ApiCalls({ fetch: options.fetch, origin, basePath: options.basePath });
+      const workflows = new SessionWorkflows(api.workflowClient);
+      return { server: sessionServer(settings, { api, workflows }), workflows };
+    },
+    idleMs: SESSION_IDLE_MS,
+    maxPerUser: SESSIONS_PER_USER,
+    maxBodyBytes: options.bodyLimits.maxBytes,
+  });
+  const handle = async (c: Context<Env>) => {
+    // DNS rebinding (MCP transport security): a browser page of another origin never gets in
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !sameHost(origin, c.req.url)) {
+      return rpcError(c, 403, `Requests from the origin ${origin} are not allowed.`);
+    }
+    const response = await sessions.handle(c.req.raw, { principal: c.get("principal"), token: c.get("accessToken") });
+    // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too
+    return c.newResponse(response.body, response);
+  };
+  return new Hono<Env>()
+    .get(`${WELL_KNOWN}${path}`, (c) =>
+      c.json(
+        resourceMetadata(
+          options.resource ?? `${new URL(c.req.url).origin}${path}`,
+          options.oauthIssuers,
+          "bizdata MCP",
+        ),
+      ),
+    )
+    .post(path, handle)
+    .delete(path, handle)
+    .get(path, (c) =>
+      rpcError(c, 405, "This server offers no stream on GET: send requests with POST.", { Allow: "POST, DELETE" }),
+    );
+}
+
+function sameHost(origin: string, url: string): boolean {
+  try {
+    return new URL(origin).host === new URL(url).host;
+  } catch {
+    return false;
+  }
+}

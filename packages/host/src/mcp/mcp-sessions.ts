@@ -1,0 +1,113 @@
+/**
+ * MCP sessions (Streamable HTTP, `Mcp-Session-Id`): a session keeps its server, its transport
+ * and its workflow handles in memory, because a question put to the person (elicitation) is
+ * answered by a later POST that must reach the same server. A session belongs to the user and
+ * tenant that started it: to anyone else it does not exist (404, as for an unknown id). Sessions
+ * idle longer than `idleMs` are closed, and each user keeps at most `maxPerUser` (the least
+ * recently used goes first), so a host's memory stays bounded. Workflows live in the database:
+ * a client whose session ended (or that reached another host) starts a new session and goes on
+ * with the same workflow by its id.
+ */
+import { randomUUID } from "node:crypto";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Principal } from "../auth/principal.js";
+import type { McpCaller } from "./session-server.js";
+import type { SessionWorkflows } from "./session-workflows.js";
+
+export interface SessionParts {
+  readonly server: Server;
+  readonly workflows: SessionWorkflows;
+}
+
+export interface SessionOptions {
+  /** a new session's server and workflows, for requests that came to `origin` */
+  readonly open: (origin: string) => SessionParts;
+  readonly idleMs: number;
+  readonly maxPerUser: number;
+  /** the largest request body the transport reads */
+  readonly maxBodyBytes: number;
+}
+
+interface Session extends SessionParts {
+  readonly id: string;
+  readonly owner: string;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+const ownerOf = (p: Principal) => JSON.stringify([p.tenantId, p.username]);
+
+/** the transport's own answer for an unknown session (the client starts a new one) */
+const sessionNotFound = () =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
+
+export class McpSessions {
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(private readonly options: SessionOptions) {}
+
+  async handle(request: Request, caller: McpCaller): Promise<Response> {
+    this.#closeIdle(Date.now());
+    const authInfo: AuthInfo = {
+      token: caller.token,
+      clientId: caller.principal.username,
+      scopes: [...(caller.principal.scopes ?? [])],
+      extra: { caller },
+    };
+    const id = request.headers.get("mcp-session-id");
+    if (id === null) return this.#open(request, caller, authInfo);
+    const session = this.#sessions.get(id);
+    if (session === undefined || session.owner !== ownerOf(caller.principal)) return sessionNotFound();
+    session.lastSeen = Date.now();
+    return session.transport.handleRequest(request, { authInfo });
+  }
+
+  async #open(request: Request, caller: McpCaller, authInfo: AuthInfo): Promise<Response> {
+    const parts = this.options.open(new URL(request.url).origin);
+    const owner = ownerOf(caller.principal);
+    let opened = false;
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: this.options.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        opened = true;
+        this.#sessions.set(id, { ...parts, id, owner, transport, lastSeen: Date.now() });
+        this.#limit(owner);
+      },
+      // the client ended the session (DELETE): like a person's client disposing its connection
+      onsessionclosed: async (id) => {
+        const session = this.#sessions.get(id);
+        this.#sessions.delete(id);
+        await session?.workflows.dispose();
+      },
+    });
+    await parts.server.connect(transport);
+    const response = await transport.handleRequest(request, { authInfo });
+    // anything but an initialize without a session id is refused by the transport: keep nothing
+    if (!opened) await parts.server.close();
+    return response;
+  }
+
+  #closeIdle(now: number): void {
+    for (const session of this.#sessions.values()) {
+      if (now - session.lastSeen > this.options.idleMs) void this.#close(session.id);
+    }
+  }
+
+  #limit(owner: string): void {
+    const own = [...this.#sessions.values()].filter((s) => s.owner === owner).sort((a, b) => a.lastSeen - b.lastSeen);
+    for (const session of own.slice(0, Math.max(0, own.length - this.options.maxPerUser))) {
+      void this.#close(session.id);
+    }
+  }
+
+  /** forgets a session; its workflows stay open (they expire with WORKFLOW_TTL, or go on by id) */
+  async #close(id: string): Promise<void> {
+    const session = this.#sessions.get(id);
+    if (session === undefined) return;
+    this.#sessions.delete(id);
+    await session.server.close();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The changing tools, staged in a workflow as a person's client stages them (spec 4.6): create,
+ * update and delete of a record (by key or natural key, resolved in the workflow's own state, so
+ * a record staged earlier is found), and a call of a Modify method. Questions the step raises are
+ * put to the person when the client can ask, and answered; the rest come back to the agent.
+ */
+import type { Workflow, WorkflowResponse } from "@bizdata/workflow/client";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAction } from "./model-tools.js";
+import { type Args, methodPath, methodResult, queryOptions } from "./read-tools.js";
+import { guidOf } from "./record-keys.js";
+import { settleQuestions, type ToolContext } from "./tool-context.js";
+import { messages, questions, success } from "./tool-results.js";
+
+type WriteAction =
+  | { readonly kind: "create" | "update" | "delete"; readonly entitySet: string }
+  | Extract<ToolAction, { kind: "call" }>;
+
+export async function stageTool(ctx: ToolContext, action: WriteAction, args: Args): Promise<CallToolResult> {
+  const workflow = await ctx.workflows.get(args.workflowId as string | undefined, true);
+  const readStaged = (path: string) => ctx.workflows.step(workflow, () => workflow.get(path));
+  const guid = (entity: string) =>
+    guidOf(ctx.model, entity, args.key as string, (e, s) => ctx.api.path(e, s), readStaged);
+  const select = queryOptions(args, ["select"]);
+  let response: WorkflowResponse;
+  let outcome: Record<string, unknown>;
+  switch (action.kind) {
+    case "create":
+      response = await ctx.workflows.step(workflow, () =>
+        workflow.post(ctx.api.path(action.entitySet, select), args.record),
+      );
+      outcome = { record: response.body };
+      break;
+    case "update": {
+      const path = ctx.api.path(`${action.entitySet}(${await guid(action.entitySet)})`, select);
+      response = await ctx.workflows.step(workflow, () => workflow.patch(path, args.changes));
+      outcome = { record: response.body };
+      break;
+    }
+    case "delete": {
+      const path = ctx.api.path(`${action.entitySet}(${await guid(action.entitySet)})`);
+      response = await ctx.workflows.step(workflow, () => workflow.request("DELETE", path));
+      outcome = {};
+      break;
+    }
+    case "call": {
+      const path = ctx.api.path(await methodPath(ctx, action, args.key, readStaged));
+      response = await ctx.workflows.step(workflow, () => workflow.post(path, args.parameters ?? {}));
+      outcome = methodResult(action, response, undefined);
+      break;
+    }
+  }
+  return success({
+    workflowId: workflow.id,
+    staged: stagedWhat(action),
+    ...outcome,
+    ...(await prompts(ctx, workflow, response)),
+  });
+}
+
+const stagedWhat = (action: WriteAction): string =>
+  action.kind === "call" ? `${action.entity}.${action.method}` : action.kind;
+
+/** the step's messages, and its questions: answered by the person, or left for the agent */
+export async function prompts(ctx: ToolContext, workflow: Workflow, response: WorkflowResponse) {
+  const settled = await settleQuestions(ctx, workflow, questions(response.prompts));
+  const said = [...messages(response.prompts), ...settled.messages];
+  return {
+    ...(said.length > 0 && { messages: said }),
+    ...(settled.answered.length > 0 && { answered: settled.answered }),
+    ...(settled.pending.length > 0 && {
+      questions: settled.pending,
+      next: "Answer each question with workflow_answer (promptId and the key of a choice).",
+    }),
+  };
+}
