@@ -160,7 +160,8 @@ export async function deleteRecords(
   tenantId: string,
   guids: readonly string[],
 ): Promise<string[]> {
-  if (guids.length === 0) return [];
+  // a virtual entity has no table: none of its records is kept outside a workflow
+  if (guids.length === 0 || def.storage !== undefined) return [];
   const rows = await session.query<{ guid: string }>(
     sql`DELETE FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[]) RETURNING guid`,
   );

@@ -130,3 +130,27 @@ describe("GET /api/{Entity}", () => {
     expect(body.error.message).toContain('"SKU"');
   });
 });
+
+describe("HEAD /api/{Entity} (RFC 9110: GET without the content)", () => {
+  it("answers a collection, a record, a count and a Read method like GET, with no body", async () => {
+    for (const path of [
+      "/api/Product?$top=2",
+      `/api/Product(${guids[0]})`,
+      "/api/Product/$count",
+      `/api/Product(${guids[0]})/GetDefaultMarkup()`,
+    ]) {
+      const get = await admin.request("GET", path);
+      const head = await admin.request("HEAD", path);
+      expect(head.status, path).toBe(get.status);
+      expect(get.status, path).toBeLessThan(300);
+      expect(head.headers.get("Content-Type"), path).toBe(get.headers.get("Content-Type"));
+      expect(await head.text(), path).toBe("");
+    }
+  });
+
+  it("answers errors like GET: an unknown record is a 404, a bad option a 400", async () => {
+    expect((await admin.request("HEAD", "/api/Product(00000000-0000-4000-8000-000000000000)")).status).toBe(404);
+    expect((await admin.request("HEAD", "/api/Product?$select=sku")).status).toBe(400);
+    expect((await admin.request("HEAD", "/api/Nope")).status).toBe(404);
+  });
+});

@@ -74,6 +74,12 @@ describe("method endpoints (spec 4.8)", () => {
       `/api/SalesOrder(${ids.source})/CalculateLineTotal(taxRate=0.1,quantity=2,discount=50)`,
     );
     expect(dataOf(await json(inline))).toEqual({ value: 77 });
+    // with parameters the () may go (OData 4.01 implicit parameter aliases)
+    const noParens = await full.request(
+      "GET",
+      `/api/SalesOrder(${ids.source})/CalculateLineTotal?taxRate=0.1&quantity=2`,
+    );
+    expect(dataOf(await json(noParens))).toEqual({ value: 154 });
     const product = await full.request("GET", `/api/Product(${ids.product})/GetDefaultMarkup()`);
     expect(dataOf(await json(product))).toEqual({ value: 25 });
   });
@@ -82,12 +88,21 @@ describe("method endpoints (spec 4.8)", () => {
     ["a missing required parameter", "CalculateLineTotal()?taxRate=0.1", 400, "MissingParameter"],
     ["a parameter of the wrong type", "CalculateLineTotal()?taxRate=0.1&quantity=two", 400, "InvalidParameter"],
     ["an unknown parameter", "CalculateLineTotal()?taxRate=0.1&quantity=1&colour=red", 400, "UnknownParameter"],
-    ["a Read method without ()", "CalculateLineTotal?taxRate=0.1&quantity=1", 400, "InvalidMethodCall"],
+    ["a missing required parameter without ()", "CalculateLineTotal?taxRate=0.1", 400, "MissingParameter"],
     ["an unknown method", "Nope()", 404, "NotFound"],
   ])("answers %s with %i %s", async (_, tail, status, code) => {
     const res = await full.request("GET", `/api/SalesOrder(${ids.source})/${tail}`);
     expect(res.status).toBe(status);
     expect((await json(res)).error.code).toBe(code);
+  });
+
+  it("refuses a Read method without parameters called without () (spec 4.8 rule 4), naming the fix", async () => {
+    const res = await full.request("GET", `/api/Product(${ids.product})/GetDefaultMarkup`);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({
+      code: "InvalidMethodCall",
+      message: expect.stringContaining("GetDefaultMarkup()"),
+    });
   });
 
   it("refuses the wrong verb and the wrong form", async () => {
@@ -120,6 +135,35 @@ describe("method endpoints (spec 4.8)", () => {
     expect(dataOf(await json(await full.request("GET", "/api/SalesOrder/GetOpenOrders()?customerId=NOBODY")))).toEqual({
       value: [],
     });
+  });
+
+  it("answers a static method's function import at the service root like the bound form", async () => {
+    const bound = await json(
+      await full.request(
+        "GET",
+        "/api/SalesOrder/GetOpenOrders(customerId='MC-1')?$select=DocNumber&$orderby=DocNumber",
+      ),
+    );
+    for (const path of [
+      "/api/GetOpenOrders(customerId='MC-1')?$select=DocNumber&$orderby=DocNumber",
+      "/api/GetOpenOrders()?customerId='MC-1'&$select=DocNumber&$orderby=DocNumber",
+      "/api/GetOpenOrders?customerId=MC-1&$select=DocNumber&$orderby=DocNumber",
+    ]) {
+      const res = await full.request("GET", path);
+      expect(res.status, path).toBe(200);
+      expect(dataOf(await json(res)), path).toEqual(dataOf(bound));
+    }
+    expect(bound.value.map((o: { DocNumber: string }) => o.DocNumber)).toEqual(["MO-1", "MO-2"]);
+  });
+
+  it("names the position in the import address as written when its arguments are malformed, and refuses POST", async () => {
+    const res = await full.request("GET", "/api/GetOpenOrders(customerId=)");
+    expect(res.status).toBe(400);
+    const { error } = await json(res);
+    expect(error).toMatchObject({ code: "QuerySyntaxError", target: "path" });
+    // `GetOpenOrders(customerId=` is 25 characters: the value is missing at position 25
+    expect(error.message).toMatch(/position 25\b/);
+    expect((await full.request("POST", "/api/GetOpenOrders(customerId='MC-1')")).status).toBe(405);
   });
 
   it("calls a Modify method with a JSON body or with the query string, and it does the work", async () => {

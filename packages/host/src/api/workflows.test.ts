@@ -348,6 +348,36 @@ describe("virtual entities", () => {
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.details[0].target).toBe("Lines");
   });
+
+  it("keeps nothing of a SalesOrderImport saved on a plain request: reading, changing or deleting it is a 404", async () => {
+    const created = await admin.request("POST", "/api/SalesOrderImport", {
+      DocNumber: "IMP-4",
+      Customer: "WC-1",
+      Lines: "W-1:1",
+    });
+    const url = created.headers.get("Location")!;
+    for (const [method, body] of [["GET"], ["PATCH", { Description: "x" }], ["DELETE"]] as const) {
+      const res = await admin.request(method, url, body);
+      expect(res.status, method).toBe(404);
+      expect((await json(res)).error, method).toMatchObject({
+        code: "NotFound",
+        message: expect.stringContaining("SalesOrderImport("),
+      });
+    }
+  });
+
+  it("deletes a SalesOrderImport staged in a workflow, so the commit creates no order", async () => {
+    const wf = await workflow(admin);
+    const staged = await wf.step("POST", "/api/SalesOrderImport", {
+      DocNumber: "IMP-5",
+      Customer: "WC-1",
+      Lines: "W-1:1",
+    });
+    expect((await wf.step("DELETE", staged.headers.get("Location")!)).status).toBe(204);
+    expect(await (await wf.step("GET", "/api/SalesOrderImport/$count")).text()).toBe("0");
+    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
+    expect(await (await admin.request("GET", "/api/SalesOrder/$count?$filter=DocNumber eq 'IMP-5'")).text()).toBe("0");
+  });
 });
 
 describe("warm scopes off", () => {

@@ -254,7 +254,18 @@ describe("$metadata of the sample model", () => {
         ...restrictions("FullName"),
       },
     ],
-    ["SalesOrderImport", { $Collection: true, $Type: "bizdata.SalesOrderImport", ...restrictions() }],
+    [
+      "SalesOrderImport",
+      {
+        $Collection: true,
+        $Type: "bizdata.SalesOrderImport",
+        ...restrictions(),
+        // a virtual entity keeps nothing: no record to read by key, update or delete
+        "@Capabilities.ReadRestrictions": { ReadByKeyRestrictions: { Readable: false } },
+        "@Capabilities.UpdateRestrictions": { Updatable: false },
+        "@Capabilities.DeleteRestrictions": { Deletable: false },
+      },
+    ],
     // owned items are reached through their owner
     ["SalesOrderDetail", undefined],
     ["ProductUom", undefined],

@@ -3,14 +3,14 @@
  * owned item is reached through its owner's containment navigation property; CSDL lets an entity
  * be contained or belong to an entity set, not both), virtual entities included; navigation
  * property bindings for every reference reachable from the set, through complex properties and
- * contained collections; Capabilities restrictions naming the properties computed on read; and
- * the imports of static methods.
+ * contained collections; Capabilities restrictions naming the properties computed on read, and
+ * for a virtual entity that its records are not kept; and the imports of static methods.
  */
 import type { AnyEntity, Model, PersistedField } from "@bizdata/core";
 import type { EdmContainer, EdmEntitySet, EdmOperationImport } from "./edm.js";
 import { computedOnRead } from "./edm-structured-types.js";
 import type { SchemaNames } from "./schema-names.js";
-import { queryRestrictions } from "./vocabularies.js";
+import { queryRestrictions, virtualSetRestrictions } from "./vocabularies.js";
 
 /** the entities with an entity set of their own: all but owned collection items */
 export const entitySetsOf = (model: Model): Set<string> =>
@@ -43,7 +43,10 @@ export function buildContainer(model: Model, names: SchemaNames, imports: readon
       name,
       entityType: names.qualified(name),
       bindings,
-      annotations: queryRestrictions(computedOnRead(entity), contained),
+      annotations: [
+        ...queryRestrictions(computedOnRead(entity), contained),
+        ...(entity.storage === undefined ? [] : virtualSetRestrictions),
+      ],
     };
   });
   return { name: names.free("the entity container", "Container", "EntityContainer"), entitySets, imports };

@@ -3,8 +3,7 @@
  * Action (POST). An instance method is bound to its entity type (`SalesOrder({id})/ReorderFrom`).
  * A static method is bound to the entity's collection (`SalesOrder/GetOpenOrders()`, the address
  * the service answers) and also declared unbound with a function or action import, for clients
- * that only know imports; the import takes the method's name, or `{Entity}_{Method}` when
- * several entities have a static method of that name. A method the tenant's features leave
+ * that only know imports (operation-imports.ts names them). A method the tenant's features leave
  * without a subscriber is left out: calling it would answer 403.
  */
 import {
@@ -17,6 +16,7 @@ import {
 } from "@bizdata/core";
 import type { EdmOperation, EdmOperationImport, EdmParameter, EdmTypeRef } from "./edm.js";
 import { defaultOf, scalarTypeRef } from "./edm-types.js";
+import { operationImports } from "./operation-imports.js";
 import type { SchemaNames } from "./schema-names.js";
 import { description, optionalParameter } from "./vocabularies.js";
 
@@ -37,18 +37,15 @@ export function buildOperations(
   features: ReadonlySet<string>,
   entitySets: ReadonlySet<string>,
 ): Operations {
-  const staticNames = new Map<string, number>();
-  for (const entity of model.entities.values()) {
-    for (const [name, m] of Object.entries(entity.methods)) {
-      if (m.isStatic) staticNames.set(name, (staticNames.get(name) ?? 0) + 1);
-    }
-  }
+  const importNames = new Map(
+    [...operationImports(model)].map(([importName, { entity, method }]) => [`${entity}.${method}`, importName]),
+  );
   const operations: EdmOperation[] = [];
   const imports: EdmOperationImport[] = [];
   for (const entity of model.entities.values()) {
     for (const [name, declaration] of Object.entries(entity.methods)) {
       const kind = declaration.type === "read" ? "function" : "action";
-      const importName = staticNames.get(name)! > 1 ? `${entity.name}_${name}` : name;
+      const importName = importNames.get(`${entity.name}.${name}`) ?? name;
       // names are claimed for every tenant alike, so a model error shows whatever the features
       names.claim(name, `${kind} ${name}`);
       if (declaration.isStatic) names.claim(importName, `${kind} ${importName}`);

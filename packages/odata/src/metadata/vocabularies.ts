@@ -100,3 +100,20 @@ export function queryRestrictions(
   }
   return annotations;
 }
+
+const bool = (value: boolean): AnnotationValue => ({ kind: "bool", value });
+
+/**
+ * A virtual entity's set (spec 4.6 rule 6): a create hands the record to the entity's storage and
+ * nothing of it is kept, so no record can be read by key, updated or deleted (a workflow stages
+ * them, but a plain OData client never sees one). Said with the Capabilities restrictions that
+ * clients and converters (odata-openapi) read.
+ */
+export const virtualSetRestrictions: readonly EdmAnnotation[] = [
+  {
+    term: "Capabilities.ReadRestrictions",
+    value: record({ ReadByKeyRestrictions: record({ Readable: bool(false) }) }),
+  },
+  { term: "Capabilities.UpdateRestrictions", value: record({ Updatable: bool(false) }) },
+  { term: "Capabilities.DeleteRestrictions", value: record({ Deletable: bool(false) }) },
+];

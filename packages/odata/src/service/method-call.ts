@@ -103,11 +103,15 @@ export async function callMethod(
   const declared = Object.hasOwn(entity.methods, path.method) ? entity.methods[path.method] : undefined;
   if (declared) request.authorize?.({ kind: "call", entity: entity.name, method: path.method, type: declared.type });
   const declaration = resolveMethod(entity, path.method, path.key === null, verb);
-  if (verb === "GET" && !path.parens) {
+  // spec 4.8 rule 4: a Read method without parameters needs its `()`. One with parameters may go
+  // without them, its arguments in the query string (OData 4.01 implicit parameter aliases,
+  // `boundFunctionCallNoParens`): the form the OASIS OpenAPI converter writes for a function with
+  // an optional parameter
+  if (verb === "GET" && !path.parens && Object.keys(declaration.params).length === 0) {
     throw new ServiceError(
       400,
       "InvalidMethodCall",
-      `Call a Read method with parentheses: ${path.entity}…/${path.method}().`,
+      `Call a Read method without parameters with parentheses: ${path.entity}…/${path.method}().`,
     );
   }
   const ieee754Compatible = request.ieee754Compatible ?? false;

@@ -81,7 +81,9 @@ export function odataRequestOf(
   const ifMatch = headers.get("if-match");
   const ifNoneMatch = headers.get("if-none-match");
   return {
-    method: request.method,
+    // HEAD is GET without the content (RFC 9110 §9.3.2), and clients send it as a probe: the SAP
+    // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
+    method: request.method === "HEAD" ? "GET" : request.method,
     path: resourcePath(url.pathname, options.basePath),
     search: new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),

@@ -9,6 +9,7 @@ import { ReadPlanner } from "../read/read-planner.js";
 import { createEntity, deleteEntity, readEntities, updateEntity } from "./entity-requests.js";
 import type { ODataRequest } from "./odata-request.js";
 import { normalizeBasePath, type ODataResult } from "./odata-result.js";
+import { importPath } from "./operation-import-path.js";
 import type { ServiceContext } from "./service-context.js";
 
 export interface ODataServiceOptions {
@@ -39,19 +40,29 @@ export function createODataService(options: ODataServiceOptions): ODataService {
   };
   return {
     ...context,
-    async handle(request) {
-      switch (request.method) {
-        case "GET":
-          return readEntities(context, request);
-        case "POST":
-          return createEntity(context, request);
-        case "PATCH":
-          return updateEntity(context, request);
-        case "DELETE":
-          return deleteEntity(context, request);
-        default:
-          throw new ServiceError(405, "MethodNotAllowed", `${request.method} is not an operation of this service.`);
+    async handle(written) {
+      const imported = importPath(context.model, written.path);
+      const request = imported ? { ...written, path: imported.path } : written;
+      try {
+        return await dispatch(request);
+      } catch (error) {
+        throw imported ? imported.asWritten(error) : error;
       }
     },
   };
+
+  function dispatch(request: ODataRequest): Promise<ODataResult> {
+    switch (request.method) {
+      case "GET":
+        return readEntities(context, request);
+      case "POST":
+        return createEntity(context, request);
+      case "PATCH":
+        return updateEntity(context, request);
+      case "DELETE":
+        return deleteEntity(context, request);
+      default:
+        throw new ServiceError(405, "MethodNotAllowed", `${request.method} is not an operation of this service.`);
+    }
+  }
 }
