@@ -167,3 +167,47 @@ describe("a blank after an option's '=' (the ABNF has no BWS there)", () => {
     expect(body.error.message).toContain(`in ${option} at position ${position}: no blank is allowed after '='`);
   });
 });
+
+describe("in lists", () => {
+  /** the DocNumbers an order query returns, sorted */
+  async function orders(filter: string): Promise<string[]> {
+    const { status, body } = await get(`/api/SalesOrder?$select=DocNumber&$filter=${q(filter)}`);
+    expect(status, JSON.stringify(body)).toBe(200);
+    return body.value.map((o: { DocNumber: string }) => o.DocNumber).sort();
+  }
+
+  it.each([
+    ["Status in ('Open','Released')", ["SO-001", "SO-002", "SO-005", "SO-006"]],
+    ["Status in ('Closed')", ["SO-003", "SO-004"]],
+    ["Status in ()", []],
+    ["not (Status in ())", ["SO-001", "SO-002", "SO-003", "SO-004", "SO-005", "SO-006"]],
+    ["Description in ('Empty',null)", ["SO-003", "SO-006"]],
+    ["OrderDate in (2024-01-15,2024-02-29)", ["SO-001", "SO-002"]],
+    ["SellToCustomer/Id in ('C001','C003') and Status IN ('Closed','Released')", ["SO-003", "SO-005"]],
+    ["TotalPrice in (70,446.0)", ["SO-002", "SO-005"]],
+  ])("%s", async (filter, expected) => {
+    expect(await orders(filter)).toEqual(expected);
+  });
+
+  it.each([
+    ["Status in ('Open',Description)", 18, "'Description' is a property"],
+    ["Status in (tolower('OPEN'))", 11, "'tolower('OPEN')' is an expression"],
+    ["Status in ('Open' eq 'Open')", 11, "''Open' eq 'Open'' is an expression"],
+  ])("%s → 400 naming the item", async (filter, position, problem) => {
+    const { status, body } = await get(`/api/SalesOrder?$filter=${q(filter)}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("QuerySyntaxError");
+    expect(body.error.message).toContain(
+      `in $filter at position ${position}: the list after 'in' holds literal values only, and ${problem}`,
+    );
+  });
+
+  it("an item of the wrong type or no value of an enumeration is a 400 naming it", async () => {
+    const wrongType = await get(`/api/SalesOrder?$filter=${q("Status in ('Open',1)")}`);
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.error.message).toContain(`"1" (integer) cannot be compared with "Status"`);
+    const noValue = await get(`/api/SalesOrder?$filter=${q("Status in ('Open','Shipped')")}`);
+    expect(noValue.status).toBe(400);
+    expect(noValue.body.error.message).toContain("'Shipped' is not a value of Status");
+  });
+});

@@ -3,7 +3,7 @@
  * field ranges (month 13, February 30, hour 24) are checked here so the message can say which.
  */
 import type { IToken } from "chevrotain";
-import type { Literal } from "./ast.js";
+import type { Expr, Literal } from "./ast.js";
 import {
   DateLiteral,
   DateTimeOffsetLiteral,
@@ -31,6 +31,20 @@ export function literalOf(token: IToken): Literal {
   if (type === False) return { kind: "boolean", value: false, pos };
   return { kind: "null", pos };
 }
+
+const literalKinds: ReadonlySet<string> = new Set<Literal["kind"]>([
+  "null",
+  "boolean",
+  "integer",
+  "decimal",
+  "string",
+  "guid",
+  "date",
+  "dateTimeOffset",
+]);
+
+/** whether an expression node is a literal */
+export const isLiteral = (expr: Expr): expr is Literal => literalKinds.has(expr.kind);
 
 /** What is wrong with a literal token that has the right shape, or undefined when nothing is. */
 export function literalProblem(token: IToken): string | undefined {

@@ -161,7 +161,8 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.record({
       kind: fc.constant("in" as const),
       operand: tie("expr"),
-      list: fc.array(tie("expr"), { minLength: 1, maxLength: 3 }),
+      // the list holds literals only (expression-parser.ts listExpr), and may be empty
+      list: fc.array(literal, { maxLength: 3 }),
       pos: fc.constant(0),
     }),
     fc.record({
