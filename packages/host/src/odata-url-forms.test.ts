@@ -211,3 +211,69 @@ describe("in lists", () => {
     expect(noValue.body.error.message).toContain("'Shipped' is not a value of Status");
   });
 });
+
+describe("OData-MaxVersion", () => {
+  const order = () => fixture.guids.SalesOrder!["SO-001"]!;
+  let created = 0;
+
+  it.each([
+    [undefined, "4.01"],
+    ["4.0", "4.0"],
+    ["4.01", "4.01"],
+  ])("OData-MaxVersion: %s → OData-Version %s on reads, writes, errors and $count", async (max, version) => {
+    const headers: Record<string, string> = max === undefined ? {} : { "OData-MaxVersion": max };
+    const responses = [
+      await admin.request(
+        "GET",
+        `/api/SalesOrder(${order()})?$select=DocNumber&$expand=Details($count=true)`,
+        undefined,
+        headers,
+      ),
+      await admin.request("GET", "/api/SalesOrder/$count", undefined, headers),
+      await admin.request("GET", "/api/SalesOrder?$filter=Nope eq 1", undefined, headers),
+      await admin.request("GET", "/api/NoSuchSet", undefined, headers),
+      await admin.request("POST", "/api/Country", { Code: `V${++created}` }, headers),
+      await admin.request("GET", "/api/", undefined, headers),
+    ];
+    expect(responses.map((r) => [r.status, r.headers.get("OData-Version")])).toEqual([
+      [200, version],
+      [200, version],
+      [400, version],
+      [404, version],
+      [201, version],
+      [200, version],
+    ]);
+  });
+
+  it("a 4.0 read has the same body as a 4.01 read: no 4.01-only annotations or forms", async () => {
+    const path = `/api/SalesOrder?$select=DocNumber&$filter=${q("Status eq 'Open'")}&$count=true&$top=1&$orderby=DocNumber&$expand=Details($select=Quantity;$count=true;$top=1;$orderby=LineNumber)`;
+    const v40 = await get(path, { "OData-MaxVersion": "4.0" });
+    const v401 = await get(path);
+    expect(v40.status).toBe(200);
+    expect(v40.body).toEqual(v401.body);
+    const annotations = JSON.stringify(v40.body).match(/"[^"]*@[^"]*"/g) ?? [];
+    // 4.0 JSON needs the `odata.` prefix that 4.01 lets a payload leave out
+    expect(annotations.every((a) => a.includes("@odata."))).toBe(true);
+    expect(annotations).toContain('"@odata.count"');
+  });
+
+  it("batch parts answer in the version the batch request asks for, unless a part asks otherwise", async () => {
+    const res = await admin.request(
+      "POST",
+      "/api/$batch",
+      {
+        requests: [
+          { id: "a", method: "GET", url: "SalesOrder/$count" },
+          { id: "b", method: "GET", url: "SalesOrder/$count", headers: { "OData-MaxVersion": "4.01" } },
+        ],
+      },
+      { "OData-MaxVersion": "4.0" },
+    );
+    expect(res.headers.get("OData-Version")).toBe("4.0");
+    const { responses } = (await res.json()) as { responses: { id: string; headers: Record<string, string> }[] };
+    expect(responses.map((r) => [r.id, r.headers["odata-version"]])).toEqual([
+      ["a", "4.0"],
+      ["b", "4.01"],
+    ]);
+  });
+});

@@ -38,7 +38,12 @@ export { renderCsdlJson } from "./metadata/csdl-json.js";
 export { renderCsdlXml } from "./metadata/csdl-xml.js";
 export type * from "./metadata/edm.js";
 export { type MetadataRequest, metadataDocument, serviceDocumentText } from "./metadata/metadata-documents.js";
-export { type MetadataFormat, metadataFormat, metadataVersion } from "./metadata/metadata-negotiation.js";
+export {
+  type MetadataFormat,
+  metadataFormat,
+  metadataVersion,
+  odataVersion,
+} from "./metadata/metadata-negotiation.js";
 export { type ServiceDocument, serviceDocument } from "./metadata/service-document.js";
 export {
   type PreparedRead,

@@ -40,6 +40,9 @@ export interface BatchOptions {
 /** headers of the batch request every part carries (the caller's credentials) */
 const INHERITED = ["authorization"];
 
+/** headers of the batch request a part carries unless it has its own (the version the client reads) */
+const DEFAULTED = ["odata-maxversion"];
+
 /** headers of a part's response worth passing on */
 const KEPT = ["content-type", "location", "odata-version", "preference-applied", "retry-after", "www-authenticate"];
 
@@ -90,10 +93,13 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
   const { basePath, model } = options;
   const parsed = await readBatch(request, options.bodyLimits);
   const origin = new URL(request.url).origin;
-  const inherited = INHERITED.flatMap((name) => {
-    const value = request.headers.get(name);
-    return value === null ? [] : [[name, value] as const];
-  });
+  const fromBatch = (names: readonly string[]) =>
+    names.flatMap((name) => {
+      const value = request.headers.get(name);
+      return value === null ? [] : [[name, value] as const];
+    });
+  const inherited = fromBatch(INHERITED);
+  const defaulted = fromBatch(DEFAULTED);
   const locations = new Map<string, string>();
   const created = new Map<string, string>();
   const responses = new Map<string, BatchResponsePart>();
@@ -144,6 +150,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     for (const [name, value] of Object.entries(part.headers))
       if (!INHERITED.includes(name) && name !== "content-id") headers.set(name, value);
     for (const [name, value] of inherited) headers.set(name, value);
+    for (const [name, value] of defaulted) if (!headers.has(name)) headers.set(name, value);
     let body: string | undefined;
     if (part.body !== undefined) {
       const hasRefs = created.size > 0 && (part.bodyText ?? JSON.stringify(part.body)).includes('"$');

@@ -68,7 +68,12 @@ describe("syntax errors name the option, the offset and the problem", () => {
     ["$filter", "A in (B/C)", 6, "the list after 'in' holds literal values only, and 'B/C' is a property"],
     ["$filter", "A in (1,2 add 3)", 8, "the list after 'in' holds literal values only, and '2 add 3' is an expression"],
     ["$filter", "A in (1,(B))", 9, "the list after 'in' holds literal values only, and 'B' is a property"],
-    ["$filter", "A in (tolower('X'))", 6, "the list after 'in' holds literal values only, and 'tolower('X')' is an expression"],
+    [
+      "$filter",
+      "A in (tolower('X'))",
+      6,
+      "the list after 'in' holds literal values only, and 'tolower('X')' is an expression",
+    ],
     ["$filter", "A in (-B)", 6, "the list after 'in' holds literal values only, and '-B' is an expression"],
     ["$filter", "A in 1", 5, "expected '(' or a parameter alias but found '1'"],
     ["$filter", "A in (1,2) add 3", 11, "'add' cannot follow an 'in' list; add parentheses"],
