@@ -13,6 +13,7 @@ import {
   datetime,
   decimal,
   defineModel,
+  duration,
   entity,
   enumeration,
   guid,
@@ -20,6 +21,7 @@ import {
   method,
   reference,
   text,
+  timeOfDay,
   virtual,
 } from "@bizdata/core";
 
@@ -77,6 +79,8 @@ export const Part = entity("Part", {
     Line: reference("Line", { required: true }),
     Serial: guid(),
     Fitted: datetime({ default: "2026-01-01T00:00:00Z" }),
+    FittedAt: timeOfDay({ default: "08:30:00" }),
+    Warranty: duration({ default: "P365D" }),
   },
 });
 export const Line = entity("Line", {

@@ -1,4 +1,4 @@
-import { collection, decimal, entity, type RecordOf, reference, text } from "@bizdata/core";
+import { collection, decimal, duration, entity, type RecordOf, reference, text } from "@bizdata/core";
 import { GetDefaultMarkup } from "./sample-methods.js";
 
 /**
@@ -24,6 +24,8 @@ export const Product = entity("Product", {
     SalesDescription: text(),
     Cost: decimal({ precision: 18, scale: 4, min: 0 }),
     Price: decimal({ precision: 18, scale: 4, min: 0 }),
+    /** how long a restock takes, e.g. P14D */
+    LeadTime: duration(),
     Uoms: collection(ProductUom, { inverse: "Product" }),
   },
   title: (p) => p.SalesDescription ?? p.SKU,

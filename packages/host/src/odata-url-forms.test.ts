@@ -277,3 +277,67 @@ describe("OData-MaxVersion", () => {
     ]);
   });
 });
+
+describe("duration and time-of-day literals", () => {
+  beforeAll(async () => {
+    for (const [sku, LeadTime] of [
+      ["WID-001", "P3D"],
+      ["WID-002", "P10DT12H"],
+      ["BOLT-9", "PT36H"],
+    ] as const) {
+      const res = await admin.request("PATCH", `/api/Product(${fixture.guids.Product![sku]})`, { LeadTime });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it.each([
+    [`$filter=${q("LeadTime gt duration'P1D'")}`, ["BOLT-9", "WID-001", "WID-002"]],
+    [`$filter=${q("LeadTime eq duration'P1DT12H'")}`, ["BOLT-9"]],
+    [`$filter=${q("LeadTime eq 'P1DT12H'")}`, ["BOLT-9"]],
+    [`$filter=${q("LeadTime in (duration'P3D','PT36H')")}`, ["BOLT-9", "WID-001"]],
+    [`$filter=${q("LeadTime add duration'PT12H' ge duration'P2D'")}`, ["BOLT-9", "WID-001", "WID-002"]],
+    [`$filter=${q("totalseconds(LeadTime) lt 3E5")}`, ["BOLT-9", "WID-001"]],
+    [`$filter=${q("LeadTime eq null and Cost ne null")}`, ["GAD_200", "PCT%OFF", "ÜBER-1"]],
+    [
+      `$filter=${q("hour(13:20:00) eq 13 and time(2024-01-01T13:20:00.5+01:00) eq 12:20:00.5")}&$top=1&$orderby=SKU`,
+      ["BOLT-9"],
+    ],
+  ])("%s", async (query, expected) => {
+    expect(await skus(query)).toEqual(expected);
+  });
+
+  it("reads a duration in ISO 8601 form, a day as 24 hours", async () => {
+    const { body } = await get(`/api/Product?$select=SKU,LeadTime&$filter=${q("LeadTime ne null")}&$orderby=LeadTime`);
+    expect(body.value.map((p: { SKU: string; LeadTime: string }) => [p.SKU, p.LeadTime])).toEqual([
+      ["BOLT-9", "P1DT12H"],
+      ["WID-001", "P3D"],
+      ["WID-002", "P10DT12H"],
+    ]);
+  });
+
+  it.each([
+    ["LeadTime gt duration'P1M'", 12, "duration 'P1M' has years, months or weeks"],
+    ["LeadTime gt duration'3 days'", 12, "invalid duration '3 days'"],
+    ["LeadTime gt 25:00", 12, "invalid time of day '25:00'"],
+  ])("$filter=%s → 400 at %d", async (filter, position, problem) => {
+    const { status, body } = await get(`/api/Product?$filter=${q(filter)}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("QuerySyntaxError");
+    expect(body.error.message).toContain(`in $filter at position ${position}: ${problem}`);
+  });
+
+  it.each([
+    ["LeadTime gt 13:20", "compares duration with timeOfDay"],
+    ["LeadTime gt 'P1M'", "compares duration with string"],
+  ])("$filter=%s → 400 saying why", async (filter, problem) => {
+    const { status, body } = await get(`/api/Product?$filter=${q(filter)}`);
+    expect(status).toBe(400);
+    expect(body.error.message).toContain(problem);
+  });
+
+  it("a write names a duration that is not one", async () => {
+    const res = await admin.request("PATCH", `/api/Product(${fixture.guids.Product!["GAD-100"]})`, { LeadTime: "P1M" });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain("LeadTime");
+  });
+});

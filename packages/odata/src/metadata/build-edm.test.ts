@@ -316,6 +316,8 @@ describe("$metadata of the edge model", () => {
       "Part/Fitted",
       { $Type: "Edm.DateTimeOffset", $Nullable: true, $Precision: 6, $DefaultValue: "2026-01-01T00:00:00Z" },
     ],
+    ["Part/FittedAt", { $Type: "Edm.TimeOfDay", $Nullable: true, $Precision: 6, $DefaultValue: "08:30:00" }],
+    ["Part/Warranty", { $Type: "Edm.Duration", $Nullable: true, $Precision: 6, $DefaultValue: "P365D" }],
     // values that cannot be enum members keep the property a string
     ["Gadget/Phase", { $Nullable: true, $MaxLength: 11, $DefaultValue: "Done" }],
     ["Gadget/Size", { $Type: "acme.edge.GadgetSize" }],

@@ -22,7 +22,11 @@ export type Literal =
   | { readonly kind: "string"; readonly value: string; readonly pos: number }
   | { readonly kind: "guid"; readonly value: string; readonly pos: number }
   | { readonly kind: "date"; readonly value: string; readonly pos: number }
-  | { readonly kind: "dateTimeOffset"; readonly value: string; readonly pos: number };
+  | { readonly kind: "dateTimeOffset"; readonly value: string; readonly pos: number }
+  /** `13:20:00.5` as written */
+  | { readonly kind: "timeOfDay"; readonly value: string; readonly pos: number }
+  /** `duration'-P1DT2H'`: the ISO 8601 text between the quotes */
+  | { readonly kind: "duration"; readonly value: string; readonly pos: number };
 
 /** `A/B/C`: a member path, first segment relative to the current resource (or lambda variable). */
 export interface PathExpr extends Node {

@@ -195,6 +195,29 @@ export const DateTimeWithoutOffset = createToken({
   label: "a date-time",
 });
 
+/**
+ * ABNF `timeOfDayValue`: `hh:mm[:ss[.fff…]]`, before numbers (which would take its hours). Field
+ * ranges are checked in the parser, as for dates.
+ */
+export const TimeOfDayLiteral = createToken({
+  name: "TimeOfDayLiteral",
+  pattern: /\d{2}:\d{2}(?::\d{2}(?:\.\d{1,12})?)?/,
+  categories: [PrimitiveLiteral],
+  label: "a time of day",
+});
+
+/**
+ * ABNF `duration`: `duration'P1DT2H'` (the prefix in any case). Anything between the quotes is
+ * lexed so that the parser can say what is wrong with it; `'P1D'` without the prefix is a string,
+ * which the binder reads as a duration where one is compared with it.
+ */
+export const DurationLiteral = createToken({
+  name: "DurationLiteral",
+  pattern: /duration'[^']*'/i,
+  categories: [PrimitiveLiteral],
+  label: "a duration",
+});
+
 export const DateLiteral = createToken({
   name: "DateLiteral",
   pattern: /\d{4}-\d{2}-\d{2}/,
@@ -236,7 +259,9 @@ export const allTokens: TokenType[] = [
   DateTimeOffsetLiteral,
   DateTimeWithoutOffset,
   DateLiteral,
+  TimeOfDayLiteral,
   NumberLiteral,
+  DurationLiteral,
   LParen,
   RParen,
   Comma,
