@@ -120,7 +120,10 @@ export const Container = entity("Container", { naturalKey: "Guid", fields: {}, m
 export const Address = entity("Address", { naturalKey: "Guid", fields: {} });
 export const Country = entity("Country", { naturalKey: "Code", fields: { Code: text({ required: true }) } });
 
-export const edgeModel = defineModel([Gadget, Line, Part, Container, Address, Country], { namespace: "acme.edge", alias: "edge" });
+export const edgeModel = defineModel([Gadget, Line, Part, Container, Address, Country], {
+  namespace: "acme.edge",
+  alias: "edge",
+});
 edgeModel.subscribe(Tune, { name: "Tune", feature: EDGE_FEATURE, run: () => undefined });
 edgeModel.subscribe(Catalog, { name: "Catalog", feature: EDGE_FEATURE, run: () => [] });
 for (const m of [Ping, FindGadget, FindPart])

@@ -26,6 +26,14 @@ export { type BatchOptions, runBatch } from "./batch/run-batch.js";
 export type * from "./bind/apply-query.js";
 export { bindApply } from "./bind/bind-apply.js";
 export { bindQuery } from "./bind/bind-query.js";
+export {
+  type BoundPath,
+  bindResourcePath,
+  keyOf,
+  type MethodPath,
+  type NavigationSource,
+  resolveEntity,
+} from "./bind/bind-resource-path.js";
 export type * from "./bind/bound-expr.js";
 export type * from "./bind/read-query.js";
 export { compileApply } from "./compile/compile-apply.js";
@@ -53,15 +61,22 @@ export {
   prepareSingle,
 } from "./read/prepare-read.js";
 export {
-  keyOf,
   type PlannedRead,
   type PlannerOptions,
   type PlanRequest,
   ReadPlanner,
-  resolveEntity,
+  resolveResource,
 } from "./read/read-planner.js";
-export { type RunArgs, runCollection, runCount, runSingle } from "./read/run-read.js";
-export { type MethodPath, methodEnvironment } from "./service/method-call.js";
+export {
+  type RunArgs,
+  runCollection,
+  runContained,
+  runContainedCount,
+  runCount,
+  runRelated,
+  runSingle,
+} from "./read/run-read.js";
+export { methodEnvironment } from "./service/method-call.js";
 export {
   type Access,
   hasBody,

@@ -80,6 +80,31 @@ const reads: [string, (f: LoadedFixture) => string, (body: any) => void][] = [
     (body) => expect(body).toEqual({ value: [{ Total: 584.25, N: 6 }] }),
   ],
   [
+    "a navigation to a referenced record, through references, with its own expand",
+    (f) =>
+      `/api/SalesOrder(Guid=${f.guids.SalesOrder!["SO-001"]})/SellToCustomer/PrimaryContact?$select=FullName&$expand=MailingAddress/Country($select=Code)`,
+    (body) => expect(body).toMatchObject({ FullName: "Ann Able", MailingAddress: { Country: { Code: "US" } } }),
+  ],
+  [
+    "a navigation to an owned collection with $filter, $orderby, $top, $count and a nested expand",
+    (f) =>
+      `/api/SalesOrder(${f.guids.SalesOrder!["SO-005"]})/Details?$filter=Quantity%20gt%201&$orderby=Quantity%20desc&$top=2&$count=true&$select=Quantity&$expand=Product($select=SKU;$expand=Uoms($select=Name))`,
+    (body) => {
+      expect(body["@odata.count"]).toBe(3);
+      expect(body.value.map((d: any) => d.Product.SKU)).toEqual(["WID-002", "GAD-100"]);
+    },
+  ],
+  [
+    "a navigation to a complex value through a reference",
+    (f) => `/api/Customer(${f.guids.Customer!.C001})/PrimaryContact/MailingAddress`,
+    (body) => expect(body).toMatchObject({ City: "Philadelphia" }),
+  ],
+  [
+    "$count of an owned collection",
+    (f) => `/api/SalesOrder(${f.guids.SalesOrder!["SO-005"]})/Details/$count`,
+    (body) => expect(body).toBe(4),
+  ],
+  [
     "a plain list with $top",
     () => `/api/Product?$select=SKU&$orderby=SKU&$top=50`,
     (body) => expect(body.value).toHaveLength(7),

@@ -12,9 +12,9 @@ import { type Model, prefetchReferences, type ReferenceCache, ServiceError, type
 import { readBody } from "../json-body/read-body.js";
 import { readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import { resolveResource } from "../read/read-planner.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
 import { currentScope } from "../service/request-scope.js";
-import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import type { BatchPart, BatchResponsePart, ParsedBatch } from "./batch-types.js";
 import { formatJsonBatchResponse } from "./format-json-response.js";
 import { formatMultipartBatchResponse } from "./format-multipart-response.js";
@@ -189,9 +189,8 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     parts.flatMap((p) => {
       if (p.body === undefined || p.url.includes("$")) return [];
       try {
-        const path = parseResourcePath(resolvePath(p.url).split("?")[0]!);
-        const entity = path.kind === "method" ? undefined : model.entity(path.entity);
-        return entity ? [{ entity, body: p.body }] : [];
+        const path = resolveResource(model, resolvePath(p.url).split("?")[0]!);
+        return path.kind === "collection" || path.kind === "entity" ? [{ entity: path.entity, body: p.body }] : [];
       } catch {
         return [];
       }

@@ -13,9 +13,8 @@ import {
   updateRecord,
   type WriteContext,
 } from "@bizdata/core";
-import { keyOf, resolveEntity } from "../read/read-planner.js";
-import { runCollection, runCount, runSingle } from "../read/run-read.js";
-import { parseResourcePath } from "../syntax/parse-resource-path.js";
+import { resolveResource } from "../read/read-planner.js";
+import { runCollection, runContained, runContainedCount, runCount, runRelated, runSingle } from "../read/run-read.js";
 import { callMethod } from "./method-call.js";
 import type { ODataRequest } from "./odata-request.js";
 import {
@@ -92,34 +91,42 @@ export async function readEntities(service: ServiceContext, request: ODataReques
   });
   if (read.kind === "method") return callMethod(service, request, read);
   request.authorize?.({ kind: "read", entities: read.reads });
-  const workflow = stagedArgs();
-  const body = await inRequestTransaction<string | number | undefined>(
+  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs() };
+  const body = await inRequestTransaction<string | number | null | undefined>(
     service.db,
     tenantId,
     (tx) => {
       switch (read.kind) {
         case "collection": {
-          const nextLink = nextLinkOf(service.basePath, read.entity.name, request.search);
-          return runCollection(tx, read.prepared, { tenantId, nextLink, ...workflow });
+          const nextLink = nextLinkOf(service.basePath, request.path, request.search);
+          return read.key === undefined
+            ? runCollection(tx, read.prepared, { ...args, nextLink })
+            : runContained(tx, read.prepared, { ...args, nextLink });
         }
         case "count":
-          return runCount(tx, read.prepared, { tenantId, ...workflow });
+          return read.key === undefined
+            ? runCount(tx, read.prepared, args)
+            : runContainedCount(tx, read.prepared, args);
         case "entity":
-          return runSingle(tx, read.prepared, { tenantId, key: read.key, ...workflow });
+          return read.related ? runRelated(tx, read.prepared, args) : runSingle(tx, read.prepared, args);
+        case "complex":
+          return runRelated(tx, read.prepared, args);
       }
     },
     { readOnly: true },
   );
+  // a navigation from a record that does not exist, or the record itself
+  if (body === undefined) throw notFound(`${read.root.name}(${read.key ?? ""}) does not exist.`);
+  // a reference that leads nowhere (OData 4.01 §11.2.6)
+  if (body === null) return noContent();
   if (read.kind === "count") return textResult(String(body));
-  if (body === undefined)
-    throw notFound(`${read.entity.name}(${read.kind === "entity" ? read.key : ""}) does not exist.`);
   return jsonResult(200, String(body));
 }
 
 /** `POST`: creates a record on an entity set, or calls a Modify method */
 export async function createEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
-  const path = parseResourcePath(request.path);
+  const path = resolveResource(service.model, request.path);
   if (path.kind === "method") return callMethod(service, request, path);
   if (path.kind !== "collection") {
     throw new ServiceError(
@@ -128,7 +135,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
       `POST creates records on an entity set: POST ${service.basePath}/{Entity}.`,
     );
   }
-  const entity = resolveEntity(service.model, path.entity);
+  const { entity } = path;
   request.authorize?.({ kind: "create", entity: entity.name });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
@@ -149,7 +156,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
 
 /** the record a PATCH or DELETE names, once the caller may change it */
 function recordOf(service: ServiceContext, request: ODataRequest, action: "update" | "delete") {
-  const path = parseResourcePath(request.path);
+  const path = resolveResource(service.model, request.path);
   if (path.kind !== "entity") {
     const what = action === "update" ? "PATCH updates" : "DELETE removes";
     throw new ServiceError(
@@ -158,9 +165,8 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
       `${what} one record: ${request.method} ${service.basePath}/{Entity}({guid}).`,
     );
   }
-  const entity = resolveEntity(service.model, path.entity);
-  request.authorize?.({ kind: action, entity: entity.name });
-  return { entity, guid: keyOf(path.key) };
+  request.authorize?.({ kind: action, entity: path.entity.name });
+  return { entity: path.entity, guid: path.key };
 }
 
 /** `PATCH`: updates one record */

@@ -15,10 +15,11 @@ import {
   ServiceError,
   type Session,
 } from "@bizdata/core";
+import type { MethodPath } from "../bind/bind-resource-path.js";
+import { resolveEntity } from "../bind/bind-resource-path.js";
 import type { ReadPlanner } from "../read/read-planner.js";
-import { resolveEntity } from "../read/read-planner.js";
 import { runCollection, runSingle } from "../read/run-read.js";
-import type { Literal, ResourcePath } from "../syntax/ast.js";
+import type { Literal } from "../syntax/ast.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
@@ -26,8 +27,6 @@ import { jsonResult, noContent, type ODataResult, withPrompts } from "./odata-re
 import { currentScope, inRequestTransaction, type RequestPrompts, requestPrompts } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
-
-export type MethodPath = Extract<ResourcePath, { kind: "method" }>;
 
 const text = (l: Literal) => (l.kind === "string" ? `'${l.value.replaceAll("'", "''")}'` : printExpr(l));
 

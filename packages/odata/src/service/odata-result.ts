@@ -59,14 +59,14 @@ export const guidOnlyBody = (guid: string): string => `{"Guid":"${guid}"}`;
 /** the address of a record, for `Location` (api-conventions: Create) */
 export const recordUrl = (basePath: string, entity: string, guid: string): string => `${basePath}/${entity}(${guid})`;
 
-/** the next page of a collection read: the same options with `$skip` moved on */
+/** the next page of a collection read at `path` (as the URL has it): the same options with `$skip` moved on */
 export const nextLinkOf =
-  (basePath: string, entity: string, search: URLSearchParams) =>
+  (basePath: string, path: string, search: URLSearchParams) =>
   (skip: number): string => {
     // the client's `skip`/`$Skip` is replaced, not repeated
     const next = new URLSearchParams([...search].filter(([name]) => systemQueryOption(name) !== "$skip"));
     next.set("$skip", String(skip));
-    return `${basePath}/${entity}?${next}`;
+    return `${basePath}/${path}?${next}`;
   };
 
 /**

@@ -177,19 +177,31 @@ export interface QueryOptions {
 
 // ---------------------------------------------------------------- resource path
 
-/** Key in parentheses after an entity set: `Product(6f1c…)` or `Product(guid'…')`. */
-export type ResourcePath =
-  | { readonly kind: "collection"; readonly entity: string }
-  | { readonly kind: "count"; readonly entity: string }
-  | { readonly kind: "entity"; readonly entity: string; readonly key: string }
-  | {
-      readonly kind: "method";
-      readonly entity: string;
-      /** null for a static (collection-bound) method */
-      readonly key: string | null;
-      readonly method: string;
-      /** true when written with `()`, required for read (GET) methods (spec 4.8 rule 4) */
-      readonly parens: boolean;
-      /** inline parameters `Name(a=1,b='x')`, raw literal text by name */
-      readonly inlineArgs: Readonly<Record<string, Literal>>;
-    };
+/**
+ * One value in a segment's parentheses: a key (`(<guid>)`, `('x')`, `(guid'…')`), or a named one
+ * (`(Guid=<guid>)`, a function's `(customerId='C1')`).
+ */
+export interface SegmentArgument extends Node {
+  /** null for a key written without its name */
+  readonly name: string | null;
+  readonly value: Literal;
+}
+
+/**
+ * One segment of a resource path: `Product(<guid>)`, `Details`, `bizdata.Post`,
+ * `GetOpenOrders(customerId='C1')`, `$count`. What it is (an entity set, a navigation property, a
+ * method) is for the binder to say: the parser knows no model.
+ */
+export interface PathSegment extends Node {
+  /** the name as written, without its qualifier */
+  readonly name: string;
+  /** what qualifies the name (`bizdata` in `bizdata.Post`), null when unqualified */
+  readonly qualifier: string | null;
+  /** the values in parentheses, in order; null without parentheses */
+  readonly args: readonly SegmentArgument[] | null;
+}
+
+/** the resource path after the service root, segment by segment */
+export interface ResourcePath {
+  readonly segments: readonly PathSegment[];
+}

@@ -18,7 +18,9 @@ const expectedByRule: Readonly<Record<string, string>> = {
   applyTrafo: "filter(…), aggregate(…) or groupby(…)",
   aggregateTrafo: "$count or an expression",
   aggregateExpr: "$count or an expression",
-  keyPredicate: "a GUID or a quoted key",
+  pathSegment: "a name",
+  segmentArg: "a key or name=value",
+  keyValue: "a literal value",
 };
 
 /** What may follow a complete value of each entry rule. */

@@ -162,7 +162,10 @@ describe("parseFilter: literals", () => {
 
   it.each([
     ["Opens lt 13:20:00", "(lt Opens timeOfDay:13:20:00)"],
-    ["LeadTime ge duration'P1D' and Opens in (08:00,09:30)", "(and (ge LeadTime duration:P1D) (in Opens [timeOfDay:08:00 timeOfDay:09:30]))"],
+    [
+      "LeadTime ge duration'P1D' and Opens in (08:00,09:30)",
+      "(and (ge LeadTime duration:P1D) (in Opens [timeOfDay:08:00 timeOfDay:09:30]))",
+    ],
     ["At add duration'PT1H' gt now()", "(gt (add At duration:PT1H) now())"],
     ["-duration'P1D' lt LeadTime", "(lt (- duration:P1D) LeadTime)"],
     ["duration eq 1", "(eq duration int:1)"],

@@ -43,6 +43,17 @@ export const Identifier = createToken({
   label: "a name",
 });
 
+/**
+ * A namespace-qualified name (`bizdata.Post`, `acme.sales.GetOpenOrders`): an operation segment
+ * of a resource path. Tried before the keywords and plain names, which it would otherwise be
+ * split into (there is no `.` token).
+ */
+export const QualifiedName = createToken({
+  name: "QualifiedName",
+  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/,
+  label: "a qualified name",
+});
+
 /** `$count`, `$filter`, …: `$`-names the grammar knows get their own token; others are `DollarName`. */
 export const DollarName = createToken({
   name: "DollarName",
@@ -282,6 +293,7 @@ export const allTokens: TokenType[] = [
   DollarCompute,
   DollarName,
   ParameterAlias,
+  QualifiedName,
   // before `or`, which would otherwise take the start of `orderby`
   SelectWord,
   OrderByWord,
