@@ -20,8 +20,8 @@ export type ProductUomRecord = RecordOf<typeof ProductUom>;
 export const Product = entity("Product", {
   naturalKey: "SKU",
   fields: {
-    SKU: text({ required: true, maxLength: 64 }),
-    SalesDescription: text(),
+    SKU: text({ required: true, maxLength: 64, searchable: true }),
+    SalesDescription: text({ searchable: true }),
     Cost: decimal({ precision: 18, scale: 4, min: 0 }),
     Price: decimal({ precision: 18, scale: 4, min: 0 }),
     /** how long a restock takes, e.g. P14D */

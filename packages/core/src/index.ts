@@ -37,6 +37,7 @@ export { type RecordStore, type StoredRecord, withStore } from "./storage/record
 export { assignPath, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
 export { baseStore, insertRecords, loadRecords, recordSelectList } from "./storage/record-store.js";
 export { missingTables } from "./storage/schema-check.js";
+export { SEARCH_CONFIGURATION, searchColumns, searchDocument } from "./storage/search-document.js";
 export { stagedSession, stagedStore } from "./storage/staged-store.js";
 export {
   BASE_IMAGE_COLUMN,

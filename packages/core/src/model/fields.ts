@@ -15,6 +15,8 @@ export interface TextField<Req extends boolean = boolean> extends Common<Req> {
   readonly maxLength: number;
   readonly minLength?: number;
   readonly default?: string;
+  /** found by `$search` (free-text search over the entity's searchable properties, indexed) */
+  readonly searchable?: boolean;
 }
 export interface IntegerField<Req extends boolean = boolean> extends Common<Req> {
   readonly kind: "integer";

@@ -105,6 +105,20 @@ const reads: [string, (f: LoadedFixture) => string, (body: any) => void][] = [
     (body) => expect(body).toBe(4),
   ],
   [
+    "$search with $filter and $count, and inside a collection expand",
+    () =>
+      `/api/SalesOrder?$filter=${encodeURIComponent("Details/$count gt 0")}&$count=true&$select=DocNumber&$expand=Details($search=${encodeURIComponent('"blue ones" OR loose')};$count=true)&$top=2&$orderby=DocNumber`,
+    (body) => {
+      expect(body["@odata.count"]).toBe(4);
+      expect(body.value.map((o: any) => o["Details@odata.count"])).toEqual([1, 1]);
+    },
+  ],
+  [
+    "$search over products",
+    () => `/api/Product?$search=${encodeURIComponent("widget OR bolt")}&$count=true&$select=SKU`,
+    (body) => expect(body["@odata.count"]).toBe(3),
+  ],
+  [
     "a plain list with $top",
     () => `/api/Product?$select=SKU&$orderby=SKU&$top=50`,
     (body) => expect(body.value).toHaveLength(7),

@@ -19,6 +19,7 @@ import {
   compileCount,
   recordsInReach,
 } from "./compile-read.js";
+import { searchCondition } from "./compile-search.js";
 import { rowValue, writerFor } from "./output-value.js";
 import { AliasSource, QueryScope } from "./query-scope.js";
 import { rowPlan } from "./row-plan.js";
@@ -46,8 +47,9 @@ export function compileRelated(query: ReadQuery, start: NavigationStart, ctx: Co
   const filter = query.filter
     ? sql` AND ${compileExpr(query.filter, { scopes: new Map([[null, target]]), condition: true })}`
     : sql``;
+  const search = query.search ? sql` AND ${searchCondition(query.search, target)}` : sql``;
   const plan = rowPlan(query, target, ctx);
-  const statement = sql`SELECT ${plan.columns} ${root.from()} WHERE ${where}${filter}`;
+  const statement = sql`SELECT ${plan.columns} ${root.from()} WHERE ${where}${search}${filter}`;
   return { statement, write: plan.write, guidAlias: plan.guidAlias, limit: 1, serverPaged: false, skip: 0 };
 }
 

@@ -8,6 +8,7 @@ import { type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { searchCondition } from "./compile-search.js";
 import { orderClause } from "./order-clause.js";
 import type { OutputOptions } from "./output-value.js";
 import { AliasSource, QueryScope } from "./query-scope.js";
@@ -79,9 +80,10 @@ function filtered(
   const scope = QueryScope.over(query.entity, aliases);
   const reach = recordsInReach(scope, ctx);
   const inReach = within === undefined ? reach : sql`${reach} AND ${within.condition(scope)}`;
+  const searched = query.search ? sql`${inReach} AND ${searchCondition(query.search, scope)}` : inReach;
   const where = query.filter
-    ? sql`${inReach} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
-    : inReach;
+    ? sql`${searched} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
+    : searched;
   return { scope, where };
 }
 

@@ -36,13 +36,16 @@ const restrictions = (...paths: string[]) => ({
   "@Capabilities.FilterRestrictions": { NonFilterableProperties: [...paths, "RecordReadOnly"] },
   "@Capabilities.SortRestrictions": { NonSortableProperties: [...paths, "RecordReadOnly"] },
 });
-const containedRestrictions = (navigation: string) => ({
+/** an entity with no searchable property refuses $search */
+const notSearchable = { "@Capabilities.SearchRestrictions": { Searchable: false } };
+const containedRestrictions = (navigation: string, searchable: boolean) => ({
   "@Capabilities.NavigationRestrictions": {
     RestrictedProperties: [
       {
         NavigationProperty: navigation,
         FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
         SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
+        ...(!searchable && { SearchRestrictions: { Searchable: false } }),
       },
     ],
   },
@@ -224,7 +227,7 @@ describe("$metadata of the sample model", () => {
         $Type: "bizdata.Product",
         $NavigationPropertyBinding: { "Uoms/Product": "Product" },
         ...restrictions(),
-        ...containedRestrictions("Uoms"),
+        ...containedRestrictions("Uoms", false),
       },
     ],
     [
@@ -239,7 +242,8 @@ describe("$metadata of the sample model", () => {
           "Details/Product": "Product",
         },
         ...restrictions(),
-        ...containedRestrictions("Details"),
+        ...notSearchable,
+        ...containedRestrictions("Details", true),
       },
     ],
     [
@@ -251,7 +255,7 @@ describe("$metadata of the sample model", () => {
         ...restrictions("FullName"),
       },
     ],
-    ["SalesOrderImport", { $Collection: true, $Type: "bizdata.SalesOrderImport", ...restrictions() }],
+    ["SalesOrderImport", { $Collection: true, $Type: "bizdata.SalesOrderImport", ...restrictions(), ...notSearchable }],
     // owned items are reached through their owner
     ["SalesOrderDetail", undefined],
     ["ProductUom", undefined],
@@ -347,11 +351,13 @@ describe("$metadata of the edge model", () => {
           NavigationProperty: "Lines",
           FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
           SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
+          SearchRestrictions: { Searchable: false },
         },
         {
           NavigationProperty: "Lines/Parts",
           FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
           SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
+          SearchRestrictions: { Searchable: false },
         },
       ],
     ],

@@ -58,22 +58,38 @@ const filterAndSort = (paths: readonly string[]) => ({
   SortRestrictions: record({ NonSortableProperties: propertyPaths(paths) }),
 });
 
+/** `$search` refused: the entity declares no searchable property */
+const notSearchable = record({ Searchable: { kind: "bool", value: false } });
+
+/** what `$filter`, `$orderby` and `$search` refuse on one entity */
+export interface Restricted {
+  /** properties computed on read */
+  readonly properties: readonly string[];
+  readonly searchable: boolean;
+}
+
 /**
- * The restrictions of an entity set (its own properties) and of the collections it contains
- * (Capabilities.NavigationRestrictions, one entry per containment path).
+ * The restrictions of an entity set (its own properties, and `$search` where it has nothing
+ * searchable) and of the collections it contains (Capabilities.NavigationRestrictions, one entry
+ * per containment path).
  */
 export function queryRestrictions(
-  own: readonly string[],
-  contained: readonly { readonly path: string; readonly properties: readonly string[] }[],
+  own: Restricted,
+  contained: readonly (Restricted & { readonly path: string })[],
 ): EdmAnnotation[] {
-  const { FilterRestrictions, SortRestrictions } = filterAndSort(own);
+  const { FilterRestrictions, SortRestrictions } = filterAndSort(own.properties);
   const annotations: EdmAnnotation[] = [
     { term: "Capabilities.FilterRestrictions", value: FilterRestrictions },
     { term: "Capabilities.SortRestrictions", value: SortRestrictions },
+    ...(own.searchable ? [] : [{ term: "Capabilities.SearchRestrictions", value: notSearchable }]),
   ];
   if (contained.length > 0) {
-    const restricted = contained.map(({ path, properties }) =>
-      record({ NavigationProperty: { kind: "navigationPropertyPath", value: path }, ...filterAndSort(properties) }),
+    const restricted = contained.map(({ path, properties, searchable }) =>
+      record({
+        NavigationProperty: { kind: "navigationPropertyPath", value: path },
+        ...filterAndSort(properties),
+        ...(!searchable && { SearchRestrictions: notSearchable }),
+      }),
     );
     annotations.push({
       term: "Capabilities.NavigationRestrictions",

@@ -160,6 +160,16 @@ export type AliasValue =
   | { readonly kind: "literal"; readonly literal: Literal }
   | { readonly kind: "json"; readonly value: unknown; readonly pos: number };
 
+/**
+ * A `$search` expression (OData 4.01 ABNF `searchExpr`): words and "phrases" joined by `AND`
+ * (also implied by a blank), `OR` and `NOT`, grouped by parentheses.
+ */
+export type SearchExpr =
+  /** a word, or the text of a phrase without its quotes and escapes */
+  | { readonly kind: "word" | "phrase"; readonly value: string; readonly pos: number }
+  | { readonly kind: "not"; readonly operand: SearchExpr; readonly pos: number }
+  | { readonly kind: "and" | "or"; readonly left: SearchExpr; readonly right: SearchExpr; readonly pos: number };
+
 /** Query options of a request or of one `$expand` item; absent options are `undefined`. */
 export interface QueryOptions {
   readonly filter?: Expr;
@@ -171,6 +181,7 @@ export interface QueryOptions {
   readonly count?: boolean;
   readonly apply?: readonly ApplyTransformation[];
   readonly compute?: readonly ComputeItem[];
+  readonly search?: SearchExpr;
   /** `@name=value` of the URL by name without `@` (top level only; `$expand` items use these too) */
   readonly aliases?: ReadonlyMap<string, AliasValue>;
 }

@@ -18,6 +18,7 @@ import { errorMessageProvider } from "./error-messages.js";
 import { foldOperators, type Operand, type OperatorSequence } from "./fold-operators.js";
 import { isLiteral, literalOf, literalProblem } from "./literals.js";
 import { printExpr } from "./print-expr.js";
+import { allSearchTokens } from "./search-tokens.js";
 import { QuerySyntaxError } from "./syntax-error.js";
 import {
   allTokens,
@@ -61,7 +62,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
   protected depth = 0;
 
   constructor() {
-    super(allTokens, { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
+    super([...allTokens, ...allSearchTokens], { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
   }
 
   /** Points the (reused) parser at a new input; setting `input` also calls `reset`. */
@@ -86,7 +87,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
   /** `fail` for plain functions (fold-operators.ts), created once rather than per call */
   private readonly failBound = (position: number, problem: string): never => this.fail(position, problem);
 
-  private enterNesting(position: number): void {
+  protected enterNesting(position: number): void {
     if (++this.depth > this.limits.maxExpressionDepth) {
       this.fail(position, `expression is nested more than ${this.limits.maxExpressionDepth} levels deep`);
     }

@@ -16,6 +16,7 @@ import {
   parseOrderBy,
   parseQueryOptions,
   parseResourcePath,
+  parseSearch,
   parseSelect,
   parseSkip,
   parseTop,
@@ -280,12 +281,13 @@ const everyEntryPoint: ((text: string) => unknown)[] = [
   (text) => parseSkip(text),
   (text) => parseCount(text),
   (text) => parseResourcePath(text),
+  (text) => parseSearch(text),
   (text) => parseQueryOptions({ $filter: text, $expand: text }),
 ];
 
 /** Pieces of the language, so random input gets past the lexer and exercises the parser. */
 const fragment = fc.constantFrom(
-  ..."A B/C eq ne and or not in has add mul - ( ) , / ; = : * $count $it $select $filter $expand $top $orderby $compute".split(
+  ..."A B/C eq ne and or not in has add mul - ( ) , / ; = : * $count $it $select $filter $expand $top $orderby $compute $search= AND OR NOT \" 13:20 duration'P1D' bizdata.Post".split(
     " ",
   ),
   ..."any all any( all( d: 'x' '' ''' 1 -1 1.5 true null 2024-01-31 2024-01-31T10:00Z".split(" "),
