@@ -29,11 +29,13 @@ function checkTerms(expr: SearchExpr, option: string): void {
       }
       return;
     case "not":
-      return checkTerms(expr.operand, option);
+      checkTerms(expr.operand, option);
+      return;
     case "and":
     case "or":
       checkTerms(expr.left, option);
-      return checkTerms(expr.right, option);
+      checkTerms(expr.right, option);
+      return;
   }
 }
 
