@@ -13,17 +13,18 @@ import {
   As,
   Comma,
   DollarCount,
+  Dot,
   Equals,
   Filter,
   GroupBy,
   Identifier,
   LParen,
-  QualifiedName,
   RParen,
   Segment,
   Slash,
   StringLiteral,
   With,
+  Word,
 } from "./tokens.js";
 
 type AggregateMethod = AggregateItem["method"];
@@ -150,7 +151,20 @@ class ODataParser extends QueryOptionParser {
    * segment percent-decoded before it gets here (parse-resource-path.ts).
    */
   public pathSegment = this.RULE("pathSegment", (): PathSegment => {
-    const token = this.OR(this.segmentNameAlternatives);
+    const first = this.CONSUME(Segment);
+    // `bizdata.Post`, `acme.sales.GetOpenOrders`: a qualified name, its parts and dots adjacent
+    const parts: IToken[] = [first];
+    this.MANY(() => {
+      const dot = this.CONSUME(Dot);
+      const part = this.CONSUME(Word);
+      if (!this.RECORDING_PHASE) {
+        const before = parts[parts.length - 1]!;
+        if (before.startOffset + before.image.length !== dot.startOffset || part.startOffset !== dot.startOffset + 1) {
+          this.fail(dot.startOffset, "a qualified name has no blanks around its '.'");
+        }
+      }
+      parts.push(part);
+    });
     let args: SegmentArgument[] | null = null;
     this.OPTION(() => {
       this.CONSUME(LParen);
@@ -158,7 +172,7 @@ class ODataParser extends QueryOptionParser {
       args = list;
       this.OPTION2(() => {
         this.segmentArgument(list, this.SUBRULE(this.segmentArg));
-        this.MANY(() => {
+        this.MANY2(() => {
           this.CONSUME(Comma);
           this.segmentArgument(list, this.SUBRULE2(this.segmentArg));
         });
@@ -166,20 +180,14 @@ class ODataParser extends QueryOptionParser {
       this.CONSUME(RParen);
     });
     if (this.RECORDING_PHASE) return { name: "", qualifier: null, args, pos: 0 };
-    const image = token.tokenType === DollarCount ? "$count" : token.image;
-    const dot = token.tokenType === QualifiedName ? image.lastIndexOf(".") : -1;
+    const images = parts.map((t) => (t.tokenType === DollarCount ? "$count" : t.image));
     return {
-      name: dot < 0 ? image : image.slice(dot + 1),
-      qualifier: dot < 0 ? null : image.slice(0, dot),
+      name: images[images.length - 1]!,
+      qualifier: images.length === 1 ? null : images.slice(0, -1).join("."),
       args,
-      pos: token.startOffset,
+      pos: first.startOffset,
     };
   });
-
-  private readonly segmentNameAlternatives: IOrAlt<IToken>[] = [
-    { ALT: () => this.CONSUME(Segment) },
-    { ALT: () => this.CONSUME(QualifiedName) },
-  ];
 
   /** a key or `name=value` in a segment's parentheses */
   protected segmentArg = this.RULE("segmentArg", (): SegmentArgument => this.OR(this.segmentArgAlternatives));

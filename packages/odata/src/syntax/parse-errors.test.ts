@@ -38,7 +38,7 @@ describe("syntax errors name the option, the offset and the problem", () => {
     ["$filter", 'A eq "x"', 5, `unexpected character '"'`],
     ["$filter", "A eq @ p", 5, "unexpected character '@'"],
     ["$filter", "A eq 1\nor B", 6, "unexpected character U+000A"],
-    ["$filter", "A eq 1.5.5", 8, "unexpected character '.'"],
+    ["$filter", "A eq 1.5.5", 8, "expected an operator or end of input but found '.'"],
     // the parser's error comes first when it is further left than the lexer's
     ["$filter", "A eq 'O'Brien'", 8, "expected an operator or end of input but found 'Brien'"],
     ["$filter", "A eq 1 B 'x", 7, "expected an operator or end of input but found 'B'"],

@@ -97,7 +97,10 @@ describe("parseResourcePath", () => {
     ["Product('x", 8, "unterminated string literal"],
     ["Product#1", 7, "unexpected character '#'"],
     ["Product(1)x", 10, "expected end of input but found 'x'"],
-    ["Product.", 7, "unexpected character '.'"],
+    ["Product.", 8, "expected a name but found end of input"],
+    ["bizdata .Post", 8, "a qualified name has no blanks around its '.'"],
+    ["bizdata.%20Post", 7, "a qualified name has no blanks around its '.'"],
+    ["bizdata..Post", 8, "expected a name but found '.'"],
     // a raw `/` inside a quoted value ends the segment, and says how to write it
     ["Customer('a/b')", 9, "unterminated string literal; a '/' inside a quoted value is written %2F"],
     [

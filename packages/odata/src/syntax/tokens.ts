@@ -43,17 +43,6 @@ export const Identifier = createToken({
   label: "a name",
 });
 
-/**
- * A namespace-qualified name (`bizdata.Post`, `acme.sales.GetOpenOrders`): an operation segment
- * of a resource path. Tried before the keywords and plain names, which it would otherwise be
- * split into (there is no `.` token).
- */
-export const QualifiedName = createToken({
-  name: "QualifiedName",
-  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/,
-  label: "a qualified name",
-});
-
 /** `$count`, `$filter`, …: `$`-names the grammar knows get their own token; others are `DollarName`. */
 export const DollarName = createToken({
   name: "DollarName",
@@ -259,6 +248,8 @@ export const Equals = createToken({ name: "Equals", pattern: "=", label: "'='" }
 export const Colon = createToken({ name: "Colon", pattern: ":", label: "':'" });
 export const Star = createToken({ name: "Star", pattern: "*", label: "'*'" });
 export const Minus = createToken({ name: "Minus", pattern: "-", label: "'-'" });
+/** joins a namespace and a name (`bizdata.Post`); a number's point is part of the number */
+export const Dot = createToken({ name: "Dot", pattern: ".", label: "'.'" });
 
 /** Values arrive percent-decoded (`+` already turned into a space by the caller): only space and tab. */
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t]+/, group: Lexer.SKIPPED });
@@ -282,6 +273,7 @@ export const allTokens: TokenType[] = [
   Colon,
   Star,
   Minus,
+  Dot,
   DollarCount,
   DollarIt,
   DollarFilter,
@@ -293,7 +285,6 @@ export const allTokens: TokenType[] = [
   DollarCompute,
   DollarName,
   ParameterAlias,
-  QualifiedName,
   // before `or`, which would otherwise take the start of `orderby`
   SelectWord,
   OrderByWord,
