@@ -142,7 +142,7 @@ export function bindResourcePath(model: Model, path: ResourcePath): BoundPath {
   const method = (segment: PathSegment, isLast: boolean): MethodPath => {
     if (segment.qualifier !== null && segment.qualifier !== model.namespace && segment.qualifier !== model.alias) {
       throw notFound(
-        `There is no operation "${written(segment)}": ${entity.name}'s are qualified by "${model.namespace}"${model.alias === undefined ? "" : ` or its alias "${model.alias}"`}, or not at all.`,
+        `There is no operation "${written(segment)}": operations are qualified by "${model.namespace}"${model.alias === undefined ? "" : ` or its alias "${model.alias}"`}, or not at all.`,
         written(segment),
       );
     }

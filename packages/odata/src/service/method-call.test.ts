@@ -145,7 +145,7 @@ describe("the operation segment", () => {
   it.each(["bizdata", "acme", "Orders", "acme.orders.x"])("qualified by %s → 404 naming it", async (qualifier) => {
     await expect(get(`McOrder/${qualifier}.Echo()`)).rejects.toMatchObject({
       status: 404,
-      message: `There is no operation "${qualifier}.Echo": McOrder's are qualified by "acme.orders" or its alias "orders", or not at all.`,
+      message: `There is no operation "${qualifier}.Echo": operations are qualified by "acme.orders" or its alias "orders", or not at all.`,
     });
   });
 });
