@@ -13,6 +13,7 @@ import {
   datetime,
   decimal,
   defineModel,
+  duration,
   entity,
   enumeration,
   guid,
@@ -20,6 +21,7 @@ import {
   method,
   reference,
   text,
+  timeOfDay,
   virtual,
 } from "@bizdata/core";
 
@@ -77,6 +79,8 @@ export const Part = entity("Part", {
     Line: reference("Line", { required: true }),
     Serial: guid(),
     Fitted: datetime({ default: "2026-01-01T00:00:00Z" }),
+    FittedAt: timeOfDay({ default: "08:30:00" }),
+    Warranty: duration({ default: "P365D" }),
   },
 });
 export const Line = entity("Line", {
@@ -116,7 +120,10 @@ export const Container = entity("Container", { naturalKey: "Guid", fields: {}, m
 export const Address = entity("Address", { naturalKey: "Guid", fields: {} });
 export const Country = entity("Country", { naturalKey: "Code", fields: { Code: text({ required: true }) } });
 
-export const edgeModel = defineModel([Gadget, Line, Part, Container, Address, Country], { namespace: "acme.edge" });
+export const edgeModel = defineModel([Gadget, Line, Part, Container, Address, Country], {
+  namespace: "acme.edge",
+  alias: "edge",
+});
 edgeModel.subscribe(Tune, { name: "Tune", feature: EDGE_FEATURE, run: () => undefined });
 edgeModel.subscribe(Catalog, { name: "Catalog", feature: EDGE_FEATURE, run: () => [] });
 for (const m of [Ping, FindGadget, FindPart])

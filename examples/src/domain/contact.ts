@@ -8,8 +8,8 @@ export const Contact = entity("Contact", {
   naturalKey: "Email",
   fields: {
     Email: text({ maxLength: 254 }),
-    FirstName: text({ maxLength: 100 }),
-    LastName: text({ maxLength: 100 }),
+    FirstName: text({ maxLength: 100, searchable: true }),
+    LastName: text({ maxLength: 100, searchable: true }),
     MailingAddress: complex({
       Street: text(),
       City: text({ maxLength: 100 }),

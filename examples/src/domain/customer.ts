@@ -4,7 +4,7 @@ export const Customer = entity("Customer", {
   naturalKey: "Id",
   fields: {
     Id: text({ required: true, maxLength: 32 }),
-    Name: text(),
+    Name: text({ searchable: true }),
     PrimaryContact: reference("Contact"),
     CreditLimit: decimal({ precision: 18, scale: 4, min: 0 }),
   },

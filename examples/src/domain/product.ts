@@ -1,4 +1,4 @@
-import { collection, decimal, entity, type RecordOf, reference, text } from "@bizdata/core";
+import { collection, decimal, duration, entity, type RecordOf, reference, text } from "@bizdata/core";
 import { GetDefaultMarkup } from "./sample-methods.js";
 
 /**
@@ -20,10 +20,12 @@ export type ProductUomRecord = RecordOf<typeof ProductUom>;
 export const Product = entity("Product", {
   naturalKey: "SKU",
   fields: {
-    SKU: text({ required: true, maxLength: 64 }),
-    SalesDescription: text(),
+    SKU: text({ required: true, maxLength: 64, searchable: true }),
+    SalesDescription: text({ searchable: true }),
     Cost: decimal({ precision: 18, scale: 4, min: 0 }),
     Price: decimal({ precision: 18, scale: 4, min: 0 }),
+    /** how long a restock takes, e.g. P14D */
+    LeadTime: duration(),
     Uoms: collection(ProductUom, { inverse: "Product" }),
   },
   title: (p) => p.SalesDescription ?? p.SKU,

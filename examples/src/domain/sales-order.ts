@@ -16,7 +16,7 @@ export const SalesOrderDetail = entity("SalesOrderDetail", {
     SalesOrder: reference("SalesOrder", { required: true }),
     LineNumber: integer({ min: 1 }),
     Product: reference("Product", { required: true }),
-    Description: text(),
+    Description: text({ searchable: true }),
     Quantity: decimal({ precision: 18, scale: 4, required: true }),
     UnitPrice: decimal({ precision: 18, scale: 4 }),
   },

@@ -45,6 +45,8 @@ export function* productBatches(rng: Random, sizes: SampleSizes, generated: Gene
       SalesDescription: description,
       Cost: cost,
       Price: price,
+      // from the index, not the random source, so that the rest of the data set stays as it was
+      LeadTime: `P${(i % 4) * 7 + 3}D`,
     });
     const uom = (name: string, factor: number) =>
       titled(ProductUom, { Guid: rng.uuid(), Title: null, Product: product.Guid, Name: name, Factor: factor });

@@ -1,4 +1,4 @@
-import type { AnyEntity, PersistedField } from "@bizdata/core";
+import { type AnyEntity, isDuration, isTimeOfDay, type PersistedField } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
 import { sampleModel } from "../domain/model.js";
 import { generateSampleData } from "./generate.js";
@@ -44,6 +44,10 @@ function valueProblems(path: string, field: PersistedField, value: unknown, seen
       return ok(typeof value === "string" && isoDate.test(value) && !Number.isNaN(Date.parse(value)), "is not a date");
     case "datetime":
       return ok(typeof value === "string" && !Number.isNaN(Date.parse(value)), "is not a datetime");
+    case "timeOfDay":
+      return ok(typeof value === "string" && isTimeOfDay(value), "is not a time of day");
+    case "duration":
+      return ok(typeof value === "string" && isDuration(value), "is not a duration");
     case "guid":
       return ok(typeof value === "string" && uuid.test(value), "is not a Guid");
     case "enum":

@@ -21,6 +21,7 @@ export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";
 export type { Database, Row, Session, SqlQuery, Statement, TransactionOptions } from "./storage/database.js";
 export { toQuery } from "./storage/database.js";
+export { durationText, intervalInput } from "./storage/interval-text.js";
 export { migrate } from "./storage/migrate.js";
 export {
   type ColumnMapping,
@@ -34,8 +35,9 @@ export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
 export { assignPath, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
-export { baseStore, insertRecords, loadRecords, recordVersion } from "./storage/record-store.js";
+export { baseStore, insertRecords, loadRecords, recordSelectList, recordVersion } from "./storage/record-store.js";
 export { missingTables } from "./storage/schema-check.js";
+export { SEARCH_CONFIGURATION, searchColumns, searchDocument } from "./storage/search-document.js";
 export { asJson, inBaseImage, stagedChanged } from "./storage/staged-changes.js";
 export { stagedSession, stagedStore } from "./storage/staged-store.js";
 export {

@@ -1,12 +1,14 @@
 /**
- * The Hono application: health, sign-in, the OAuth server when enabled, and the entity API, with errors mapped in one place
- * and `OData-Version: 4.01` on every response. It takes an open database and a model, so it can
+ * The Hono application: health, sign-in, the OAuth server when enabled, and the entity API, with
+ * errors mapped in one place and `OData-Version` on every response: 4.01, or 4.0 for a client whose
+ * `OData-MaxVersion` says so (the payloads are the same in both: nothing 4.01-only is written). It
+ * takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
 import type { Database, Model } from "@bizdata/core";
-import { createODataService, inChangeset, runBatch } from "@bizdata/odata";
+import { createODataService, inChangeset, odataVersion, runBatch } from "@bizdata/odata";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { entityRoutes, send } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
@@ -74,8 +76,9 @@ export function createApp({
 
   // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
   // added to a finished response forces a slower copy); onError sets it on errors itself
+  const version = (c: Context) => odataVersion(c.req.header("odata-maxversion"), "4.01");
   app.use("*", async (c, next) => {
-    c.header("OData-Version", "4.01");
+    c.header("OData-Version", version(c));
     await next();
   });
 
@@ -83,7 +86,7 @@ export function createApp({
     const { status, error, headers, unexpected } = errorResponse(err, model);
     if (unexpected) requestLogger(logger).error({ err, method: c.req.method, path: c.req.path }, "request failed");
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    c.header("OData-Version", "4.01");
+    c.header("OData-Version", version(c));
     return c.json(error.toJSON(), status as 400);
   });
 

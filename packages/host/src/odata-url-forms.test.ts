@@ -167,3 +167,177 @@ describe("a blank after an option's '=' (the ABNF has no BWS there)", () => {
     expect(body.error.message).toContain(`in ${option} at position ${position}: no blank is allowed after '='`);
   });
 });
+
+describe("in lists", () => {
+  /** the DocNumbers an order query returns, sorted */
+  async function orders(filter: string): Promise<string[]> {
+    const { status, body } = await get(`/api/SalesOrder?$select=DocNumber&$filter=${q(filter)}`);
+    expect(status, JSON.stringify(body)).toBe(200);
+    return body.value.map((o: { DocNumber: string }) => o.DocNumber).sort();
+  }
+
+  it.each([
+    ["Status in ('Open','Released')", ["SO-001", "SO-002", "SO-005", "SO-006"]],
+    ["Status in ('Closed')", ["SO-003", "SO-004"]],
+    ["Status in ()", []],
+    ["not (Status in ())", ["SO-001", "SO-002", "SO-003", "SO-004", "SO-005", "SO-006"]],
+    ["Description in ('Empty',null)", ["SO-003", "SO-006"]],
+    ["OrderDate in (2024-01-15,2024-02-29)", ["SO-001", "SO-002"]],
+    ["SellToCustomer/Id in ('C001','C003') and Status IN ('Closed','Released')", ["SO-003", "SO-005"]],
+    ["TotalPrice in (70,446.0)", ["SO-002", "SO-005"]],
+  ])("%s", async (filter, expected) => {
+    expect(await orders(filter)).toEqual(expected);
+  });
+
+  it.each([
+    ["Status in ('Open',Description)", 18, "'Description' is a property"],
+    ["Status in (tolower('OPEN'))", 11, "'tolower('OPEN')' is an expression"],
+    ["Status in ('Open' eq 'Open')", 11, "''Open' eq 'Open'' is an expression"],
+  ])("%s → 400 naming the item", async (filter, position, problem) => {
+    const { status, body } = await get(`/api/SalesOrder?$filter=${q(filter)}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("QuerySyntaxError");
+    expect(body.error.message).toContain(
+      `in $filter at position ${position}: the list after 'in' holds literal values only, and ${problem}`,
+    );
+  });
+
+  it("an item of the wrong type or no value of an enumeration is a 400 naming it", async () => {
+    const wrongType = await get(`/api/SalesOrder?$filter=${q("Status in ('Open',1)")}`);
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.error.message).toContain(`"1" (integer) cannot be compared with "Status"`);
+    const noValue = await get(`/api/SalesOrder?$filter=${q("Status in ('Open','Shipped')")}`);
+    expect(noValue.status).toBe(400);
+    expect(noValue.body.error.message).toContain("'Shipped' is not a value of Status");
+  });
+});
+
+describe("OData-MaxVersion", () => {
+  const order = () => fixture.guids.SalesOrder!["SO-001"]!;
+  let created = 0;
+
+  it.each([
+    [undefined, "4.01"],
+    ["4.0", "4.0"],
+    ["4.01", "4.01"],
+  ])("OData-MaxVersion: %s → OData-Version %s on reads, writes, errors and $count", async (max, version) => {
+    const headers: Record<string, string> = max === undefined ? {} : { "OData-MaxVersion": max };
+    const responses = [
+      await admin.request(
+        "GET",
+        `/api/SalesOrder(${order()})?$select=DocNumber&$expand=Details($count=true)`,
+        undefined,
+        headers,
+      ),
+      await admin.request("GET", "/api/SalesOrder/$count", undefined, headers),
+      await admin.request("GET", "/api/SalesOrder?$filter=Nope eq 1", undefined, headers),
+      await admin.request("GET", "/api/NoSuchSet", undefined, headers),
+      await admin.request("POST", "/api/Country", { Code: `V${++created}` }, headers),
+      await admin.request("GET", "/api/", undefined, headers),
+    ];
+    expect(responses.map((r) => [r.status, r.headers.get("OData-Version")])).toEqual([
+      [200, version],
+      [200, version],
+      [400, version],
+      [404, version],
+      [201, version],
+      [200, version],
+    ]);
+  });
+
+  it("a 4.0 read has the same body as a 4.01 read: no 4.01-only annotations or forms", async () => {
+    const path = `/api/SalesOrder?$select=DocNumber&$filter=${q("Status eq 'Open'")}&$count=true&$top=1&$orderby=DocNumber&$expand=Details($select=Quantity;$count=true;$top=1;$orderby=LineNumber)`;
+    const v40 = await get(path, { "OData-MaxVersion": "4.0" });
+    const v401 = await get(path);
+    expect(v40.status).toBe(200);
+    expect(v40.body).toEqual(v401.body);
+    const annotations = JSON.stringify(v40.body).match(/"[^"]*@[^"]*"/g) ?? [];
+    // 4.0 JSON needs the `odata.` prefix that 4.01 lets a payload leave out
+    expect(annotations.every((a) => a.includes("@odata."))).toBe(true);
+    expect(annotations).toContain('"@odata.count"');
+  });
+
+  it("batch parts answer in the version the batch request asks for, unless a part asks otherwise", async () => {
+    const res = await admin.request(
+      "POST",
+      "/api/$batch",
+      {
+        requests: [
+          { id: "a", method: "GET", url: "SalesOrder/$count" },
+          { id: "b", method: "GET", url: "SalesOrder/$count", headers: { "OData-MaxVersion": "4.01" } },
+        ],
+      },
+      { "OData-MaxVersion": "4.0" },
+    );
+    expect(res.headers.get("OData-Version")).toBe("4.0");
+    const { responses } = (await res.json()) as { responses: { id: string; headers: Record<string, string> }[] };
+    expect(responses.map((r) => [r.id, r.headers["odata-version"]])).toEqual([
+      ["a", "4.0"],
+      ["b", "4.01"],
+    ]);
+  });
+});
+
+describe("duration and time-of-day literals", () => {
+  beforeAll(async () => {
+    for (const [sku, LeadTime] of [
+      ["WID-001", "P3D"],
+      ["WID-002", "P10DT12H"],
+      ["BOLT-9", "PT36H"],
+    ] as const) {
+      const res = await admin.request("PATCH", `/api/Product(${fixture.guids.Product![sku]})`, { LeadTime });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it.each([
+    [`$filter=${q("LeadTime gt duration'P1D'")}`, ["BOLT-9", "WID-001", "WID-002"]],
+    [`$filter=${q("LeadTime eq duration'P1DT12H'")}`, ["BOLT-9"]],
+    [`$filter=${q("LeadTime eq 'P1DT12H'")}`, ["BOLT-9"]],
+    [`$filter=${q("LeadTime in (duration'P3D','PT36H')")}`, ["BOLT-9", "WID-001"]],
+    [`$filter=${q("LeadTime add duration'PT12H' ge duration'P2D'")}`, ["BOLT-9", "WID-001", "WID-002"]],
+    [`$filter=${q("totalseconds(LeadTime) lt 3E5")}`, ["BOLT-9", "WID-001"]],
+    [`$filter=${q("LeadTime eq null and Cost ne null")}`, ["GAD_200", "PCT%OFF", "ÜBER-1"]],
+    [
+      `$filter=${q("hour(13:20:00) eq 13 and time(2024-01-01T13:20:00.5+01:00) eq 12:20:00.5")}&$top=1&$orderby=SKU`,
+      ["BOLT-9"],
+    ],
+  ])("%s", async (query, expected) => {
+    expect(await skus(query)).toEqual(expected);
+  });
+
+  it("reads a duration in ISO 8601 form, a day as 24 hours", async () => {
+    const { body } = await get(`/api/Product?$select=SKU,LeadTime&$filter=${q("LeadTime ne null")}&$orderby=LeadTime`);
+    expect(body.value.map((p: { SKU: string; LeadTime: string }) => [p.SKU, p.LeadTime])).toEqual([
+      ["BOLT-9", "P1DT12H"],
+      ["WID-001", "P3D"],
+      ["WID-002", "P10DT12H"],
+    ]);
+  });
+
+  it.each([
+    ["LeadTime gt duration'P1M'", 12, "duration 'P1M' has years, months or weeks"],
+    ["LeadTime gt duration'3 days'", 12, "invalid duration '3 days'"],
+    ["LeadTime gt 25:00", 12, "invalid time of day '25:00'"],
+  ])("$filter=%s → 400 at %d", async (filter, position, problem) => {
+    const { status, body } = await get(`/api/Product?$filter=${q(filter)}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("QuerySyntaxError");
+    expect(body.error.message).toContain(`in $filter at position ${position}: ${problem}`);
+  });
+
+  it.each([
+    ["LeadTime gt 13:20", "compares duration with timeOfDay"],
+    ["LeadTime gt 'P1M'", "compares duration with string"],
+  ])("$filter=%s → 400 saying why", async (filter, problem) => {
+    const { status, body } = await get(`/api/Product?$filter=${q(filter)}`);
+    expect(status).toBe(400);
+    expect(body.error.message).toContain(problem);
+  });
+
+  it("a write names a duration that is not one", async () => {
+    const res = await admin.request("PATCH", `/api/Product(${fixture.guids.Product!["GAD-100"]})`, { LeadTime: "P1M" });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain("LeadTime");
+  });
+});

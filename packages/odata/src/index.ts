@@ -26,6 +26,14 @@ export { type BatchOptions, runBatch } from "./batch/run-batch.js";
 export type * from "./bind/apply-query.js";
 export { bindApply } from "./bind/bind-apply.js";
 export { bindQuery } from "./bind/bind-query.js";
+export {
+  type BoundPath,
+  bindResourcePath,
+  keyOf,
+  type MethodPath,
+  type NavigationSource,
+  resolveEntity,
+} from "./bind/bind-resource-path.js";
 export type * from "./bind/bound-expr.js";
 export type * from "./bind/read-query.js";
 export { compileApply } from "./compile/compile-apply.js";
@@ -40,7 +48,12 @@ export { renderCsdlJson } from "./metadata/csdl-json.js";
 export { renderCsdlXml } from "./metadata/csdl-xml.js";
 export type * from "./metadata/edm.js";
 export { type MetadataRequest, metadataDocument, serviceDocumentText } from "./metadata/metadata-documents.js";
-export { type MetadataFormat, metadataFormat, metadataVersion } from "./metadata/metadata-negotiation.js";
+export {
+  type MetadataFormat,
+  metadataFormat,
+  metadataVersion,
+  odataVersion,
+} from "./metadata/metadata-negotiation.js";
 export { type ServiceDocument, serviceDocument } from "./metadata/service-document.js";
 export { TOKEN_PATHS } from "./openapi/auth-paths.js";
 export { type OpenApiOptions, openApiDocument } from "./openapi/openapi-document.js";
@@ -53,15 +66,23 @@ export {
   prepareSingle,
 } from "./read/prepare-read.js";
 export {
-  keyOf,
   type PlannedRead,
   type PlannerOptions,
   type PlanRequest,
   ReadPlanner,
-  resolveEntity,
+  resolveResource,
 } from "./read/read-planner.js";
-export { type RunArgs, runCollection, runCount, runSingle, type SingleRecord } from "./read/run-read.js";
-export { type MethodPath, methodEnvironment } from "./service/method-call.js";
+export {
+  type RunArgs,
+  runCollection,
+  runContained,
+  runContainedCount,
+  runCount,
+  runRelated,
+  runSingle,
+  type SingleRecord,
+} from "./read/run-read.js";
+export { methodEnvironment } from "./service/method-call.js";
 export {
   type Access,
   hasBody,

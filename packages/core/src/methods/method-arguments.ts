@@ -6,6 +6,7 @@
  */
 import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { ScalarField } from "../model/fields.js";
+import { isDuration, isTimeOfDay } from "../validation/formats.js";
 import { isGuid } from "../write/natural-keys.js";
 import type { MethodParams } from "./method.js";
 
@@ -61,6 +62,17 @@ function convert(
       return text !== undefined && DATETIME.test(text)
         ? { ok: true, value: text }
         : { ok: false, expected: "a date-time with offset" };
+    case "timeOfDay":
+      return text !== undefined && isTimeOfDay(text)
+        ? { ok: true, value: text }
+        : { ok: false, expected: "a time of day (hh:mm:ss)" };
+    case "duration": {
+      // the URL form `duration'P1D'` too
+      const value = fromText && text !== undefined ? (/^duration'(.*)'$/is.exec(text)?.[1] ?? text) : text;
+      return value !== undefined && isDuration(value)
+        ? { ok: true, value }
+        : { ok: false, expected: "a duration (ISO 8601, e.g. P1DT2H)" };
+    }
   }
 }
 

@@ -126,6 +126,8 @@ describe("defineModel()", () => {
   it("qualifies the model by a namespace, bizdata unless given", () => {
     expect(defineModel([Land]).namespace).toBe("bizdata");
     expect(defineModel([Land], { namespace: "acme.sales" }).namespace).toBe("acme.sales");
+    expect(defineModel([Land], { namespace: "acme.sales", alias: "sales" }).alias).toBe("sales");
+    expect(defineModel([Land]).alias).toBeUndefined();
   });
 
   it.each([
@@ -137,6 +139,9 @@ describe("defineModel()", () => {
     ["the same entity twice", () => defineModel([Land, Land]), /registered twice/],
     ["a namespace that is no dotted identifier", () => defineModel([Land], { namespace: "acme..x" }), /dot-separated/],
     ["a namespace OData reserves", () => defineModel([Land], { namespace: "Edm" }), /reserved by OData/],
+    ["a dotted alias", () => defineModel([Land], { namespace: "acme.sales", alias: "a.b" }), /simple identifier/],
+    ["an alias that is the namespace", () => defineModel([Land], { namespace: "acme", alias: "acme" }), /other than/],
+    ["an alias a vocabulary uses", () => defineModel([Land], { alias: "Core" }), /taken by OData or a vocabulary/],
     [
       "a collection whose inverse does not point back",
       () => {

@@ -42,7 +42,7 @@ export type ScalarValue<F> = F extends TextField
       ? number
       : F extends { kind: "boolean" }
         ? boolean
-        : F extends { kind: "date" | "datetime" | "guid" }
+        : F extends { kind: "date" | "datetime" | "timeOfDay" | "duration" | "guid" }
           ? string
           : never;
 

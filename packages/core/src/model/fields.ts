@@ -15,6 +15,8 @@ export interface TextField<Req extends boolean = boolean> extends Common<Req> {
   readonly maxLength: number;
   readonly minLength?: number;
   readonly default?: string;
+  /** found by `$search` (free-text search over the entity's searchable properties, indexed) */
+  readonly searchable?: boolean;
 }
 export interface IntegerField<Req extends boolean = boolean> extends Common<Req> {
   readonly kind: "integer";
@@ -44,6 +46,20 @@ export interface DateTimeField<Req extends boolean = boolean> extends Common<Req
   readonly kind: "datetime";
   readonly default?: string;
 }
+/** A time of day without date or zone, `hh:mm:ss[.ffffff]` on the wire (Edm.TimeOfDay), `time` in storage. */
+export interface TimeOfDayField<Req extends boolean = boolean> extends Common<Req> {
+  readonly kind: "timeOfDay";
+  readonly default?: string;
+}
+/**
+ * A length of time in days, hours, minutes and seconds, ISO 8601 on the wire (`P1DT2H30M`,
+ * Edm.Duration), `interval` in storage. Years and months are no fixed length, so they are not
+ * part of it (as in OData's `durationValue`).
+ */
+export interface DurationField<Req extends boolean = boolean> extends Common<Req> {
+  readonly kind: "duration";
+  readonly default?: string;
+}
 export interface GuidField<Req extends boolean = boolean> extends Common<Req> {
   readonly kind: "guid";
 }
@@ -60,6 +76,8 @@ export type ScalarField =
   | BooleanField
   | DateField
   | DateTimeField
+  | TimeOfDayField
+  | DurationField
   | GuidField
   | EnumField;
 
@@ -155,6 +173,22 @@ export const datetime = <Req extends boolean = false>(
 ): DateTimeField<NoInfer<Req>> => ({
   ...o,
   kind: "datetime",
+  ...common(o),
+});
+
+export const timeOfDay = <Req extends boolean = false>(
+  o: Opts<TimeOfDayField, Req> = {},
+): TimeOfDayField<NoInfer<Req>> => ({
+  ...o,
+  kind: "timeOfDay",
+  ...common(o),
+});
+
+export const duration = <Req extends boolean = false>(
+  o: Opts<DurationField, Req> = {},
+): DurationField<NoInfer<Req>> => ({
+  ...o,
+  kind: "duration",
   ...common(o),
 });
 

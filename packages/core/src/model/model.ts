@@ -21,6 +21,11 @@ export type AnyEntity = EntityDefinition<string, any, any>;
 export interface Model {
   /** the namespace that qualifies the model's types and operations in `$metadata` (default `bizdata`) */
   readonly namespace: string;
+  /**
+   * A short name for the namespace, declared as the schema's `Alias` in `$metadata`; a client may
+   * qualify an operation with either (`acme.sales.Post` or `sales.Post`)
+   */
+  readonly alias?: string;
   readonly entities: ReadonlyMap<string, AnyEntity>;
   /** the entity named exactly `name` (case sensitive, spec 2.1), or undefined */
   entity(name: string): AnyEntity | undefined;
@@ -43,6 +48,8 @@ export interface Model {
 export interface ModelOptions {
   /** dot-separated identifiers, e.g. `acme.sales`; default `bizdata` */
   readonly namespace?: string;
+  /** a simple identifier standing for the namespace in `$metadata` and in operation names */
+  readonly alias?: string;
 }
 
 export const DEFAULT_NAMESPACE = "bizdata";
@@ -64,6 +71,16 @@ export function defineModel(definitions: readonly AnyEntity[], options: ModelOpt
   }
   if (RESERVED_NAMESPACES.some((reserved) => namespace === reserved || namespace.startsWith(`${reserved}.`))) {
     throw new Error(`Namespace "${namespace}" is reserved by OData; choose another.`);
+  }
+  const { alias } = options;
+  if (alias !== undefined) {
+    // CSDL 4.01 §5.1: a simple identifier; the vocabularies $metadata includes use Core and Capabilities
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(alias) || alias === namespace) {
+      throw new Error(`Alias "${alias}" must be a simple identifier other than the namespace, e.g. "sales".`);
+    }
+    if ([...RESERVED_NAMESPACES, "Core", "Capabilities"].includes(alias)) {
+      throw new Error(`Alias "${alias}" is taken by OData or a vocabulary; choose another.`);
+    }
   }
   const entities = new Map<string, AnyEntity>();
   for (const def of definitions) {
@@ -111,6 +128,7 @@ export function defineModel(definitions: readonly AnyEntity[], options: ModelOpt
   const declared = new Set([...entities.values()].flatMap((def) => Object.values(def.methods)));
   const model: Model = {
     namespace,
+    ...(alias !== undefined && { alias }),
     entities,
     entity: (name) => entities.get(name),
     owner: (name) => owners.get(name),

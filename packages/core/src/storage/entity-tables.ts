@@ -12,6 +12,7 @@ import {
   foreignKey,
   index,
   integer,
+  interval,
   numeric,
   type PgColumnBuilderBase,
   type PgTableWithColumns,
@@ -19,6 +20,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  time,
   timestamp,
   uniqueIndex,
   uuid,
@@ -26,6 +28,7 @@ import {
 } from "drizzle-orm/pg-core";
 import type { ReferenceField, ScalarField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
+import { intervalInput } from "./interval-text.js";
 import { columnOf, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
@@ -51,6 +54,11 @@ function columnBuilder(name: string, field: ScalarField | ReferenceField): PgCol
       return field.default !== undefined ? date(name).default(field.default) : date(name);
     case "datetime":
       return timestamp(name, { withTimezone: true, mode: "string" });
+    case "timeOfDay":
+      // microseconds, as timestamptz keeps them
+      return field.default !== undefined ? time(name).default(field.default) : time(name);
+    case "duration":
+      return field.default !== undefined ? interval(name).default(intervalInput(field.default)) : interval(name);
     case "guid":
     case "reference":
       return uuid(name);

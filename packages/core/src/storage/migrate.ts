@@ -8,6 +8,7 @@ import type { Model } from "../model/model.js";
 import type { Database } from "./database.js";
 import { declaredIndexes, modelTables } from "./entity-tables.js";
 import { tableName } from "./naming.js";
+import { hasSearch, SEARCH_EXTENSION_STATEMENT, searchIndexStatement } from "./search-document.js";
 import { stagedTables } from "./staged-tables.js";
 import { systemTables } from "./system-tables.js";
 import { tableDdl } from "./table-ddl.js";
@@ -36,6 +37,8 @@ export function migrationStatements(model: Model, tables: readonly PgTable[] = [
     ...ddl.flatMap((d) => d.create),
     ...ddl.flatMap((d) => d.constraints),
     ...ddl.flatMap((d) => d.security),
+    ...(hasSearch(model) ? [SEARCH_EXTENSION_STATEMENT] : []),
+    ...[...model.entities.values()].filter((def) => def.storage === undefined).map(searchIndexStatement),
     `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
     `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
     // a non-superuser owner must be a member to switch to the role per transaction

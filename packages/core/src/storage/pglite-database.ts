@@ -3,6 +3,8 @@
  * PGlite serves one connection, so its transactions run one after another.
  */
 import { PGlite, types } from "@electric-sql/pglite";
+// search indexes lead with the tenant through it (search-document.ts)
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { type Database, type Row, type Session, type Statement, toQuery } from "./database.js";
 import { poolUsage } from "./pool-usage.js";
 import { baseStore } from "./record-store.js";
@@ -30,7 +32,7 @@ const session = (db: Queryable): Session => ({
 });
 
 export async function openPglite(dataDir: string): Promise<Database> {
-  const db = await PGlite.create(dataDir, { parsers });
+  const db = await PGlite.create(dataDir, { parsers, extensions: { btree_gin } });
   const root = session(db);
   const usage = poolUsage(1);
   return {

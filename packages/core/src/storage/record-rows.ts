@@ -5,6 +5,7 @@
  */
 import type { PersistedField, ReferenceField, ScalarField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
+import { intervalInput } from "./interval-text.js";
 import { type ColumnMapping, persistedColumns } from "./naming.js";
 
 const get = (record: Record<string, unknown>, path: readonly string[]): unknown => {
@@ -20,6 +21,7 @@ const get = (record: Record<string, unknown>, path: readonly string[]): unknown 
 export function toColumnValue(field: ScalarField | ReferenceField, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (field.kind === "decimal") return typeof value === "number" ? exactDecimal(value) : String(value);
+  if (field.kind === "duration") return intervalInput(String(value));
   return value;
 }
 

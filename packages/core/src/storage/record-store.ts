@@ -5,6 +5,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
 import type { Session } from "./database.js";
+import { durationText } from "./interval-text.js";
 import { persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
 import { recordColumns, rowToRecord } from "./record-rows.js";
@@ -18,11 +19,27 @@ export const sqlTypes: Record<string, string> = {
   boolean: "bool",
   date: "date",
   datetime: "timestamptz",
+  timeOfDay: "time",
+  duration: "interval",
   guid: "uuid",
   reference: "uuid",
 };
 
 const id = (name: string) => sql.identifier(name);
+
+/**
+ * The persisted columns of `def` for a SELECT list, each under its own name, of the rows of
+ * `alias`: durations in their wire form, so a record read back holds what was written.
+ */
+export function recordSelectList(def: AnyEntity, alias: string): SQL {
+  return sql.join(
+    persistedColumns(def).map((c) => {
+      const column = sql`${id(alias)}.${id(c.column)}`;
+      return c.field.kind === "duration" ? sql`${durationText(column)} AS ${id(c.column)}` : column;
+    }),
+    sql`, `,
+  );
+}
 
 /** the persisted columns of records read from `from` (a table or a workflow's overlay) */
 export async function selectRecords(
@@ -32,11 +49,7 @@ export async function selectRecords(
   where: SQL,
   suffix: SQL = sql``,
 ): Promise<Record<string, unknown>[]> {
-  const columns = sql.join(
-    persistedColumns(def).map((c) => id(c.column)),
-    sql`, `,
-  );
-  const rows = await session.query(sql`SELECT ${columns} FROM ${from} AS r WHERE ${where}${suffix}`);
+  const rows = await session.query(sql`SELECT ${recordSelectList(def, "r")} FROM ${from} AS r WHERE ${where}${suffix}`);
   return rows.map((row) => rowToRecord(def, row));
 }
 

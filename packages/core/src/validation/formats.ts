@@ -43,6 +43,33 @@ export function isDateTimeWithOffset(text: string): boolean {
   );
 }
 
+const timeOfDayPattern = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,12})?)?$/;
+
+/**
+ * OData's `timeOfDayValue`: `hh:mm`, `hh:mm:ss` or `hh:mm:ss.fff…`, 00:00 to 23:59:59.999….
+ *
+ * @example isTimeOfDay("13:20:00.5") // true
+ */
+export function isTimeOfDay(text: string): boolean {
+  const match = timeOfDayPattern.exec(text);
+  if (match === null) return false;
+  const [, hour, minute, second = "0"] = match;
+  return Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59;
+}
+
+/**
+ * OData's `durationValue` (a day-time duration): an optional sign, `P`, then days and a `T` with
+ * hours, minutes and (fractional) seconds, at least one of them. Each number has at most 9
+ * digits, so any duration fits PostgreSQL's `interval`.
+ */
+const durationPattern = /^-?P(?=\d|T\d)(?:\d{1,9}D)?(?:T(?=\d)(?:\d{1,9}H)?(?:\d{1,9}M)?(?:\d{1,9}(?:\.\d{1,9})?S)?)?$/;
+
+/**
+ * @example isDuration("P1DT2H") // true
+ * @example isDuration("P1M") // false: a month is no fixed length
+ */
+export const isDuration = (text: string): boolean => durationPattern.test(text);
+
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;

@@ -14,6 +14,7 @@ import {
   date,
   datetime,
   decimal,
+  duration,
   enumeration,
   guid,
   integer,
@@ -22,6 +23,7 @@ import {
   reference,
   type ScalarField,
   text,
+  timeOfDay,
 } from "../model/fields.js";
 import { type AnyEntity, defineModel } from "../model/model.js";
 import { validateWrite, type WriteIssueCode, type WriteMode } from "./index.js";
@@ -52,6 +54,8 @@ const Order = entity("Order", {
     Paid: boolean({ default: false }),
     Due: date({ required: true }),
     Stamp: datetime(),
+    Opens: timeOfDay(),
+    LeadTime: duration(),
     External: guid(),
     Status: enumeration(["Open", "Closed", "open"], { default: "Open" }),
     Country: reference("Country"),
@@ -125,6 +129,31 @@ function scalarArb(field: ScalarField, ieee754: boolean): fc.Arbitrary<Pair> {
       return fc
         .tuple(instants, fc.constantFrom("Z", "+02:00", "-05:30"))
         .map(([d, zone]) => same(d.toISOString().replace("Z", zone)));
+    case "timeOfDay":
+      return fc
+        .tuple(
+          fc.integer({ min: 0, max: 23 }),
+          fc.integer({ min: 0, max: 59 }),
+          fc.option(fc.stringMatching(/^\d{2}(\.\d{1,6})?$/)),
+        )
+        .filter(([, , seconds]) => seconds === null || Number(seconds) < 60)
+        .map(([h, m, seconds]) =>
+          same(`${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}${seconds === null ? "" : `:${seconds}`}`),
+        );
+    case "duration":
+      return fc
+        .tuple(
+          fc.boolean(),
+          fc.option(fc.nat(999)),
+          fc.option(fc.nat(23)),
+          fc.option(fc.nat(59)),
+          fc.option(fc.stringMatching(/^\d{1,2}(\.\d{1,6})?$/)),
+        )
+        .filter(([, d, h, m, s]) => d !== null || h !== null || m !== null || s !== null)
+        .map(([minus, d, h, m, s]) => {
+          const time = `${h === null ? "" : `${h}H`}${m === null ? "" : `${m}M`}${s === null ? "" : `${s}S`}`;
+          return same(`${minus ? "-" : ""}P${d === null ? "" : `${d}D`}${time === "" ? "" : `T${time}`}`);
+        });
     case "guid":
       return guidPair;
     case "enum":

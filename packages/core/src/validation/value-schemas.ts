@@ -7,7 +7,7 @@ import * as v from "valibot";
 import type { DecimalField, IntegerField, PersistedField, ScalarField, TextField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
 import { compareDecimal, type Decimal, decimalText, formatDecimal, parseDecimal } from "./decimal.js";
-import { guidPattern, isCalendarDate, isDateTimeWithOffset } from "./formats.js";
+import { guidPattern, isCalendarDate, isDateTimeWithOffset, isDuration, isTimeOfDay } from "./formats.js";
 import { coded } from "./issue-codes.js";
 
 export type ValueSchema = v.GenericSchema<unknown, unknown>;
@@ -35,6 +35,13 @@ export function scalarSchema(field: ScalarField, ieee754: boolean): ValueSchema 
       return formatted(
         "must be a date and time in ISO 8601 form with a time zone, such as 2024-05-01T09:30:00Z",
         isDateTimeWithOffset,
+      );
+    case "timeOfDay":
+      return formatted("must be a time of day in the form hh:mm:ss, such as 13:20:00 or 13:20:00.5", isTimeOfDay);
+    case "duration":
+      return formatted(
+        "must be a duration in ISO 8601 form in days, hours, minutes and seconds, such as P1DT2H30M or PT0.5S",
+        isDuration,
       );
     case "guid":
       return guidSchema;

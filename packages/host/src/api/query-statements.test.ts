@@ -80,6 +80,45 @@ const reads: [string, (f: LoadedFixture) => string, (body: any) => void][] = [
     (body) => expect(dataOf(body)).toEqual({ value: [{ Total: 584.25, N: 6 }] }),
   ],
   [
+    "a navigation to a referenced record, through references, with its own expand",
+    (f) =>
+      `/api/SalesOrder(Guid=${f.guids.SalesOrder!["SO-001"]})/SellToCustomer/PrimaryContact?$select=FullName&$expand=MailingAddress/Country($select=Code)`,
+    (body) => expect(body).toMatchObject({ FullName: "Ann Able", MailingAddress: { Country: { Code: "US" } } }),
+  ],
+  [
+    "a navigation to an owned collection with $filter, $orderby, $top, $count and a nested expand",
+    (f) =>
+      `/api/SalesOrder(${f.guids.SalesOrder!["SO-005"]})/Details?$filter=Quantity%20gt%201&$orderby=Quantity%20desc&$top=2&$count=true&$select=Quantity&$expand=Product($select=SKU;$expand=Uoms($select=Name))`,
+    (body) => {
+      expect(body["@odata.count"]).toBe(3);
+      expect(body.value.map((d: any) => d.Product.SKU)).toEqual(["WID-002", "GAD-100"]);
+    },
+  ],
+  [
+    "a navigation to a complex value through a reference",
+    (f) => `/api/Customer(${f.guids.Customer!.C001})/PrimaryContact/MailingAddress`,
+    (body) => expect(body).toMatchObject({ City: "Philadelphia" }),
+  ],
+  [
+    "$count of an owned collection",
+    (f) => `/api/SalesOrder(${f.guids.SalesOrder!["SO-005"]})/Details/$count`,
+    (body) => expect(body).toBe(4),
+  ],
+  [
+    "$search with $filter and $count, and inside a collection expand",
+    () =>
+      `/api/SalesOrder?$filter=${encodeURIComponent("Details/$count gt 0")}&$count=true&$select=DocNumber&$expand=Details($search=${encodeURIComponent('"blue ones" OR loose')};$count=true)&$top=2&$orderby=DocNumber`,
+    (body) => {
+      expect(body["@odata.count"]).toBe(4);
+      expect(body.value.map((o: any) => o["Details@odata.count"])).toEqual([1, 1]);
+    },
+  ],
+  [
+    "$search over products",
+    () => `/api/Product?$search=${encodeURIComponent("widget OR bolt")}&$count=true&$select=SKU`,
+    (body) => expect(body["@odata.count"]).toBe(3),
+  ],
+  [
     "a plain list with $top",
     () => `/api/Product?$select=SKU&$orderby=SKU&$top=50`,
     (body) => expect(body.value).toHaveLength(7),

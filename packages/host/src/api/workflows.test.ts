@@ -82,6 +82,26 @@ describe("workflows", () => {
     ).toBe("again");
   });
 
+  it("navigation and $search inside a workflow read its staged state", async () => {
+    const wf = await workflow(admin);
+    const created = await wf.step("POST", "/api/SalesOrder", {
+      DocNumber: "WO-NAV",
+      SellToCustomer: "WC-1",
+      Details: [
+        { Product: "W-1", Quantity: 1, Description: "staged blue line" },
+        { Product: "W-1", Quantity: 2, Description: "other" },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const order = (await json(created)).Guid;
+    const lines = await wf.step("GET", `/api/SalesOrder(Guid=${order})/Details?$search=blue&$select=Quantity`);
+    expect((await json(lines)).value.map((d: { Quantity: number }) => d.Quantity)).toEqual([1]);
+    const customer = await wf.step("GET", `/api/SalesOrder(${order})/SellToCustomer?$select=Id`);
+    expect((await json(customer)).Id).toBe("WC-1");
+    expect((await admin.request("GET", `/api/SalesOrder(${order})/Details`)).status).toBe(404);
+    expect((await admin.request("DELETE", `/api/workflow/${wf.id}`)).status).toBe(204);
+  });
+
   it("enforces the index: required, no reuse or skipping (409 with the next index), no advance on failure", async () => {
     const wf = await workflow(admin);
     const missing = await admin.request("GET", "/api/Product", undefined, { "Workflow-Id": wf.id });

@@ -24,8 +24,11 @@ function literal(entity: string, property: string, field: ScalarField, value: st
     case "boolean":
     case "date":
     case "datetime":
+    case "timeOfDay":
     case "guid":
       return value;
+    case "duration":
+      return `duration'${value.replaceAll("'", "''")}'`;
     case "text":
     case "enum":
       return `'${value.replaceAll("'", "''")}'`;

@@ -10,20 +10,17 @@ import { matchedRoutes } from "hono/route";
 /** `:id{[0-9a-f-]{36}}` or `:id` → `{id}` */
 const placeholders = (path: string) => path.replace(/:(\w+)(\{(?:[^{}]|\{[^{}]*\})*\})?/g, "{$1}");
 
-/** the shape of an entity API path (after `/api/`), in the words of api-conventions */
+/**
+ * The shape of an entity API path (after `/api/`), in the words of api-conventions: the entity
+ * set, `({key})` where a segment has parentheses, `$count`, and `{segment}` for what follows
+ * (a navigation property or a method: which one, only the model knows).
+ */
 function resourceShape(path: string): string {
   try {
-    const resource = parseResourcePath(path);
-    switch (resource.kind) {
-      case "collection":
-        return "/api/{entity}";
-      case "count":
-        return "/api/{entity}/$count";
-      case "entity":
-        return "/api/{entity}({key})";
-      case "method":
-        return resource.key === null ? "/api/{entity}/{method}" : "/api/{entity}({key})/{method}";
-    }
+    const [entity, ...rest] = parseResourcePath(path).segments;
+    const parens = (s: { readonly args: unknown }) => (s.args === null ? "" : "({key})");
+    const tail = rest.map((s) => (s.name === "$count" && s.qualifier === null ? "/$count" : `/{segment}${parens(s)}`));
+    return `/api/{entity}${parens(entity!)}${tail.join("")}`;
   } catch {
     return "/api/{invalid}";
   }
@@ -35,6 +32,6 @@ export function routePattern(c: Context): string {
   const route = matchedRoutes(c).find((r) => r.method !== "ALL");
   if (route === undefined) return "unmatched";
   if (route.path !== "/api/*") return placeholders(route.path);
-  // c.req.path is decoded already, as the entity routes decode it
-  return resourceShape(c.req.path.slice("/api/".length));
+  // as the URL has it, percent-encoded: the parser splits at `/` before it decodes
+  return resourceShape(new URL(c.req.url).pathname.slice("/api/".length));
 }

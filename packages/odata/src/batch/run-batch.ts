@@ -14,9 +14,9 @@ import { type Model, prefetchReferences, type ReferenceCache, ServiceError, type
 import { readBody } from "../json-body/read-body.js";
 import { readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import { resolveResource } from "../read/read-planner.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
 import { currentScope } from "../service/request-scope.js";
-import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import type { BatchPart, BatchResponsePart, ParsedBatch } from "./batch-types.js";
 import { formatJsonBatchResponse } from "./format-json-response.js";
 import { formatMultipartBatchResponse } from "./format-multipart-response.js";
@@ -41,6 +41,9 @@ export interface BatchOptions {
 
 /** headers of the batch request every part carries (the caller's credentials) */
 const INHERITED = ["authorization"];
+
+/** headers of the batch request a part carries unless it has its own (the version the client reads) */
+const DEFAULTED = ["odata-maxversion"];
 
 /** headers of a part's response worth passing on */
 const KEPT = [
@@ -103,10 +106,13 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
   const { basePath, model } = options;
   const parsed = await readBatch(request, options.bodyLimits);
   const origin = new URL(request.url).origin;
-  const inherited = INHERITED.flatMap((name) => {
-    const value = request.headers.get(name);
-    return value === null ? [] : [[name, value] as const];
-  });
+  const fromBatch = (names: readonly string[]) =>
+    names.flatMap((name) => {
+      const value = request.headers.get(name);
+      return value === null ? [] : [[name, value] as const];
+    });
+  const inherited = fromBatch(INHERITED);
+  const defaulted = fromBatch(DEFAULTED);
   const locations = new Map<string, string>();
   const created = new Map<string, string>();
   const etags = new Map<string, string>();
@@ -161,6 +167,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       headers.set(name, etag ?? value);
     }
     for (const [name, value] of inherited) headers.set(name, value);
+    for (const [name, value] of defaulted) if (!headers.has(name)) headers.set(name, value);
     let body: string | undefined;
     if (part.body !== undefined) {
       const hasRefs = created.size > 0 && (part.bodyText ?? JSON.stringify(part.body)).includes('"$');
@@ -200,9 +207,8 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     parts.flatMap((p) => {
       if (p.body === undefined || p.url.includes("$")) return [];
       try {
-        const path = parseResourcePath(resolvePath(p.url).split("?")[0]!);
-        const entity = path.kind === "method" ? undefined : model.entity(path.entity);
-        return entity ? [{ entity, body: p.body }] : [];
+        const path = resolveResource(model, resolvePath(p.url).split("?")[0]!);
+        return path.kind === "collection" || path.kind === "entity" ? [{ entity: path.entity, body: p.body }] : [];
       } catch {
         return [];
       }

@@ -86,7 +86,7 @@ export function bindApply(
   options: QueryOptions,
   bindOptions: BindOptions = {},
 ): ApplyQuery {
-  for (const name of ["filter", "select", "expand", "compute"] as const) {
+  for (const name of ["filter", "select", "expand", "compute", "search"] as const) {
     if (options[name] !== undefined) {
       throw badRequest(
         "NotSupported",

@@ -3,29 +3,42 @@
  * type and refuses what cannot be evaluated (comparing text with a number, `and` on a number, an
  * unknown function) with a 400 that says where.
  */
-import { isGuid } from "@bizdata/core";
-import type { Expr } from "../syntax/ast.js";
+import { isDuration, isGuid } from "@bizdata/core";
+import type { BinaryExpr, Expr } from "../syntax/ast.js";
 import { printExpr } from "../syntax/print-expr.js";
 import { invalidExpression } from "./bind-errors.js";
 import { bindLiteral } from "./bind-literal.js";
 import { bindAlias, bindAliasList } from "./bind-parameter-alias.js";
 import { type BindScope, resolvePath } from "./bind-path.js";
 import { type BoundExpr, isNumeric, type ValueType } from "./bound-expr.js";
-import { accepts, functions } from "./functions.js";
+import { accepts, describeParam, functions } from "./functions.js";
+import { isTemporal, temporalResult } from "./temporal-arithmetic.js";
 
-/** Whether two operands can be compared; a string literal may stand for a Guid, as clients often send. */
+/**
+ * A string literal may stand for a Guid, as clients often send, and for a duration, as OData 4.01
+ * lets `'P1D'` be written without its `duration` prefix.
+ */
+const standsFor = (type: ValueType, value: BoundExpr): boolean =>
+  value.kind === "literal" &&
+  value.type === "string" &&
+  ((type === "guid" && isGuid(value.value)) || (type === "duration" && isDuration(String(value.value))));
+
+/** a string literal of a duration's form as that duration; anything else as it is */
+const asDuration = (value: BoundExpr): BoundExpr =>
+  value.kind === "literal" && standsFor("duration", value) ? { ...value, type: "duration" } : value;
+
+/** Whether two operands can be compared. */
 function comparable(a: BoundExpr, b: BoundExpr): boolean {
   if (a.type === "null" || b.type === "null" || a.type === b.type) return true;
   if (isNumeric(a.type) && isNumeric(b.type)) return true;
-  const guidString = (x: BoundExpr, y: BoundExpr) =>
-    x.type === "guid" && y.kind === "literal" && y.type === "string" && isGuid(y.value);
-  return guidString(a, b) || guidString(b, a);
+  return standsFor(a.type, b) || standsFor(b.type, a);
 }
 
-/** a string literal compared with a Guid becomes a Guid literal; an enum value must exist */
+/** a string literal compared with a Guid or a duration becomes one; an enum value must exist */
 function coerce(option: string, target: BoundExpr, value: BoundExpr): BoundExpr {
   if (value.kind !== "literal" || value.type !== "string") return value;
   if (target.type === "guid") return { kind: "literal", type: "guid", value: String(value.value).toLowerCase() };
+  if (target.type === "duration") return asDuration(value);
   if (target.kind === "column" && target.column.field.kind === "enum") {
     const allowed = target.column.field.values;
     if (!allowed.includes(String(value.value))) {
@@ -40,6 +53,19 @@ function coerce(option: string, target: BoundExpr, value: BoundExpr): BoundExpr 
 
 const describe = (e: Expr) => `"${printExpr(e)}"`;
 
+/** `add sub mul div mod` over numbers: integer when both are, else decimal */
+function arithmetic(option: string, expr: BinaryExpr, left: BoundExpr, right: BoundExpr): BoundExpr {
+  for (const [side, e] of [
+    [left, expr.left],
+    [right, expr.right],
+  ] as const) {
+    if (!isNumeric(side.type))
+      throw invalidExpression(option, `${expr.op} needs numbers, and ${describe(e)} is ${side.type}`);
+  }
+  const type: ValueType = left.type === "integer" && right.type === "integer" ? "integer" : "decimal";
+  return { kind: "binary", type, op: expr.op, left, right };
+}
+
 export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
   const { option } = scope;
   const sub = (e: Expr, s: BindScope = scope) => bindExpr(s, e);
@@ -52,6 +78,8 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
     case "guid":
     case "date":
     case "dateTimeOffset":
+    case "timeOfDay":
+    case "duration":
       return bindLiteral(expr);
     case "path": {
       const resolved = resolvePath(scope, expr.segments);
@@ -72,7 +100,9 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
     }
     case "negate": {
       const operand = sub(expr.operand);
-      if (!isNumeric(operand.type)) throw invalidExpression(option, `${describe(expr.operand)} is not a number`);
+      if (!isNumeric(operand.type) && operand.type !== "duration") {
+        throw invalidExpression(option, `${describe(expr.operand)} is not a number or a duration`);
+      }
       return { kind: "negate", type: operand.type, operand };
     }
     case "parameterAlias":
@@ -124,20 +154,26 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
             "has applies to flag enumerations, which this model does not declare; use eq",
           );
         case "add":
-        case "sub":
+        case "sub": {
+          // a string literal next to a date, time or duration may be a duration without its prefix
+          if (isTemporal(left.type)) right = asDuration(right);
+          if (isTemporal(right.type)) left = asDuration(left);
+          if (isTemporal(left.type) || isTemporal(right.type)) {
+            const type = temporalResult(expr.op, left.type, right.type);
+            if (type === undefined) {
+              throw invalidExpression(
+                option,
+                `${describe(expr)}: ${left.type} ${expr.op} ${right.type} is not defined; ${expr.op === "add" ? "add a duration to a date, a time or an instant" : "subtract a duration, or two values of one kind"}`,
+              );
+            }
+            return { kind: "binary", type, op: expr.op, left, right };
+          }
+          return arithmetic(option, expr, left, right);
+        }
         case "mul":
         case "div":
-        case "mod": {
-          for (const [side, e] of [
-            [left, expr.left],
-            [right, expr.right],
-          ] as const) {
-            if (!isNumeric(side.type))
-              throw invalidExpression(option, `${expr.op} needs numbers, and ${describe(e)} is ${side.type}`);
-          }
-          const type: ValueType = left.type === "integer" && right.type === "integer" ? "integer" : "decimal";
-          return { kind: "binary", type, op: expr.op, left, right };
-        }
+        case "mod":
+          return arithmetic(option, expr, left, right);
       }
       break;
     }
@@ -182,7 +218,7 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
         if (!accepts(signature.params[i]!, bound.type)) {
           throw invalidExpression(
             option,
-            `argument ${i + 1} of ${expr.name}() must be ${signature.params[i]}, and ${describe(arg)} is ${bound.type}`,
+            `argument ${i + 1} of ${expr.name}() must be ${describeParam(signature.params[i]!)}, and ${describe(arg)} is ${bound.type}`,
           );
         }
         return bound;

@@ -3,7 +3,7 @@
  * code supplies for a parameter alias, either typed against what it is compared with or by its
  * JavaScript type. Either way the value ends up a statement parameter, never statement text.
  */
-import { isGuid } from "@bizdata/core";
+import { isDuration, isGuid, isTimeOfDay } from "@bizdata/core";
 import type { Literal } from "../syntax/ast.js";
 import { invalidExpression } from "./bind-errors.js";
 import type { BoundExpr, ValueType } from "./bound-expr.js";
@@ -26,6 +26,10 @@ export function bindLiteral(literal: Literal): BoundExpr {
       return { kind: "literal", type: "date", value: literal.value };
     case "dateTimeOffset":
       return { kind: "literal", type: "datetime", value: literal.value };
+    case "timeOfDay":
+      return { kind: "literal", type: "timeOfDay", value: literal.value };
+    case "duration":
+      return { kind: "literal", type: "duration", value: literal.value };
   }
 }
 
@@ -64,6 +68,10 @@ function asType(value: unknown, type: ValueType): BoundExpr | undefined {
     case "datetime":
       if (value instanceof Date && !Number.isNaN(value.getTime())) return literal("datetime", value.toISOString());
       return typeof value === "string" && DATE_TIME.test(value) ? literal("datetime", value) : undefined;
+    case "timeOfDay":
+      return typeof value === "string" && isTimeOfDay(value) ? literal("timeOfDay", value) : undefined;
+    case "duration":
+      return typeof value === "string" && isDuration(value) ? literal("duration", value) : undefined;
     case "null":
       return undefined;
   }

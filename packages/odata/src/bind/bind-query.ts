@@ -10,6 +10,7 @@ import { invalidExpression, unknownProperty } from "./bind-errors.js";
 import { bindExpr, bindPredicate } from "./bind-expression.js";
 import { type ParameterAliases, parameterAliases } from "./bind-parameter-alias.js";
 import type { BindScope } from "./bind-path.js";
+import { bindSearch } from "./bind-search.js";
 import { bindSelect } from "./bind-select.js";
 import type { BoundExpr } from "./bound-expr.js";
 import type { ExpandNode, OrderItem, ReadQuery } from "./read-query.js";
@@ -90,8 +91,8 @@ function bindExpand(
     );
   }
   const target = model.entity(referenceField.target)!;
-  const { filter, orderby, top, skip, count, apply } = item.options;
-  if (filter || orderby || top !== undefined || skip !== undefined || count || apply) {
+  const { filter, orderby, top, skip, count, apply, search } = item.options;
+  if (filter || orderby || top !== undefined || skip !== undefined || count || apply || search) {
     throw badRequest(
       "NotSupported",
       `${item.path.join("/")} is a single record: only $select, $expand and $compute apply inside its $expand.`,
@@ -156,6 +157,7 @@ function bindRead(
     orderBy,
     count: options.count ?? false,
     ...(options.filter !== undefined && { filter: bindPredicate(scope("$filter"), options.filter) }),
+    ...(options.search !== undefined && { search: bindSearch(entity, options.search, `${prefix}$search`) }),
     ...(options.top !== undefined && { top: options.top }),
     ...(options.skip !== undefined && { skip: options.skip }),
   };

@@ -6,7 +6,17 @@
 import type { AnyEntity, ColumnMapping } from "@bizdata/core";
 import type { BinaryOperator } from "../syntax/ast.js";
 
-export type ValueType = "string" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "guid" | "null";
+export type ValueType =
+  | "string"
+  | "integer"
+  | "decimal"
+  | "boolean"
+  | "date"
+  | "datetime"
+  | "timeOfDay"
+  | "duration"
+  | "guid"
+  | "null";
 
 /** one to-one navigation: the reference column followed and the entity it leads to */
 export interface Navigation {
@@ -77,6 +87,8 @@ export const valueTypeOf = (column: ColumnMapping): ValueType => {
     case "boolean":
     case "date":
     case "datetime":
+    case "timeOfDay":
+    case "duration":
       return column.field.kind;
     case "guid":
     case "reference":

@@ -5,7 +5,8 @@
  */
 import type { ValueType } from "./bound-expr.js";
 
-type Param = ValueType | "numeric" | "temporal";
+/** `temporal`: a date or an instant; `clock`: an instant or a time of day */
+type Param = ValueType | "numeric" | "temporal" | "clock";
 
 export interface FunctionSignature {
   readonly params: readonly Param[];
@@ -29,18 +30,33 @@ export const functions: Readonly<Record<string, FunctionSignature>> = {
   year: { params: ["temporal"], returns: "integer" },
   month: { params: ["temporal"], returns: "integer" },
   day: { params: ["temporal"], returns: "integer" },
-  hour: { params: ["datetime"], returns: "integer" },
-  minute: { params: ["datetime"], returns: "integer" },
-  second: { params: ["datetime"], returns: "integer" },
+  hour: { params: ["clock"], returns: "integer" },
+  minute: { params: ["clock"], returns: "integer" },
+  second: { params: ["clock"], returns: "integer" },
+  fractionalseconds: { params: ["clock"], returns: "decimal" },
+  date: { params: ["datetime"], returns: "date" },
+  time: { params: ["datetime"], returns: "timeOfDay" },
+  totalseconds: { params: ["duration"], returns: "decimal" },
   round: { params: ["numeric"], returns: "arg0" },
   floor: { params: ["numeric"], returns: "arg0" },
   ceiling: { params: ["numeric"], returns: "arg0" },
   now: { params: [], returns: "datetime" },
 };
 
+/** a parameter type in words, for messages */
+export const describeParam = (param: Param): string =>
+  param === "temporal"
+    ? "a date or date-time"
+    : param === "clock"
+      ? "a date-time or time of day"
+      : param === "numeric"
+        ? "a number"
+        : param;
+
 export const accepts = (param: Param, type: ValueType): boolean =>
   type === "null" ||
   param === type ||
   (param === "numeric" && (type === "integer" || type === "decimal")) ||
   (param === "temporal" && (type === "date" || type === "datetime")) ||
+  (param === "clock" && (type === "datetime" || type === "timeOfDay")) ||
   (param === "decimal" && type === "integer");

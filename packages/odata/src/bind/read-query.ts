@@ -3,6 +3,7 @@
  * string from the URL. Shaped like the response: one node per entity, `$expand` children below.
  */
 import type { AnyEntity, ColumnMapping, Model, VirtualField } from "@bizdata/core";
+import type { BoundSearch } from "./bind-search.js";
 import type { BoundExpr, Navigation } from "./bound-expr.js";
 
 export type SelectedProperty =
@@ -62,6 +63,8 @@ export interface ReadQuery {
   readonly select: readonly SelectedProperty[];
   readonly expand: readonly ExpandNode[];
   readonly filter?: BoundExpr;
+  /** `$search`: only records whose searchable text matches */
+  readonly search?: BoundSearch;
   readonly orderBy: readonly OrderItem[];
   readonly top?: number;
   readonly skip?: number;

@@ -7,7 +7,7 @@
  * 5.1.1.1). Where only truth counts (a WHERE or EXISTS condition) the plain comparison is kept,
  * because there unknown and false drop the same rows and the plain form can use an index.
  */
-import { TENANT_COLUMN } from "@bizdata/core";
+import { intervalInput, TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { BoundExpr, CollectionPath, RangeVariable, ValueType } from "../bind/bound-expr.js";
 import { QueryScope } from "./query-scope.js";
@@ -30,11 +30,15 @@ const casts: Record<Exclude<ValueType, "null">, string> = {
   boolean: "bool",
   date: "date",
   datetime: "timestamptz",
+  timeOfDay: "time",
+  duration: "interval",
   guid: "uuid",
 };
 
 export const literalSql = (type: ValueType, value: unknown): SQL =>
-  type === "null" || value === null ? sql`NULL` : sql`${value}::${sql.raw(casts[type])}`;
+  type === "null" || value === null
+    ? sql`NULL`
+    : sql`${type === "duration" ? intervalInput(String(value)) : value}::${sql.raw(casts[type])}`;
 
 const comparison: Record<string, string> = { gt: ">", ge: ">=", lt: "<", le: "<=" };
 const arithmetic: Record<string, string> = { add: "+", sub: "-", mul: "*", div: "/", mod: "%" };
@@ -96,6 +100,16 @@ function callSql(name: string, args: readonly SQL[], types: readonly ValueType[]
       return part(name);
     case "second":
       return sql`floor(extract(second from ${utc(a, types[0])}))::int4`;
+    case "fractionalseconds": {
+      const seconds = sql`extract(second from ${utc(a, types[0])})`;
+      return sql`(${seconds} - floor(${seconds}))`;
+    }
+    case "date":
+      return sql`(${utc(a, types[0])})::date`;
+    case "time":
+      return sql`(${utc(a, types[0])})::time`;
+    case "totalseconds":
+      return sql`extract(epoch from ${a})`;
     case "round":
       return sql`round(${a})`;
     case "floor":
@@ -188,7 +202,13 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
         return sql`(${value(left)} IS DISTINCT FROM ${value(right)})`;
       }
       if (op in comparison) return twoValued(sql`(${value(left)} ${sql.raw(comparison[op]!)} ${value(right)})`);
-      if (op in arithmetic) return sql`(${value(left)} ${sql.raw(arithmetic[op]!)} ${value(right)})`;
+      if (op in arithmetic) {
+        const result = sql`(${value(left)} ${sql.raw(arithmetic[op]!)} ${value(right)})`;
+        // PostgreSQL: date ± interval is a timestamp, date - date a number of days
+        if (expr.type === "date") return sql`${result}::date`;
+        if (left.type === "date" && right.type === "date") return sql`(${result} * interval '1 day')`;
+        return result;
+      }
       throw new Error(`no SQL for operator ${op}`);
     }
   }

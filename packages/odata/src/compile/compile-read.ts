@@ -8,6 +8,7 @@ import { type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { searchCondition } from "./compile-search.js";
 import type { EntityOutput } from "./control-info.js";
 import { orderClause } from "./order-clause.js";
 import { AliasSource, QueryScope } from "./query-scope.js";
@@ -62,23 +63,35 @@ export function pageOf(
   return { clause, base: { ...(limit !== undefined && { limit }), serverPaged, skip } };
 }
 
-/** FROM … WHERE tenant [AND keys] [AND filter] for the query's entity, in a fresh scope */
+/**
+ * Restricts a read to the records of one scope: the items of a collection owned by a record that
+ * an enclosing query reads (a navigation, compile-navigation.ts). Its aliases are that query's.
+ */
+export interface Within {
+  readonly aliases: AliasSource;
+  readonly condition: (scope: QueryScope) => SQL;
+}
+
+/** FROM … WHERE tenant [AND keys] [AND within] [AND filter] for the query's entity, in a fresh scope */
 function filtered(
   query: ReadQuery,
   ctx: Pick<CompileContext, "tenantId" | "keys">,
   aliases: AliasSource,
+  within?: Within,
 ): { scope: QueryScope; where: SQL } {
   const scope = QueryScope.over(query.entity, aliases);
-  const inReach = recordsInReach(scope, ctx);
+  const reach = recordsInReach(scope, ctx);
+  const inReach = within === undefined ? reach : sql`${reach} AND ${within.condition(scope)}`;
+  const searched = query.search ? sql`${inReach} AND ${searchCondition(query.search, scope)}` : inReach;
   const where = query.filter
-    ? sql`${inReach} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
-    : inReach;
+    ? sql`${searched} AND ${compileExpr(query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
+    : searched;
   return { scope, where };
 }
 
-export function compileCollection(query: ReadQuery, ctx: CompileContext): CompiledRead {
-  const aliases = new AliasSource(ctx.view);
-  const { scope, where } = filtered(query, ctx, aliases);
+export function compileCollection(query: ReadQuery, ctx: CompileContext, within?: Within): CompiledRead {
+  const aliases = within?.aliases ?? new AliasSource(ctx.view);
+  const { scope, where } = filtered(query, ctx, aliases, within);
   const order = orderClause(query.orderBy, scope);
   const plan = rowPlan(query, scope, ctx);
   const paging = pageOf(query, ctx);
@@ -86,7 +99,7 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext): Compil
   const base = { write: plan.write, guidAlias: plan.guidAlias, versionAlias: plan.versionAlias, ...paging.base };
   if (!query.count) return { statement: page, ...base };
   // the count and the page in one statement; an empty page still yields the one count row
-  const counted = filtered(query, ctx, aliases);
+  const counted = filtered(query, ctx, aliases, within);
   const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}) n LEFT JOIN LATERAL (${page}) p ON true`;
   return { statement, ...base };
 }
@@ -106,7 +119,7 @@ export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx:
   };
 }
 
-export function compileCount(query: ReadQuery, ctx: CompileContext): SQL {
-  const { scope, where } = filtered(query, ctx, new AliasSource(ctx.view));
+export function compileCount(query: ReadQuery, ctx: CompileContext, within?: Within): SQL {
+  const { scope, where } = filtered(query, ctx, within?.aliases ?? new AliasSource(ctx.view), within);
   return sql`SELECT count(*) AS count ${scope.from()} WHERE ${where}`;
 }

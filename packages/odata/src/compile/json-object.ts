@@ -16,6 +16,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
 import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
+import { searchCondition } from "./compile-search.js";
 import { controlPairs, type EntityOutput } from "./control-info.js";
 import { ExactNumber } from "./exact-json.js";
 import { orderClause } from "./order-clause.js";
@@ -123,7 +124,8 @@ function itemsWhere(e: CollectionExpand, owner: QueryScope, scope: QueryScope): 
   const filter = e.query.filter
     ? sql` AND ${compileExpr(e.query.filter, { scopes: new Map([[null, scope]]), condition: true })}`
     : sql``;
-  return sql`${item}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(owner.alias)}.${sql.identifier(TENANT_COLUMN)} AND ${item}.${sql.identifier(e.inverse.column)} = ${sql.identifier(owner.alias)}.guid${filter}`;
+  const search = e.query.search ? sql` AND ${searchCondition(e.query.search, scope)}` : sql``;
+  return sql`${item}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(owner.alias)}.${sql.identifier(TENANT_COLUMN)} AND ${item}.${sql.identifier(e.inverse.column)} = ${sql.identifier(owner.alias)}.guid${search}${filter}`;
 }
 
 /** the items of a collection as a JSON array (empty, never null), ordered and paged as asked */

@@ -2,9 +2,11 @@
  * How a value leaves PostgreSQL for the response, the same for flat rows and for expanded
  * collections, whose JSON PostgreSQL builds (one correlated subquery per collection keeps the
  * read one statement; top-level records are written from flat rows in TypeScript, which measured
- * as fast or faster than JSON built by PostgreSQL on both drivers): instants as ISO 8601 in UTC, decimals as PostgreSQL's exact text (a JSON number,
+ * as fast or faster than JSON built by PostgreSQL on both drivers): instants as ISO 8601 in UTC,
+ * times of day as `hh:mm:ss[.ffffff]`, durations as ISO 8601 (`P1DT2H`), decimals as PostgreSQL's exact text (a JSON number,
  * or a string with IEEE754Compatible=true), everything else as its JSON form.
  */
+import { durationText } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { ValueType } from "../bind/bound-expr.js";
 
@@ -13,9 +15,20 @@ export interface OutputOptions {
   readonly ieee754Compatible: boolean;
 }
 
-/** the SQL that selects a value of `type` for a flat row */
-export const rowValue = (value: SQL, type: ValueType): SQL =>
-  type === "datetime" ? sql`to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : value;
+/** the SQL that selects a value of `type` for a flat row: instants, times and durations as their OData text */
+export const rowValue = (value: SQL, type: ValueType): SQL => {
+  switch (type) {
+    case "datetime":
+      return sql`to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+    case "timeOfDay":
+      // `hh:mm:ss[.ffffff]` whatever the session's DateStyle
+      return sql`(${value})::text`;
+    case "duration":
+      return durationText(value);
+    default:
+      return value;
+  }
+};
 
 /** the SQL that puts a value of `type` into a `json_build_object` */
 export const jsonValue = (value: SQL, type: ValueType, options: OutputOptions): SQL =>

@@ -38,7 +38,9 @@ const restrictions = (...paths: string[]) => ({
   "@Capabilities.FilterRestrictions": { NonFilterableProperties: [...paths, "RecordReadOnly"] },
   "@Capabilities.SortRestrictions": { NonSortableProperties: [...paths, "RecordReadOnly"] },
 });
-const containedRestrictions = (navigation: string) => ({
+/** an entity with no searchable property refuses $search */
+const notSearchable = { "@Capabilities.SearchRestrictions": { Searchable: false } };
+const containedRestrictions = (navigation: string, searchable: boolean) => ({
   "@Capabilities.NavigationRestrictions": {
     RestrictedProperties: [
       {
@@ -46,6 +48,7 @@ const containedRestrictions = (navigation: string) => ({
         OptimisticConcurrencyControl: true,
         FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
         SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
+        ...(!searchable && { SearchRestrictions: { Searchable: false } }),
       },
     ],
   },
@@ -227,7 +230,7 @@ describe("$metadata of the sample model", () => {
         $Type: "bizdata.Product",
         $NavigationPropertyBinding: { "Uoms/Product": "Product" },
         ...restrictions(),
-        ...containedRestrictions("Uoms"),
+        ...containedRestrictions("Uoms", false),
       },
     ],
     [
@@ -242,7 +245,8 @@ describe("$metadata of the sample model", () => {
           "Details/Product": "Product",
         },
         ...restrictions(),
-        ...containedRestrictions("Details"),
+        ...notSearchable,
+        ...containedRestrictions("Details", true),
       },
     ],
     [
@@ -260,6 +264,7 @@ describe("$metadata of the sample model", () => {
         $Collection: true,
         $Type: "bizdata.SalesOrderImport",
         ...restrictions(),
+        ...notSearchable,
         // a virtual entity keeps nothing: no record to read by key, update or delete
         "@Capabilities.ReadRestrictions": { ReadByKeyRestrictions: { Readable: false } },
         "@Capabilities.UpdateRestrictions": { Updatable: false },
@@ -330,17 +335,21 @@ describe("$metadata of the edge model", () => {
       "Part/Fitted",
       { $Type: "Edm.DateTimeOffset", $Nullable: true, $Precision: 6, $DefaultValue: "2026-01-01T00:00:00Z" },
     ],
+    ["Part/FittedAt", { $Type: "Edm.TimeOfDay", $Nullable: true, $Precision: 6, $DefaultValue: "08:30:00" }],
+    ["Part/Warranty", { $Type: "Edm.Duration", $Nullable: true, $Precision: 6, $DefaultValue: "P365D" }],
     // values that cannot be enum members keep the property a string
     ["Gadget/Phase", { $Nullable: true, $MaxLength: 11, $DefaultValue: "Done" }],
-    ["Gadget/Size", { $Type: "acme.edge.GadgetSize" }],
+    // a model's alias is the schema's, and qualifies the names inside the document
+    ["$Alias", "edge"],
+    ["Gadget/Size", { $Type: "edge.GadgetSize" }],
     [
       "Gadget/Label",
-      { $Type: "acme.edge.GadgetLabel", $Nullable: true, "@Core.Computed": true, "@Core.Description": "Big or small" },
+      { $Type: "edge.GadgetLabel", $Nullable: true, "@Core.Computed": true, "@Core.Description": "Big or small" },
     ],
     // "Address" is an entity, so the complex field's type is named for its owner; one type per definition
-    ["Gadget/Address", { $Type: "acme.edge.GadgetAddress", $Nullable: true }],
-    ["Gadget/Shipping", { $Type: "acme.edge.GadgetAddress", $Nullable: true }],
-    ["Kind/Grade", { $Type: "acme.edge.KindGrade", $Nullable: true }],
+    ["Gadget/Address", { $Type: "edge.GadgetAddress", $Nullable: true }],
+    ["Gadget/Shipping", { $Type: "edge.GadgetAddress", $Nullable: true }],
+    ["Kind/Grade", { $Type: "edge.KindGrade", $Nullable: true }],
     ["GadgetTuneLevel", { $Kind: "EnumType", Low: 0, High: 1 }],
     ["GadgetModeResult", { $Kind: "EnumType", Idle: 0, Busy: 1 }],
     // the container avoids the entity named Container
@@ -358,32 +367,34 @@ describe("$metadata of the edge model", () => {
           OptimisticConcurrencyControl: true,
           FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
           SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
+          SearchRestrictions: { Searchable: false },
         },
         {
           NavigationProperty: "Lines/Parts",
           OptimisticConcurrencyControl: true,
           FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
           SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
+          SearchRestrictions: { Searchable: false },
         },
       ],
     ],
     // two static methods named Find: the imports take their entity's name
     [
       "EntityContainer/Gadget_Find",
-      { $Function: "acme.edge.Gadget_Find", $EntitySet: "Gadget", $IncludeInServiceDocument: true },
+      { $Function: "edge.Gadget_Find", $EntitySet: "Gadget", $IncludeInServiceDocument: true },
     ],
-    ["EntityContainer/Container_Find", { $Function: "acme.edge.Container_Find", $IncludeInServiceDocument: true }],
-    ["EntityContainer/Make", { $Action: "acme.edge.Make", $EntitySet: "Gadget" }],
-    ["Find/0/$Parameter/0", { $Name: "_it", $Type: "acme.edge.Gadget", $Collection: true }],
-    ["Find/1/$Parameter/0", { $Name: "_it", $Type: "acme.edge.Container", $Collection: true }],
+    ["EntityContainer/Container_Find", { $Function: "edge.Container_Find", $IncludeInServiceDocument: true }],
+    ["EntityContainer/Make", { $Action: "edge.Make", $EntitySet: "Gadget" }],
+    ["Find/0/$Parameter/0", { $Name: "_it", $Type: "edge.Gadget", $Collection: true }],
+    ["Find/1/$Parameter/0", { $Name: "_it", $Type: "edge.Container", $Collection: true }],
     // a Read method that returns nothing answers 204, i.e. a null string
     ["Ping/0/$ReturnType", { $Nullable: true }],
     // the binding parameter steps aside for a parameter named _it; an optional one without default is nullable
     [
       "Tune/0/$Parameter",
       [
-        { $Name: "__it", $Type: "acme.edge.Gadget" },
-        { $Name: "level", $Type: "acme.edge.GadgetTuneLevel", "@Core.Description": "How far to go" },
+        { $Name: "__it", $Type: "edge.Gadget" },
+        { $Name: "level", $Type: "edge.GadgetTuneLevel", "@Core.Description": "How far to go" },
         {
           $Name: "_it",
           $Nullable: true,

@@ -23,7 +23,8 @@ export interface EdmOptions {
 }
 
 export function buildEdm(model: Model, { features, version = "4.0" }: EdmOptions): EdmDocument {
-  const names = new SchemaNames(model.namespace);
+  // with an alias, names inside the document are qualified by it (as the OASIS converter writes them)
+  const names = new SchemaNames(model.alias ?? model.namespace);
   for (const name of model.entities.keys()) names.claim(name, `entity type ${name}`);
   const structured = new StructuredTypes(model, names);
   const entityTypes = [...model.entities.values()].map((entity) => structured.entityType(entity));
@@ -34,6 +35,7 @@ export function buildEdm(model: Model, { features, version = "4.0" }: EdmOptions
     references: vocabularies,
     schema: {
       namespace: model.namespace,
+      ...(model.alias !== undefined && { alias: model.alias }),
       types: [...entityTypes, ...structured.complexTypes, ...names.enumTypes],
       operations,
       container,

@@ -102,6 +102,7 @@ export function renderCsdlJson(doc: EdmDocument): JsonObject {
       doc.references.map((r) => [r.json, { $Include: [{ $Namespace: r.namespace, $Alias: r.alias }] }]),
     ),
     [schema.namespace]: {
+      ...(schema.alias !== undefined && { $Alias: schema.alias }),
       ...Object.fromEntries(schema.types.map((t) => [t.name, type(t)])),
       ...Object.fromEntries(operations),
       [container.name]: {

@@ -167,28 +167,32 @@ export function renderCsdlXml(doc: EdmDocument): string {
         ]),
       ),
       element("edmx:DataServices", {}, [
-        element("Schema", { Namespace: schema.namespace, xmlns: "http://docs.oasis-open.org/odata/ns/edm" }, [
-          ...schema.types.map(type),
-          ...schema.operations.map(operation),
-          element("EntityContainer", { Name: container.name }, [
-            ...container.entitySets.map((s) =>
-              element("EntitySet", { Name: s.name, EntityType: s.entityType }, [
-                ...s.bindings.map((b) => element("NavigationPropertyBinding", { Path: b.path, Target: b.target })),
-                ...annotations(s.annotations),
-              ]),
-            ),
-            ...container.imports.map((i) =>
-              i.kind === "function"
-                ? element("FunctionImport", {
-                    Name: i.name,
-                    Function: i.operation,
-                    EntitySet: i.entitySet,
-                    IncludeInServiceDocument: i.includeInServiceDocument ? true : undefined,
-                  })
-                : element("ActionImport", { Name: i.name, Action: i.operation, EntitySet: i.entitySet }),
-            ),
-          ]),
-        ]),
+        element(
+          "Schema",
+          { Namespace: schema.namespace, Alias: schema.alias, xmlns: "http://docs.oasis-open.org/odata/ns/edm" },
+          [
+            ...schema.types.map(type),
+            ...schema.operations.map(operation),
+            element("EntityContainer", { Name: container.name }, [
+              ...container.entitySets.map((s) =>
+                element("EntitySet", { Name: s.name, EntityType: s.entityType }, [
+                  ...s.bindings.map((b) => element("NavigationPropertyBinding", { Path: b.path, Target: b.target })),
+                  ...annotations(s.annotations),
+                ]),
+              ),
+              ...container.imports.map((i) =>
+                i.kind === "function"
+                  ? element("FunctionImport", {
+                      Name: i.name,
+                      Function: i.operation,
+                      EntitySet: i.entitySet,
+                      IncludeInServiceDocument: i.includeInServiceDocument ? true : undefined,
+                    })
+                  : element("ActionImport", { Name: i.name, Action: i.operation, EntitySet: i.entitySet }),
+              ),
+            ]),
+          ],
+        ),
       ]),
     ],
   );

@@ -3,14 +3,18 @@
  * owned item is reached through its owner's containment navigation property; CSDL lets an entity
  * be contained or belong to an entity set, not both), virtual entities included; navigation
  * property bindings for every reference reachable from the set, through complex properties and
- * contained collections; Capabilities restrictions naming the properties computed on read, and
- * for a virtual entity that its records are not kept; and the imports of static methods.
+ * contained collections; Capabilities restrictions naming the properties computed on read,
+ * refusing `$search` where nothing is searchable, and for a virtual entity that its records are
+ * not kept; and the imports of static methods.
  */
-import type { AnyEntity, Model, PersistedField } from "@bizdata/core";
+import { type AnyEntity, type Model, type PersistedField, searchColumns } from "@bizdata/core";
 import type { EdmContainer, EdmEntitySet, EdmOperationImport } from "./edm.js";
 import { computedOnRead } from "./edm-structured-types.js";
 import type { SchemaNames } from "./schema-names.js";
 import { queryRestrictions, virtualSetRestrictions } from "./vocabularies.js";
+
+/** whether `$search` applies to an entity: it declares searchable text */
+const isSearchable = (entity: AnyEntity) => searchColumns(entity).length > 0;
 
 /** the entities with an entity set of their own: all but owned collection items */
 export const entitySetsOf = (model: Model): Set<string> =>
@@ -21,7 +25,7 @@ export function buildContainer(model: Model, names: SchemaNames, imports: readon
   const entitySets = [...sets].map((name): EdmEntitySet => {
     const entity = model.entity(name)!;
     const bindings: { path: string; target: string }[] = [];
-    const contained: { path: string; properties: string[] }[] = [];
+    const contained: { path: string; properties: string[]; searchable: boolean }[] = [];
     const walk = (def: AnyEntity, prefix: string, seen: ReadonlySet<string>) => {
       for (const [field, value] of Object.entries(def.fields as Readonly<Record<string, PersistedField>>)) {
         const path = `${prefix}${field}`;
@@ -33,7 +37,7 @@ export function buildContainer(model: Model, names: SchemaNames, imports: readon
           }
         }
         if (value.kind === "collection" && !seen.has(value.target.name)) {
-          contained.push({ path, properties: computedOnRead(value.target) });
+          contained.push({ path, properties: computedOnRead(value.target), searchable: isSearchable(value.target) });
           walk(value.target, `${path}/`, new Set([...seen, value.target.name]));
         }
       }
@@ -44,7 +48,7 @@ export function buildContainer(model: Model, names: SchemaNames, imports: readon
       entityType: names.qualified(name),
       bindings,
       annotations: [
-        ...queryRestrictions(computedOnRead(entity), contained),
+        ...queryRestrictions({ properties: computedOnRead(entity), searchable: isSearchable(entity) }, contained),
         ...(entity.storage === undefined ? [] : virtualSetRestrictions),
       ],
     };

@@ -27,6 +27,12 @@ export function scalarType(field: ScalarField, names: SchemaNames, enumNames: re
     case "datetime":
       // timestamptz keeps microseconds, and reads write all six digits
       return { type: "Edm.DateTimeOffset", precision: 6 };
+    case "timeOfDay":
+      // `time` keeps microseconds
+      return { type: "Edm.TimeOfDay", precision: 6 };
+    case "duration":
+      // `interval` keeps microseconds
+      return { type: "Edm.Duration", precision: 6 };
     case "guid":
       return { type: "Edm.Guid" };
     case "enum": {

@@ -114,6 +114,8 @@ export interface EdmContainer {
 
 export interface EdmSchema {
   readonly namespace: string;
+  /** the schema's `Alias`, when the model gives one */
+  readonly alias?: string;
   readonly types: readonly EdmType[];
   readonly operations: readonly EdmOperation[];
   readonly container: EdmContainer;

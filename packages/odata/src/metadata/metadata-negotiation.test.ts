@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { metadataFormat, metadataVersion } from "./metadata-negotiation.js";
+import { metadataFormat, metadataVersion, odataVersion } from "./metadata-negotiation.js";
 
 describe("metadataFormat()", () => {
   it.each<[string | undefined, string | undefined, "xml" | "json"]>([
@@ -41,5 +41,20 @@ describe("metadataVersion()", () => {
     ["latest", "4.0"],
   ])("OData-MaxVersion: %s → %s", (header, expected) => {
     expect(metadataVersion(header)).toBe(expected);
+  });
+});
+
+describe("odataVersion()", () => {
+  it.each<[string | undefined, "4.0" | "4.01"]>([
+    [undefined, "4.01"],
+    ["4.0", "4.0"],
+    ["4.00", "4.0"],
+    ["3.0", "4.0"],
+    ["4.01", "4.01"],
+    ["4.1", "4.01"],
+    ["5.0", "4.01"],
+    ["latest", "4.01"],
+  ])("OData-MaxVersion: %s → %s for data (4.01 unless the client says otherwise)", (header, expected) => {
+    expect(odataVersion(header, "4.01")).toBe(expected);
   });
 });

@@ -49,10 +49,20 @@ function quality(accept: string, type: string): number {
   return best.q;
 }
 
-/** 4.01 when `OData-MaxVersion` is 4.01 or later, else 4.0 */
-export function metadataVersion(maxVersion: string | undefined): EdmVersion {
+/**
+ * The OData version to answer a request with, from its `OData-MaxVersion` (OData 4.01 Part 1
+ * §8.2.7): 4.01 when the client admits it, 4.0 when it names an earlier version (there is none
+ * below 4.0 to fall back to), and `otherwise` when it names none (or nothing readable). Data
+ * responses default to 4.01; `$metadata` to 4.0 (see above).
+ *
+ * @example odataVersion(request.headers.get("odata-maxversion") ?? undefined, "4.01")
+ */
+export function odataVersion(maxVersion: string | undefined, otherwise: EdmVersion): EdmVersion {
   const match = /^\s*(\d+)\.(\d+)\s*$/.exec(maxVersion ?? "");
-  if (match === null) return "4.0";
+  if (match === null) return otherwise;
   const [major, minor] = [Number(match[1]), Number(match[2])];
   return major > 4 || (major === 4 && minor >= 1) ? "4.01" : "4.0";
 }
+
+/** the version of `$metadata`: 4.01 when `OData-MaxVersion` is 4.01 or later, else 4.0 */
+export const metadataVersion = (maxVersion: string | undefined): EdmVersion => odataVersion(maxVersion, "4.0");

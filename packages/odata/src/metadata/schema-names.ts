@@ -14,7 +14,8 @@ export class SchemaNames {
   readonly #enums = new Map<EnumField, string>();
   readonly enumTypes: EdmEnumType[] = [];
 
-  constructor(readonly namespace: string) {}
+  /** `qualifier`: what names inside the document are qualified by, the schema's alias or its namespace */
+  constructor(readonly qualifier: string) {}
 
   /** claims `name` for `owner`; throws when another owner has it */
   claim(name: string, owner: string): string {
@@ -38,7 +39,7 @@ export class SchemaNames {
     return this.claim(`${last}${n}`, owner);
   }
 
-  qualified = (name: string) => `${this.namespace}.${name}`;
+  qualified = (name: string) => `${this.qualifier}.${name}`;
 
   /**
    * The qualified enum type of a closed value set, declared on first use; undefined when a value

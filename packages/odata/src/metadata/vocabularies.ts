@@ -58,6 +58,16 @@ const filterAndSort = (paths: readonly string[]) => ({
   SortRestrictions: record({ NonSortableProperties: propertyPaths(paths) }),
 });
 
+/** `$search` refused: the entity declares no searchable property */
+const notSearchable = record({ Searchable: { kind: "bool", value: false } });
+
+/** what `$filter`, `$orderby` and `$search` refuse on one entity */
+export interface Restricted {
+  /** properties computed on read */
+  readonly properties: readonly string[];
+  readonly searchable: boolean;
+}
+
 /**
  * Every record has an ETag, from a version the service keeps (api-conventions: ETags), and
  * writes honour `If-Match` (Core.OptimisticConcurrency, OData Protocol 4.01 §11.4.1.1). The
@@ -71,26 +81,28 @@ const optimisticConcurrency: EdmAnnotation = {
 };
 
 /**
- * The restrictions of an entity set (its own properties) and of the collections it contains
- * (Capabilities.NavigationRestrictions, one entry per containment path, whose items take ETags
- * as the set's records do).
+ * The restrictions of an entity set (its own properties, and `$search` where it has nothing
+ * searchable) and of the collections it contains (Capabilities.NavigationRestrictions, one entry
+ * per containment path, whose items take ETags as the set's records do).
  */
 export function queryRestrictions(
-  own: readonly string[],
-  contained: readonly { readonly path: string; readonly properties: readonly string[] }[],
+  own: Restricted,
+  contained: readonly (Restricted & { readonly path: string })[],
 ): EdmAnnotation[] {
-  const { FilterRestrictions, SortRestrictions } = filterAndSort(own);
+  const { FilterRestrictions, SortRestrictions } = filterAndSort(own.properties);
   const annotations: EdmAnnotation[] = [
     optimisticConcurrency,
     { term: "Capabilities.FilterRestrictions", value: FilterRestrictions },
     { term: "Capabilities.SortRestrictions", value: SortRestrictions },
+    ...(own.searchable ? [] : [{ term: "Capabilities.SearchRestrictions", value: notSearchable }]),
   ];
   if (contained.length > 0) {
-    const restricted = contained.map(({ path, properties }) =>
+    const restricted = contained.map(({ path, properties, searchable }) =>
       record({
         NavigationProperty: { kind: "navigationPropertyPath", value: path },
         OptimisticConcurrencyControl: { kind: "bool", value: true },
         ...filterAndSort(properties),
+        ...(!searchable && { SearchRestrictions: notSearchable }),
       }),
     );
     annotations.push({

@@ -3,11 +3,20 @@
  * (the tenant and the record key as placeholders), and how to write its rows.
  */
 
-import { sql } from "drizzle-orm";
+import type { ColumnMapping } from "@bizdata/core";
+import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ApplyQuery } from "../bind/apply-query.js";
+import type { NavigationSource } from "../bind/bind-resource-path.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileApply } from "../compile/compile-apply.js";
+import {
+  compileComplex,
+  compileContained,
+  compileContainedCount,
+  compileRelated,
+  type NavigationStart,
+} from "../compile/compile-navigation.js";
 import { type CompiledRead, compileCollection, compileCount, compileSingle } from "../compile/compile-read.js";
 import type { EntityOutput } from "../compile/control-info.js";
 
@@ -53,8 +62,45 @@ export const prepareCollection = (query: ReadQuery | ApplyQuery, options: Prepar
 export const prepareSingle = (query: ReadQuery, options: PrepareOptions): PreparedRead =>
   prepared(compileSingle(query, sql.placeholder("key"), context(options)), false);
 
-export function prepareCount(query: ReadQuery, options: PrepareOptions): PreparedRead {
-  const query_ = dialect.sqlToQuery(compileCount(query, context(options)));
+export const prepareCount = (query: ReadQuery, options: PrepareOptions): PreparedRead =>
+  preparedCount(compileCount(query, context(options)));
+
+/** where a navigation starts, its key a placeholder filled at run */
+const start = (source: NavigationSource): NavigationStart => ({
+  root: source.root,
+  via: source.via,
+  key: sql.placeholder("key"),
+});
+
+/** `SalesOrder(…)/SellToCustomer`: the related record */
+export const prepareRelated = (query: ReadQuery, source: NavigationSource, options: PrepareOptions): PreparedRead =>
+  prepared(compileRelated(query, start(source), context(options)), false);
+
+/** `SalesOrder(…)/Details`: a page of the owned collection */
+export const prepareContained = (
+  query: ReadQuery,
+  source: NavigationSource,
+  inverse: ColumnMapping,
+  options: PrepareOptions,
+): PreparedRead => prepared(compileContained(query, start(source), inverse, context(options)), query.count);
+
+/** `SalesOrder(…)/Details/$count` */
+export const prepareContainedCount = (
+  query: ReadQuery,
+  source: NavigationSource,
+  inverse: ColumnMapping,
+  options: PrepareOptions,
+): PreparedRead => preparedCount(compileContainedCount(query, start(source), inverse, context(options)));
+
+/** `Contact(…)/MailingAddress`: the complex value */
+export const prepareComplex = (
+  members: readonly ColumnMapping[],
+  source: NavigationSource,
+  options: PrepareOptions,
+): PreparedRead => prepared(compileComplex(members, start(source), context(options)), false);
+
+function preparedCount(statement: SQL): PreparedRead {
+  const query_ = dialect.sqlToQuery(statement);
   return {
     sql: query_.sql,
     params: query_.params,

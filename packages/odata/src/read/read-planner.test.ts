@@ -2,12 +2,16 @@
  * The planner's cache by URL shape: a repeated shape is the same prepared read, a keyed read
  * shares one entry whatever the Guid, and `cacheSize` bounds what is kept (0: nothing).
  */
-import { defineModel, entity, text } from "@bizdata/core";
+import { collection, defineModel, entity, reference, text } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
 import { ReadPlanner } from "./read-planner.js";
 
-const Product = entity("Product", { naturalKey: "SKU", fields: { SKU: text({ required: true }) } });
-const model = defineModel([Product]);
+const Part = entity("Part", { naturalKey: "Guid", fields: { Product: reference("Product", { required: true }) } });
+const Product = entity("Product", {
+  naturalKey: "SKU",
+  fields: { SKU: text({ required: true }), Parts: collection(Part, { inverse: "Product" }) },
+});
+const model = defineModel([Part, Product]);
 
 const plan = (planner: ReadPlanner, path: string, search = "$select=SKU") => {
   const read = planner.plan({ path, search: new URLSearchParams(search), ieee754Compatible: false });
@@ -23,6 +27,24 @@ describe("ReadPlanner", () => {
     const b = plan(planner, "Product(6F1D2B3C-0000-4000-8000-000000000002)");
     expect(b.prepared).toBe(a.prepared);
     expect(b).toMatchObject({ kind: "entity", key: "6f1d2b3c-0000-4000-8000-000000000002" });
+  });
+
+  it("shares one entry for a key written (<guid>) or (Guid=<guid>), and for navigation from any record", () => {
+    const planner = new ReadPlanner(model);
+    const a = plan(planner, "Product(6f1d2b3c-0000-4000-8000-000000000001)");
+    const b = plan(planner, "Product(Guid=6f1d2b3c-0000-4000-8000-000000000002)");
+    expect(b.prepared).toBe(a.prepared);
+    expect(b.key).toBe("6f1d2b3c-0000-4000-8000-000000000002");
+    const c = plan(planner, "Product(6f1d2b3c-0000-4000-8000-000000000001)/Parts", "");
+    const d = plan(planner, "Product(Guid=6f1d2b3c-0000-4000-8000-000000000003)/Parts", "");
+    expect(d.prepared).toBe(c.prepared);
+    expect(d).toMatchObject({ kind: "collection", key: "6f1d2b3c-0000-4000-8000-000000000003" });
+  });
+
+  it("never serves a keyed entry to a path without a key", () => {
+    const planner = new ReadPlanner(model);
+    plan(planner, "Product(6f1d2b3c-0000-4000-8000-000000000001)", "");
+    expect(() => plan(planner, "Product()", "")).toThrow("Product is addressed by one key");
   });
 
   it("keeps at most cacheSize shapes, dropping the oldest", () => {

@@ -4,32 +4,62 @@
  * per query shape). The record key and the tenant are parameters, so `Product(<any guid>)` with
  * the same options is one cache entry for every tenant.
  */
-import { type AnyEntity, isGuid, type Model, notFound, ServiceError } from "@bizdata/core";
+import { type AnyEntity, badRequest, type Model } from "@bizdata/core";
 import type { ApplyQuery } from "../bind/apply-query.js";
 import { bindApply } from "../bind/bind-apply.js";
 import { bindQuery } from "../bind/bind-query.js";
+import {
+  type BoundPath,
+  bindResourcePath,
+  type MethodPath,
+  type NavigationSource,
+} from "../bind/bind-resource-path.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
-import type { ResourcePath } from "../syntax/ast.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import { applyContext, readContext } from "./context-url.js";
-import { type PreparedRead, prepareCollection, prepareCount, prepareSingle } from "./prepare-read.js";
+import {
+  type PreparedRead,
+  prepareCollection,
+  prepareComplex,
+  prepareContained,
+  prepareContainedCount,
+  prepareCount,
+  prepareRelated,
+  prepareSingle,
+} from "./prepare-read.js";
 
-export type PlannedRead = (
-  | { readonly kind: "collection" | "count"; readonly entity: AnyEntity; readonly prepared: PreparedRead }
-  | { readonly kind: "entity"; readonly entity: AnyEntity; readonly key: string; readonly prepared: PreparedRead }
-) & {
-  /** every entity the read returns records of (the entity and those reached by `$expand`), for permissions */
-  readonly reads: readonly string[];
-  /** the context URL's fragment, what follows `$metadata#` (context-url.ts) */
-  readonly context: string;
-};
+export type PlannedRead =
+  /** `key` set: the items of a collection owned by the record with that key (a navigation) */
+  (
+    | { readonly kind: "collection" | "count"; readonly entity: AnyEntity; readonly key?: string }
+    | {
+        readonly kind: "entity";
+        readonly entity: AnyEntity;
+        /** the record's key, or that of the record the navigation starts at */
+        readonly key: string;
+        /** reached through references from the keyed record, which may lead nowhere */
+        readonly related: boolean;
+      }
+    /** a complex value of the record with `key` (or reached from it) */
+    | { readonly kind: "complex"; readonly entity: AnyEntity; readonly key: string }
+  ) & {
+    readonly prepared: PreparedRead;
+    /** every entity the read returns records of (the entity and those reached by `$expand`), for permissions */
+    readonly reads: readonly string[];
+    /** the entity set a navigation starts at, for messages (`SalesOrder` of `SalesOrder(…)/Details`) */
+    readonly root: AnyEntity;
+    /** the context URL's fragment, what follows `$metadata#` (context-url.ts) */
+    readonly context: string;
+  };
 
 /** the entities whose records a read returns: its own and every expanded one */
-function readEntities(query: ReadQuery | ApplyQuery): string[] {
-  const names = new Set<string>([query.entity.name]);
+function readEntities(query: ReadQuery | ApplyQuery, source?: NavigationSource): string[] {
+  // a navigation also tells of the records it passes through
+  const names = new Set<string>(source ? [source.root.name, ...source.via.map((v) => v.target.name)] : []);
+  names.add(query.entity.name);
   const walk = (q: ReadQuery) => {
     for (const e of q.expand) {
       names.add(e.query.entity.name);
@@ -47,7 +77,10 @@ export interface PlannerOptions {
 }
 
 export interface PlanRequest {
-  /** the resource path after `/api/`, decoded: `Product`, `Product(…)`, `Product/$count` */
+  /**
+   * the resource path after the service root as the URL has it (percent-encoded): `Product`,
+   * `Product(…)`, `Product/$count`, `SalesOrder(…)/Details`
+   */
   readonly path: string;
   readonly search: URLSearchParams;
   readonly ieee754Compatible: boolean;
@@ -69,27 +102,21 @@ export interface PlanRequest {
   readonly metadata?: MetadataLevel;
 }
 
-const KEYED = /^([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)$/;
+/** `Entity(<guid>)…` or `Entity(Guid=<guid>)…`: one shape whatever the Guid */
+const KEYED =
+  /^([A-Za-z_][A-Za-z0-9_]*)\((?:Guid=)?([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\)(?=\/|$)/;
 
-export function resolveEntity(model: Model, name: string): AnyEntity {
-  const entity = model.entity(name);
-  if (entity === undefined) {
-    const suggestion = [...model.entities.keys()].find((k) => k.toLowerCase() === name.toLowerCase());
-    throw notFound(
-      `There is no entity set "${name}"${suggestion ? `; names are case sensitive: did you mean "${suggestion}"?` : "."}`,
-      name,
-    );
-  }
-  return entity;
-}
-
-export function keyOf(key: string): string {
-  if (!isGuid(key)) throw new ServiceError(400, "InvalidKey", `The key "${key}" is not a Guid.`, "path");
-  return key.toLowerCase();
-}
+/**
+ * What a resource path addresses, against the model: parse and bind, uncached (writes and
+ * method calls; reads go through `ReadPlanner.plan`).
+ *
+ * @example resolveResource(model, "Journal(6f1c…)/bizdata.Post") // { kind: "method", … }
+ */
+export const resolveResource = (model: Model, path: string, limits: QueryLimits = defaultQueryLimits): BoundPath =>
+  bindResourcePath(model, parseResourcePath(path, limits));
 
 export class ReadPlanner {
-  private readonly cache = new Map<string, Omit<PlannedRead, "key">>();
+  private readonly cache = new Map<string, PlannedRead>();
   private readonly limits: QueryLimits;
   private readonly cacheSize: number;
 
@@ -103,32 +130,35 @@ export class ReadPlanner {
 
   /**
    * A read for the request, from the cache when its shape was seen before. Method paths are not
-   * reads; they come back as their parsed path for the caller to dispatch.
+   * reads; they come back bound for the caller to dispatch.
    */
-  plan(request: PlanRequest): PlannedRead | Extract<ResourcePath, { kind: "method" }> {
-    // `Entity(<guid>)` shares one entry whatever the Guid
+  plan(request: PlanRequest): PlannedRead | MethodPath {
+    // `Entity(<guid>)…` shares one entry whatever the Guid
     const keyed = KEYED.exec(request.path);
-    const key = keyed && isGuid(keyed[2]) ? keyed[2]!.toLowerCase() : undefined;
-    const shape = `${request.ieee754Compatible ? 1 : 0}${request.metadata ?? "none"}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${key ? `${keyed![1]}()` : request.path}|${request.search}`;
+    const key = keyed?.[2]?.toLowerCase();
+    const path = keyed ? `${keyed[1]}()${request.path.slice(keyed[0].length)}` : request.path;
+    const shape = `${request.ieee754Compatible ? 1 : 0}${request.metadata ?? "none"}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${path}|${request.search}`;
     const cacheable = request.cache !== false && request.aliases === undefined;
     const cached = cacheable ? this.cache.get(shape) : undefined;
-    if (cached !== undefined && (cached.kind !== "entity" || key !== undefined)) {
-      return cached.kind === "entity" ? { ...cached, kind: "entity", key: key! } : (cached as PlannedRead);
+    // a keyed plan serves only a path whose key KEYED found (`Product()` is no key)
+    if (cached !== undefined && (cached.key === undefined) === (key === undefined)) {
+      return key === undefined ? cached : ({ ...cached, key } as PlannedRead);
     }
     const planned = this.compile(request);
     if (planned.kind === "method") return planned;
-    // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled
-    if (cacheable && this.cacheSize > 0 && (planned.kind !== "entity" || key !== undefined)) {
+    const plannedKey = planned.key;
+    // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled; a keyed read is
+    // kept only when its key is where KEYED finds it, so that a hit can put it back
+    if (cacheable && this.cacheSize > 0 && plannedKey === key) {
       if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(shape, planned);
     }
     return planned;
   }
 
-  private compile(request: PlanRequest): PlannedRead | Extract<ResourcePath, { kind: "method" }> {
-    const path = parseResourcePath(request.path);
+  private compile(request: PlanRequest): PlannedRead | MethodPath {
+    const path = resolveResource(this.model, request.path, this.limits);
     if (path.kind === "method") return path;
-    const entity = resolveEntity(this.model, path.entity);
     const options = parseQueryOptions(request.search, this.limits);
     const bindOptions = { limits: this.limits, ...(request.aliases && { aliases: request.aliases }) };
     const prepare = {
@@ -139,21 +169,80 @@ export class ReadPlanner {
       metadata: request.metadata ?? "none",
       namespace: this.model.namespace,
     };
-    if (path.kind === "collection") {
-      const query =
-        options.apply !== undefined
-          ? bindApply(this.model, entity, options, bindOptions)
-          : bindQuery(this.model, entity, options, bindOptions);
-      const context = "aggregates" in query ? applyContext(this.model, query) : readContext(this.model, query, false);
-      const prepared = prepareCollection(query, prepare);
-      return { kind: "collection", entity, prepared, reads: readEntities(query), context };
+    const bind = (entity: AnyEntity) => bindQuery(this.model, entity, options, bindOptions);
+    switch (path.kind) {
+      case "collection": {
+        const query =
+          options.apply !== undefined ? bindApply(this.model, path.entity, options, bindOptions) : bind(path.entity);
+        const context = "aggregates" in query ? applyContext(this.model, query) : readContext(this.model, query, false);
+        const prepared = prepareCollection(query, prepare);
+        const reads = readEntities(query);
+        return { kind: "collection", entity: path.entity, root: path.entity, prepared, reads, context };
+      }
+      case "count": {
+        const query = bind(path.entity);
+        const prepared = prepareCount(query, prepare);
+        const reads = readEntities(query);
+        return { kind: "count", entity: path.entity, root: path.entity, prepared, reads, context: "Edm.Int64" };
+      }
+      case "entity": {
+        const query = bind(path.entity);
+        const prepared = prepareSingle(query, prepare);
+        const reads = readEntities(query);
+        return {
+          kind: "entity",
+          entity: path.entity,
+          root: path.entity,
+          key: path.key,
+          related: false,
+          prepared,
+          reads,
+          context: readContext(this.model, query, true),
+        };
+      }
+      case "related": {
+        const { source } = path;
+        const query = bind(path.entity);
+        const prepared = prepareRelated(query, source, prepare);
+        const reads = readEntities(query, source);
+        return {
+          kind: "entity",
+          entity: path.entity,
+          root: source.root,
+          key: source.key,
+          related: true,
+          prepared,
+          reads,
+          context: readContext(this.model, query, true),
+        };
+      }
+      case "contained": {
+        const { source } = path;
+        const query = bind(path.entity);
+        const prepared = path.count
+          ? prepareContainedCount(query, source, path.inverse, prepare)
+          : prepareContained(query, source, path.inverse, prepare);
+        const reads = readEntities(query, source);
+        const kind = path.count ? "count" : "collection";
+        const context = path.count ? "Edm.Int64" : readContext(this.model, query, false);
+        return { kind, entity: path.entity, root: source.root, key: source.key, prepared, reads, context };
+      }
+      case "complex": {
+        const { source } = path;
+        const given = [...request.search.keys()].find((name) => !name.startsWith("@"));
+        if (given !== undefined) {
+          throw badRequest(
+            "NotSupported",
+            `${path.entity.name}.${path.name} is a complex value: query options such as ${given} do not apply to it.`,
+            given,
+          );
+        }
+        const prepared = prepareComplex(path.members, source, prepare);
+        const reads = [source.root.name, ...source.via.map((v) => v.target.name)];
+        // the complex type is named for its field (edm-structured-types.ts)
+        const context = `${this.model.namespace}.${path.name}`;
+        return { kind: "complex", entity: path.entity, root: source.root, key: source.key, prepared, reads, context };
+      }
     }
-    const query = bindQuery(this.model, entity, options, bindOptions);
-    const reads = readEntities(query);
-    if (path.kind === "count") {
-      return { kind: "count", entity, prepared: prepareCount(query, prepare), reads, context: "Edm.Int64" };
-    }
-    const context = readContext(this.model, query, true);
-    return { kind: "entity", entity, key: keyOf(path.key), prepared: prepareSingle(query, prepare), reads, context };
   }
 }

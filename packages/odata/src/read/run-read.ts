@@ -31,10 +31,55 @@ const rows = (session: Session, prepared: PreparedRead, args: RunArgs) =>
 
 /** `{"value":[…]}` with `@odata.count` when asked and `@odata.nextLink` when the page was cut */
 export async function runCollection(session: Session, prepared: PreparedRead, args: RunArgs): Promise<string> {
+  return collectionBody(await rows(session, prepared, args), prepared, args, prepared.counted);
+}
+
+/**
+ * A read from a keyed record's navigation (compile-navigation.ts): the owned collection's page,
+ * or undefined when that record does not exist.
+ */
+export async function runContained(
+  session: Session,
+  prepared: PreparedRead,
+  args: RunArgs,
+): Promise<string | undefined> {
   const all = await rows(session, prepared, args);
+  return all.length === 0 ? undefined : collectionBody(all, prepared, args, true);
+}
+
+/** the number of a keyed record's collection items, or undefined when that record does not exist */
+export async function runContainedCount(
+  session: Session,
+  prepared: PreparedRead,
+  args: RunArgs,
+): Promise<number | undefined> {
+  const [row] = await rows(session, prepared, args);
+  return row === undefined ? undefined : Number(row.count ?? 0);
+}
+
+/**
+ * The record (or complex value) a keyed record's navigation leads to: undefined when the keyed
+ * record does not exist, null when it exists but leads nowhere (a null reference).
+ */
+export async function runRelated(
+  session: Session,
+  prepared: PreparedRead,
+  args: RunArgs,
+): Promise<string | null | undefined> {
+  const [row] = await rows(session, prepared, args);
+  if (row === undefined) return undefined;
+  return row[prepared.guidAlias] === null ? null : prepared.write(row);
+}
+
+/** `joined`: the page is LEFT JOINed to its count or its owner, so an empty one is one row without a record */
+function collectionBody(
+  all: Record<string, unknown>[],
+  prepared: PreparedRead,
+  args: RunArgs,
+  joined: boolean,
+): string {
   const count = prepared.counted ? Number(all[0]?.$count ?? 0) : undefined;
-  // with $count the page is LEFT JOINed to the count, so an empty page is one row without a record
-  const records = prepared.counted ? all.filter((r) => r[prepared.guidAlias] !== null) : all;
+  const records = joined ? all.filter((r) => r[prepared.guidAlias] !== null) : all;
   const limit = prepared.limit ?? records.length;
   const truncated = prepared.serverPaged && records.length > limit;
   const page = truncated ? records.slice(0, limit) : records;

@@ -18,9 +18,16 @@ import {
   type WriteContext,
 } from "@bizdata/core";
 import { checkWrite, evaluate, preconditionsOf } from "../conditional/preconditions.js";
-import { keyOf, resolveEntity } from "../read/read-planner.js";
-import { runCollection, runCount, runSingle } from "../read/run-read.js";
-import { parseResourcePath } from "../syntax/parse-resource-path.js";
+import { resolveResource } from "../read/read-planner.js";
+import {
+  runCollection,
+  runContained,
+  runContainedCount,
+  runCount,
+  runRelated,
+  runSingle,
+  type SingleRecord,
+} from "../read/run-read.js";
 import { callMethod } from "./method-call.js";
 import type { ODataRequest } from "./odata-request.js";
 import {
@@ -136,39 +143,66 @@ export async function readEntities(service: ServiceContext, request: ODataReques
   });
   if (read.kind === "method") return callMethod(service, request, read);
   request.authorize?.({ kind: "read", entities: read.reads });
-  const workflow = stagedArgs();
-  // a collection has no ETag of its own: its conditions are not evaluated (nor parsed)
-  const conditions = read.kind === "entity" ? preconditionsOf(request) : {};
+  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs() };
+  // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)
+  const conditions = read.kind === "entity" && !read.related ? preconditionsOf(request) : {};
+  type Read =
+    | { readonly body: string | null | undefined }
+    | { readonly count: number | undefined }
+    | { readonly record: SingleRecord | undefined };
   const result = await inRequestTransaction(
     service.db,
     tenantId,
     async (tx) => {
       switch (read.kind) {
         case "collection": {
-          const nextLink = nextLinkOf(service.basePath, read.entity.name, request);
-          return { body: await runCollection(tx, read.prepared, { tenantId, nextLink, ...workflow }) };
+          const nextLink = nextLinkOf(service.basePath, request.path, request);
+          const body =
+            read.key === undefined
+              ? await runCollection(tx, read.prepared, { ...args, nextLink })
+              : await runContained(tx, read.prepared, { ...args, nextLink });
+          return { body } as Read;
         }
-        case "count":
-          return { count: await runCount(tx, read.prepared, { tenantId, ...workflow }) };
+        case "count": {
+          const count =
+            read.key === undefined
+              ? await runCount(tx, read.prepared, args)
+              : await runContainedCount(tx, read.prepared, args);
+          return { count } as Read;
+        }
         case "entity":
-          return { record: await runSingle(tx, read.prepared, { tenantId, key: read.key, ...workflow }) };
+          return read.related
+            ? ({ body: await runRelated(tx, read.prepared, args) } as Read)
+            : ({ record: await runSingle(tx, read.prepared, args) } as Read);
+        case "complex":
+          return { body: await runRelated(tx, read.prepared, args) } as Read;
       }
     },
     { readOnly: true },
   );
-  if ("count" in result) return textResult(String(result.count));
-  if ("body" in result) return payloadResult(service, request, 200, result.body, { context: read.context });
-  const key = read.kind === "entity" ? read.key : "";
-  if (result.record === undefined) throw notFound(`${read.entity.name}(${key}) does not exist.`);
+  // a navigation from a record that does not exist, or the record itself
+  const missing = () => notFound(`${read.root.name}(${read.key ?? ""}) does not exist.`);
+  if ("count" in result) {
+    if (result.count === undefined) throw missing();
+    return textResult(String(result.count));
+  }
+  if ("body" in result) {
+    if (result.body === undefined) throw missing();
+    // a reference that leads nowhere (OData 4.01 §11.2.6)
+    if (result.body === null) return noContent();
+    return payloadResult(service, request, 200, result.body, { context: read.context });
+  }
+  if (result.record === undefined) throw missing();
   const { body, version } = result.record;
-  if (evaluate(conditions, `${read.entity.name}(${key})`, version, true) === "notModified") return notModified(version);
+  if (evaluate(conditions, `${read.entity.name}(${read.key})`, version, true) === "notModified")
+    return notModified(version);
   return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 
 /** `POST`: creates a record on an entity set, or calls a Modify method */
 export async function createEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
-  const path = parseResourcePath(request.path);
+  const path = resolveResource(service.model, request.path);
   if (path.kind === "method") return callMethod(service, request, path);
   if (path.kind !== "collection") {
     throw new ServiceError(
@@ -177,7 +211,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
       `POST creates records on an entity set: POST ${service.basePath}/{Entity}.`,
     );
   }
-  const entity = resolveEntity(service.model, path.entity);
+  const { entity } = path;
   request.authorize?.({ kind: "create", entity: entity.name });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
@@ -193,7 +227,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
 
 /** the record a PATCH or DELETE names, once the caller may change it */
 function recordOf(service: ServiceContext, request: ODataRequest, action: "update" | "delete") {
-  const path = parseResourcePath(request.path);
+  const path = resolveResource(service.model, request.path);
   if (path.kind !== "entity") {
     const what = action === "update" ? "PATCH updates" : "DELETE removes";
     throw new ServiceError(
@@ -202,9 +236,8 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
       `${what} one record: ${request.method} ${service.basePath}/{Entity}({guid}).`,
     );
   }
-  const entity = resolveEntity(service.model, path.entity);
-  request.authorize?.({ kind: action, entity: entity.name });
-  return { entity, guid: keyOf(path.key) };
+  request.authorize?.({ kind: action, entity: path.entity.name });
+  return { entity: path.entity, guid: path.key };
 }
 
 /** `PATCH`: updates one record, when its version is one `If-Match` names (if sent) */

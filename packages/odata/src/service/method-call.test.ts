@@ -70,7 +70,8 @@ const Order = entity("McOrder", {
   },
   methods: { Echo, OrdersOf, ByNote, FromNumber, Broken },
 });
-const model = defineModel([Customer, Order]);
+// operations can be qualified by the namespace or its alias, as $metadata declares them
+const model = defineModel([Customer, Order], { namespace: "acme.orders", alias: "orders" });
 
 model.subscribe(Echo, { name: "echo", run: ({ args }) => JSON.stringify(args) });
 model.subscribe(OrdersOf, {
@@ -137,6 +138,22 @@ beforeAll(async () => {
   await inTenant(db, tenantId, async (tx) => {
     await insertRecords(tx, Customer, tenantId, customers);
     await insertRecords(tx, Order, tenantId, [...orders, ...many]);
+  });
+});
+
+describe("the operation segment", () => {
+  it.each(["McOrder/Echo(first='a')", "McOrder/acme.orders.Echo(first='a')", "McOrder/orders.Echo(first='a')"])(
+    "%s: unqualified, or qualified by the namespace or its alias",
+    async (path) => {
+      expect((await get(path)).json).toEqual({ value: JSON.stringify({ first: "a", second: null }) });
+    },
+  );
+
+  it.each(["bizdata", "acme", "Orders", "acme.orders.x"])("qualified by %s → 404 naming it", async (qualifier) => {
+    await expect(get(`McOrder/${qualifier}.Echo()`)).rejects.toMatchObject({
+      status: 404,
+      message: `There is no operation "${qualifier}.Echo": operations are qualified by "acme.orders" or its alias "orders", or not at all.`,
+    });
   });
 });
 

@@ -15,12 +15,12 @@ import {
   ServiceError,
   type Session,
 } from "@bizdata/core";
+import { type MethodPath, resolveEntity } from "../bind/bind-resource-path.js";
 import { checkWrite, preconditionsOf } from "../conditional/preconditions.js";
 import { resultType } from "../metadata/operation-results.js";
 import type { ReadPlanner } from "../read/read-planner.js";
-import { resolveEntity } from "../read/read-planner.js";
 import { runCollection, runSingle } from "../read/run-read.js";
-import type { Literal, ResourcePath } from "../syntax/ast.js";
+import type { Literal } from "../syntax/ast.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
@@ -28,8 +28,6 @@ import { etagHeader, noContent, type ODataResult, type PayloadControl, payloadRe
 import { currentScope, inRequestTransaction, type RequestPrompts, requestPrompts } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
-
-export type MethodPath = Extract<ResourcePath, { kind: "method" }>;
 
 const text = (l: Literal) => (l.kind === "string" ? `'${l.value.replaceAll("'", "''")}'` : printExpr(l));
 

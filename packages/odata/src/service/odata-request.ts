@@ -4,7 +4,6 @@
  * preferences, and the caller's permissions as a check the service calls before it reads or
  * writes anything. `odataRequestOf` builds one from a fetch `Request`.
  */
-import { ServiceError } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
@@ -20,7 +19,11 @@ export type Access =
 export interface ODataRequest {
   /** `GET`, `POST`, `PATCH` or `DELETE` */
   readonly method: string;
-  /** the resource path after the base path, decoded: `Product`, `Product(<guid>)`, `Product/$count`, `SalesOrder/GetOpenOrders()` */
+  /**
+   * the resource path after the base path as the URL has it, percent-encoded (a `%2F` in a key is
+   * data, a `/` separates segments): `Product`, `Product(<guid>)`, `Product/$count`,
+   * `SalesOrder(<guid>)/Details`, `SalesOrder/bizdata.GetOpenOrders()`
+   */
   readonly path: string;
   /** the query options (and a method's parameters), `$format` aside */
   readonly search: URLSearchParams;
@@ -101,12 +104,9 @@ export function odataRequestOf(
 /** `$format`, with or without `$`, in any case (OData 4.01 §11.2.1): answered here, not parsed as a query option */
 const isFormatOption = (name: string) => name.replace(/^\$/, "").toLowerCase() === "format";
 
-/** the decoded resource path of a URL path under `basePath`; a malformed escape is a 400 */
-export function resourcePath(pathname: string, basePath: string): string {
-  const rest = pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length + 1) : pathname.replace(/^\//, "");
-  try {
-    return decodeURIComponent(rest);
-  } catch {
-    throw new ServiceError(400, "InvalidUrl", `The path "${pathname}" holds a malformed percent-encoding.`);
-  }
-}
+/**
+ * The resource path of a URL path under `basePath`, still percent-encoded: the parser splits it
+ * at `/` before it decodes each segment (parseResourcePath).
+ */
+export const resourcePath = (pathname: string, basePath: string): string =>
+  pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length + 1) : pathname.replace(/^\//, "");

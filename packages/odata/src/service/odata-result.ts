@@ -84,17 +84,17 @@ export function payloadResult(
 export const recordUrl = (basePath: string, entity: string, guid: string): string => `${basePath}/${entity}(${guid})`;
 
 /**
- * The next page of a collection read: the same options with `$skip` moved on (and the client's
- * `$format`, which is not among the options the read parsed)
+ * The next page of a collection read at `path` (as the URL has it): the same options with `$skip`
+ * moved on (and the client's `$format`, which is not among the options the read parsed)
  */
 export const nextLinkOf =
-  (basePath: string, entity: string, request: Pick<ODataRequest, "search" | "formatOption">) =>
+  (basePath: string, path: string, request: Pick<ODataRequest, "search" | "formatOption">) =>
   (skip: number): string => {
     // the client's `skip`/`$Skip` is replaced, not repeated
     const next = new URLSearchParams([...request.search].filter(([name]) => systemQueryOption(name) !== "$skip"));
     next.set("$skip", String(skip));
     if (request.formatOption !== undefined) next.set("$format", request.formatOption);
-    return `${basePath}/${entity}?${next}`;
+    return `${basePath}/${path}?${next}`;
   };
 
 /**

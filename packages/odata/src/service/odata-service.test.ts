@@ -184,16 +184,15 @@ describe("odataRequestOf", () => {
     expect(await plain.body?.()).toEqual({ Code: "T-6" });
   });
 
-  it("refuses a malformed percent-encoding in the path with 400", () => {
+  it("refuses a malformed percent-encoding in the path as a syntax error in the path", async () => {
     const request = new Request("http://host/api/SvTool(%E0%A4%A)");
-    const error = (() => {
-      try {
-        odataRequestOf(request, { basePath: "/api", tenantId, bodyLimits: defaultBodyLimits });
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(error).toMatchObject({ status: 400, code: "InvalidUrl" });
+    await expect(
+      service.handle(odataRequestOf(request, { basePath: "/api", tenantId, bodyLimits: defaultBodyLimits })),
+    ).rejects.toMatchObject({
+      name: "QuerySyntaxError",
+      option: "path",
+      problem: expect.stringContaining("malformed percent-encoding"),
+    });
   });
 
   it("has no body for a request without a Content-Type", () => {

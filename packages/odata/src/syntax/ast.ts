@@ -22,7 +22,11 @@ export type Literal =
   | { readonly kind: "string"; readonly value: string; readonly pos: number }
   | { readonly kind: "guid"; readonly value: string; readonly pos: number }
   | { readonly kind: "date"; readonly value: string; readonly pos: number }
-  | { readonly kind: "dateTimeOffset"; readonly value: string; readonly pos: number };
+  | { readonly kind: "dateTimeOffset"; readonly value: string; readonly pos: number }
+  /** `13:20:00.5` as written */
+  | { readonly kind: "timeOfDay"; readonly value: string; readonly pos: number }
+  /** `duration'-P1DT2H'`: the ISO 8601 text between the quotes */
+  | { readonly kind: "duration"; readonly value: string; readonly pos: number };
 
 /** `A/B/C`: a member path, first segment relative to the current resource (or lambda variable). */
 export interface PathExpr extends Node {
@@ -156,6 +160,16 @@ export type AliasValue =
   | { readonly kind: "literal"; readonly literal: Literal }
   | { readonly kind: "json"; readonly value: unknown; readonly pos: number };
 
+/**
+ * A `$search` expression (OData 4.01 ABNF `searchExpr`): words and "phrases" joined by `AND`
+ * (also implied by a blank), `OR` and `NOT`, grouped by parentheses.
+ */
+export type SearchExpr =
+  /** a word, or the text of a phrase without its quotes and escapes */
+  | { readonly kind: "word" | "phrase"; readonly value: string; readonly pos: number }
+  | { readonly kind: "not"; readonly operand: SearchExpr; readonly pos: number }
+  | { readonly kind: "and" | "or"; readonly left: SearchExpr; readonly right: SearchExpr; readonly pos: number };
+
 /** Query options of a request or of one `$expand` item; absent options are `undefined`. */
 export interface QueryOptions {
   readonly filter?: Expr;
@@ -167,25 +181,38 @@ export interface QueryOptions {
   readonly count?: boolean;
   readonly apply?: readonly ApplyTransformation[];
   readonly compute?: readonly ComputeItem[];
+  readonly search?: SearchExpr;
   /** `@name=value` of the URL by name without `@` (top level only; `$expand` items use these too) */
   readonly aliases?: ReadonlyMap<string, AliasValue>;
 }
 
 // ---------------------------------------------------------------- resource path
 
-/** Key in parentheses after an entity set: `Product(6f1c…)` or `Product(guid'…')`. */
-export type ResourcePath =
-  | { readonly kind: "collection"; readonly entity: string }
-  | { readonly kind: "count"; readonly entity: string }
-  | { readonly kind: "entity"; readonly entity: string; readonly key: string }
-  | {
-      readonly kind: "method";
-      readonly entity: string;
-      /** null for a static (collection-bound) method */
-      readonly key: string | null;
-      readonly method: string;
-      /** true when written with `()`, required for read (GET) methods (spec 4.8 rule 4) */
-      readonly parens: boolean;
-      /** inline parameters `Name(a=1,b='x')`, raw literal text by name */
-      readonly inlineArgs: Readonly<Record<string, Literal>>;
-    };
+/**
+ * One value in a segment's parentheses: a key (`(<guid>)`, `('x')`, `(guid'…')`), or a named one
+ * (`(Guid=<guid>)`, a function's `(customerId='C1')`).
+ */
+export interface SegmentArgument extends Node {
+  /** null for a key written without its name */
+  readonly name: string | null;
+  readonly value: Literal;
+}
+
+/**
+ * One segment of a resource path: `Product(<guid>)`, `Details`, `bizdata.Post`,
+ * `GetOpenOrders(customerId='C1')`, `$count`. What it is (an entity set, a navigation property, a
+ * method) is for the binder to say: the parser knows no model.
+ */
+export interface PathSegment extends Node {
+  /** the name as written, without its qualifier */
+  readonly name: string;
+  /** what qualifies the name (`bizdata` in `bizdata.Post`), null when unqualified */
+  readonly qualifier: string | null;
+  /** the values in parentheses, in order; null without parentheses */
+  readonly args: readonly SegmentArgument[] | null;
+}
+
+/** the resource path after the service root, segment by segment */
+export interface ResourcePath {
+  readonly segments: readonly PathSegment[];
+}

@@ -13,12 +13,17 @@ const expectedByRule: Readonly<Record<string, string>> = {
   orderby: "an expression",
   compute: "an expression",
   listExpr: "an expression",
-  expandItem: "$select, $filter, $orderby, $top, $skip, $count, $expand or $compute",
-  expandOption: "$select, $filter, $orderby, $top, $skip, $count, $expand or $compute",
+  expandItem: "$select, $filter, $orderby, $top, $skip, $count, $expand, $compute or $search",
+  expandOption: "$select, $filter, $orderby, $top, $skip, $count, $expand, $compute or $search",
+  searchExpr: "a search term",
+  searchAnd: "a search term",
+  searchNot: "a search term",
   applyTrafo: "filter(…), aggregate(…) or groupby(…)",
   aggregateTrafo: "$count or an expression",
   aggregateExpr: "$count or an expression",
-  keyPredicate: "a GUID or a quoted key",
+  pathSegment: "a name",
+  segmentArg: "a key or name=value",
+  keyValue: "a literal value",
 };
 
 /** What may follow a complete value of each entry rule. */
@@ -29,6 +34,7 @@ const followByEntryRule: Readonly<Record<string, string>> = {
   expand: "',' or end of input",
   compute: "',' or end of input",
   applyExpr: "'/' or end of input",
+  searchExpr: "a search term, 'AND', 'OR' or end of input",
 };
 
 export const errorMessageProvider: IParserErrorMessageProvider = {

@@ -16,7 +16,9 @@ import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { BinaryOperator, CallExpr, Expr, LambdaExpr, Literal, ParameterAliasExpr } from "./ast.js";
 import { errorMessageProvider } from "./error-messages.js";
 import { foldOperators, type Operand, type OperatorSequence } from "./fold-operators.js";
-import { literalOf, literalProblem } from "./literals.js";
+import { isLiteral, literalOf, literalProblem } from "./literals.js";
+import { printExpr } from "./print-expr.js";
+import { allSearchTokens } from "./search-tokens.js";
 import { QuerySyntaxError } from "./syntax-error.js";
 import {
   allTokens,
@@ -60,7 +62,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
   protected depth = 0;
 
   constructor() {
-    super(allTokens, { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
+    super([...allTokens, ...allSearchTokens], { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
   }
 
   /** Points the (reused) parser at a new input; setting `input` also calls `reset`. */
@@ -85,7 +87,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
   /** `fail` for plain functions (fold-operators.ts), created once rather than per call */
   private readonly failBound = (position: number, problem: string): never => this.fail(position, problem);
 
-  private enterNesting(position: number): void {
+  protected enterNesting(position: number): void {
     if (++this.depth > this.limits.maxExpressionDepth) {
       this.fail(position, `expression is nested more than ${this.limits.maxExpressionDepth} levels deep`);
     }
@@ -273,20 +275,35 @@ export class ExpressionParser extends EmbeddedActionsParser {
     return call ?? lambda ?? { kind: "path", segments, pos };
   }
 
-  /** ABNF `listExpr`, right of `in`; at most `maxInListLength` items. */
+  /**
+   * ABNF `listExpr`, right of `in`: literals and parameter aliases only, at most
+   * `maxInListLength` of them. `()` is an empty list (nothing is in it: false). A property or an
+   * expression in the list is refused here, naming it, rather than compared row by row.
+   */
   protected listExpr = this.RULE("listExpr", (): Expr[] => {
     this.CONSUME(LParen);
-    const items: Expr[] = [this.SUBRULE(this.commonExpr)];
-    this.MANY(() => {
-      this.CONSUME(Comma);
-      const itemStart = this.LA(1).startOffset;
-      const item = this.SUBRULE2(this.commonExpr);
-      if (!this.RECORDING_PHASE && items.length >= this.limits.maxInListLength) {
-        this.fail(itemStart, `'in' list has more than ${this.limits.maxInListLength} items`);
-      }
-      items.push(item);
+    const items: Expr[] = [];
+    this.OPTION(() => {
+      items.push(this.listItem(this.SUBRULE(this.commonExpr)));
+      this.MANY(() => {
+        this.CONSUME(Comma);
+        const itemStart = this.LA(1).startOffset;
+        const item = this.listItem(this.SUBRULE2(this.commonExpr));
+        if (!this.RECORDING_PHASE && items.length >= this.limits.maxInListLength) {
+          this.fail(itemStart, `'in' list has more than ${this.limits.maxInListLength} items`);
+        }
+        items.push(item);
+      });
     });
     this.CONSUME(RParen);
     return items;
   });
+
+  private listItem(item: Expr): Expr {
+    if (this.RECORDING_PHASE || isLiteral(item) || item.kind === "parameterAlias") return item;
+    return this.fail(
+      item.pos,
+      `the list after 'in' holds literal values only, and '${printExpr(item)}' is ${item.kind === "path" ? "a property" : "an expression"}`,
+    );
+  }
 }

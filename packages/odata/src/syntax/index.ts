@@ -9,6 +9,7 @@ export { parseCompute, parseFilter, parseOrderBy } from "./parse-expression.js";
 export { parseCount, parseSkip, parseTop } from "./parse-paging.js";
 export { parseQueryOptions, systemQueryOption } from "./parse-query-options.js";
 export { parseResourcePath } from "./parse-resource-path.js";
+export { parseSearch } from "./parse-search.js";
 export { parseExpand, parseSelect } from "./parse-select-expand.js";
 export { printExpr } from "./print-expr.js";
 export { QuerySyntaxError } from "./syntax-error.js";

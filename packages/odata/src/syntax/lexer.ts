@@ -1,18 +1,37 @@
 /**
- * The one lexer instance every query option and resource path goes through (Chevrotain
- * performance guide: build once, reuse). Lexing stops at the first character no token matches.
+ * The lexer instances every query option and resource path goes through (Chevrotain performance
+ * guide: build once, reuse). Lexing stops at the first character no token matches.
  */
-import { type IToken, Lexer } from "chevrotain";
+import { type ILexerConfig, type IToken, Lexer } from "chevrotain";
+import { nestedSearchTokens, SearchOptionStart, searchTokens } from "./search-tokens.js";
 import { allTokens } from "./tokens.js";
 
-const lexer = new Lexer(allTokens, {
+const options: ILexerConfig = {
   // offsets are all errors and AST positions need; lines and columns would be wasted work
   positionTracking: "onlyOffset",
   // fail at construction (i.e. in tests) if a pattern defeats the first-character optimisation
   ensureOptimizations: true,
   // halt at the first error: only that one is reported, and recovery is wasted time on hostile input
   recoveryEnabled: false,
-});
+};
+
+/** query options and resource path segments */
+export const queryLexer = new Lexer(allTokens, options);
+
+/**
+ * Search words are any characters but a few, a set whose first characters Chevrotain cannot
+ * list, so the search lexers go without that optimisation (search values are short).
+ */
+const searchOptions: ILexerConfig = { ...options, ensureOptimizations: false };
+
+/** a `$search` value (search-tokens.ts) */
+export const searchLexer = new Lexer(searchTokens, searchOptions);
+
+/** an `$expand` value: the query tokens, and a search mode from `$search=` to the `;` or `)` that ends it */
+export const expandLexer = new Lexer(
+  { modes: { expand: [SearchOptionStart, ...allTokens], search: nestedSearchTokens }, defaultMode: "expand" },
+  searchOptions,
+);
 
 export interface LexingError {
   readonly offset: number;
@@ -20,13 +39,20 @@ export interface LexingError {
 }
 
 /** The tokens of `text` up to the first lexing error, and that error if there is one. */
-export function tokenize(text: string): { tokens: IToken[]; error: LexingError | undefined } {
+export function tokenize(
+  text: string,
+  lexer: Lexer = queryLexer,
+): { tokens: IToken[]; error: LexingError | undefined } {
   const { tokens, errors } = lexer.tokenize(text);
   const first = errors[0];
   if (first === undefined) return { tokens, error: undefined };
   const offset = first.offset;
   const problem =
-    text[offset] === "'" ? "unterminated string literal" : `unexpected character ${quoteChar(text, offset)}`;
+    text[offset] === "'"
+      ? "unterminated string literal"
+      : text[offset] === '"' && lexer !== queryLexer
+        ? "unterminated phrase"
+        : `unexpected character ${quoteChar(text, offset)}`;
   return { tokens, error: { offset, problem } };
 }
 

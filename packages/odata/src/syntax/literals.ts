@@ -2,16 +2,19 @@
  * Literal tokens to `Literal` nodes. The lexer only checks the shape of dates and times; the
  * field ranges (month 13, February 30, hour 24) are checked here so the message can say which.
  */
+import { isDuration, isTimeOfDay } from "@bizdata/core";
 import type { IToken } from "chevrotain";
-import type { Literal } from "./ast.js";
+import type { Expr, Literal } from "./ast.js";
 import {
   DateLiteral,
   DateTimeOffsetLiteral,
   DateTimeWithoutOffset,
+  DurationLiteral,
   False,
   GuidLiteral,
   NumberLiteral,
   StringLiteral,
+  TimeOfDayLiteral,
   True,
 } from "./tokens.js";
 
@@ -27,10 +30,28 @@ export function literalOf(token: IToken): Literal {
   if (type === GuidLiteral) return { kind: "guid", value: token.image, pos };
   if (type === DateLiteral) return { kind: "date", value: token.image, pos };
   if (type === DateTimeOffsetLiteral) return { kind: "dateTimeOffset", value: token.image, pos };
+  if (type === TimeOfDayLiteral) return { kind: "timeOfDay", value: token.image, pos };
+  if (type === DurationLiteral) return { kind: "duration", value: token.image.slice("duration'".length, -1), pos };
   if (type === True) return { kind: "boolean", value: true, pos };
   if (type === False) return { kind: "boolean", value: false, pos };
   return { kind: "null", pos };
 }
+
+const literalKinds: ReadonlySet<string> = new Set<Literal["kind"]>([
+  "null",
+  "boolean",
+  "integer",
+  "decimal",
+  "string",
+  "guid",
+  "date",
+  "dateTimeOffset",
+  "timeOfDay",
+  "duration",
+]);
+
+/** whether an expression node is a literal */
+export const isLiteral = (expr: Expr): expr is Literal => literalKinds.has(expr.kind);
 
 /** What is wrong with a literal token that has the right shape, or undefined when nothing is. */
 export function literalProblem(token: IToken): string | undefined {
@@ -38,6 +59,8 @@ export function literalProblem(token: IToken): string | undefined {
   if (type === DateLiteral) return dateProblem(token.image);
   if (type === DateTimeOffsetLiteral) return dateProblem(token.image) ?? timeProblem(token.image);
   if (type === DateTimeWithoutOffset) return `date-time '${token.image}' needs a time zone: Z or ±hh:mm`;
+  if (type === TimeOfDayLiteral && !isTimeOfDay(token.image)) return `invalid time of day '${token.image}'`;
+  if (type === DurationLiteral) return durationProblem(token.image.slice("duration'".length, -1));
   return undefined;
 }
 
@@ -56,6 +79,15 @@ function numberLiteral(image: string, pos: number): Literal {
     if (c === 46 || c === 101 || c === 69) return { kind: "decimal", text, pos };
   }
   return { kind: "integer", text, pos };
+}
+
+/** what is wrong with the text of `duration'…'`, if anything */
+function durationProblem(text: string): string | undefined {
+  if (isDuration(text)) return undefined;
+  if (/^-?P(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T.*)?$/.test(text) && /[YMW]/.test(text.split("T")[0]!)) {
+    return `duration '${text}' has years, months or weeks, which have no fixed length; give days, hours, minutes and seconds (P30D)`;
+  }
+  return `invalid duration '${text}': expected ISO 8601 days, hours, minutes and seconds, such as P1DT2H30M or PT0.5S`;
 }
 
 const daysInMonth = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -5,7 +5,7 @@
  */
 import { isGuid } from "@bizdata/core";
 import type { IOrAlt, IToken } from "chevrotain";
-import type { AggregateItem, ApplyTransformation, Literal, PathExpr, ResourcePath } from "./ast.js";
+import type { AggregateItem, ApplyTransformation, Literal, PathExpr, PathSegment, SegmentArgument } from "./ast.js";
 import { unquote } from "./literals.js";
 import { QueryOptionParser } from "./query-option-parser.js";
 import {
@@ -13,13 +13,14 @@ import {
   As,
   Comma,
   DollarCount,
+  Dot,
   Equals,
   Filter,
   GroupBy,
-  GuidLiteral,
   Identifier,
   LParen,
   RParen,
+  Segment,
   Slash,
   StringLiteral,
   With,
@@ -34,16 +35,6 @@ const aggregateMethods: ReadonlySet<string> = new Set<AggregateMethod>([
   "average",
   "countdistinct",
 ]);
-
-interface MethodCall {
-  readonly method: string;
-  readonly parens: boolean;
-  readonly inlineArgs: Readonly<Record<string, Literal>>;
-}
-
-type PathTarget =
-  | { readonly kind: "count"; readonly token: IToken }
-  | { readonly kind: "method"; readonly method: MethodCall };
 
 class ODataParser extends QueryOptionParser {
   constructor() {
@@ -155,92 +146,94 @@ class ODataParser extends QueryOptionParser {
   public aliasValue = this.RULE("aliasValue", (): Literal => this.primitiveLiteral());
 
   /**
-   * The resource path after `/api/` (spec 4.2, 4.8): `Entity`, `Entity/$count`, `Entity(key)`,
-   * `Entity(key)/Method()`, `Entity/Method(a=1)`, `Entity(key)/Method`.
+   * One segment of the resource path (spec 4.2, 4.8): a name, qualified or not, or `$count`, with
+   * an optional parenthesized key or parameter list. The path is split at its raw `/` and each
+   * segment percent-decoded before it gets here (parse-resource-path.ts).
    */
-  public resourcePath = this.RULE("resourcePath", (): ResourcePath => {
-    const entity = this.CONSUME(Word).image;
-    let key: string | null = null;
-    this.OPTION(() => {
-      this.CONSUME(LParen);
-      key = this.SUBRULE(this.keyPredicate);
-      this.CONSUME(RParen);
-    });
-    let path: ResourcePath | undefined;
-    this.OPTION2(() => {
-      this.CONSUME(Slash);
-      const target = this.OR(this.pathTargetAlternatives);
-      if (this.RECORDING_PHASE) return;
-      if (target.kind === "count") {
-        if (key !== null)
-          this.fail(target.token.startOffset, "'$count' applies to a collection, not to a single entity");
-        path = { kind: "count", entity };
-      } else {
-        path = { kind: "method", entity, key, ...target.method };
-      }
-    });
-    return path ?? (key === null ? { kind: "collection", entity } : { kind: "entity", entity, key });
-  });
-
-  private readonly pathTargetAlternatives: IOrAlt<PathTarget>[] = [
-    { ALT: () => ({ kind: "count", token: this.CONSUME(DollarCount) }) },
-    { ALT: () => ({ kind: "method", method: this.SUBRULE(this.methodSegment) }) },
-  ];
-
-  /** The key in `Entity(…)`: a bare GUID, `guid'…'` or a quoted string. */
-  protected keyPredicate = this.RULE("keyPredicate", (): string => this.OR(this.keyAlternatives));
-
-  private readonly keyAlternatives: IOrAlt<string>[] = [
-    { ALT: () => this.CONSUME(GuidLiteral).image },
-    { ALT: () => unquote(this.CONSUME(StringLiteral).image) },
-    {
-      // OData 4.0 clients still send `guid'…'`
-      ALT: () => {
-        const prefix = this.CONSUME(Identifier);
-        if (!this.RECORDING_PHASE && prefix.image.toLowerCase() !== "guid") {
-          this.fail(prefix.startOffset, `expected a GUID or a quoted key but found '${prefix.image}'`);
+  public pathSegment = this.RULE("pathSegment", (): PathSegment => {
+    const first = this.CONSUME(Segment);
+    // `bizdata.Post`, `acme.sales.GetOpenOrders`: a qualified name, its parts and dots adjacent
+    const parts: IToken[] = [first];
+    this.MANY(() => {
+      const dot = this.CONSUME(Dot);
+      const part = this.CONSUME(Word);
+      if (!this.RECORDING_PHASE) {
+        const before = parts[parts.length - 1]!;
+        if (before.startOffset + before.image.length !== dot.startOffset || part.startOffset !== dot.startOffset + 1) {
+          this.fail(dot.startOffset, "a qualified name has no blanks around its '.'");
         }
-        const quoted = this.CONSUME2(StringLiteral);
-        const value = unquote(quoted.image);
-        if (!this.RECORDING_PHASE && !isGuid(value)) this.fail(quoted.startOffset, `'${value}' is not a GUID`);
-        return value;
-      },
-    },
-  ];
-
-  /** `Method`, `Method()` or `Method(name=literal,…)` after the entity set or entity. */
-  protected methodSegment = this.RULE("methodSegment", (): MethodCall => {
-    const method = this.CONSUME(Word).image;
-    let parens = false;
-    // no prototype: a parameter called `__proto__` stays a plain key
-    const inlineArgs: Record<string, Literal> = Object.create(null);
+      }
+      parts.push(part);
+    });
+    let args: SegmentArgument[] | null = null;
     this.OPTION(() => {
       this.CONSUME(LParen);
-      parens = true;
+      const list: SegmentArgument[] = [];
+      args = list;
       this.OPTION2(() => {
-        this.inlineArgument(inlineArgs, this.SUBRULE(this.parameterValue));
-        this.MANY(() => {
+        this.segmentArgument(list, this.SUBRULE(this.segmentArg));
+        this.MANY2(() => {
           this.CONSUME(Comma);
-          this.inlineArgument(inlineArgs, this.SUBRULE2(this.parameterValue));
+          this.segmentArgument(list, this.SUBRULE2(this.segmentArg));
         });
       });
       this.CONSUME(RParen);
     });
-    return { method, parens, inlineArgs };
+    if (this.RECORDING_PHASE) return { name: "", qualifier: null, args, pos: 0 };
+    const images = parts.map((t) => (t.tokenType === DollarCount ? "$count" : t.image));
+    return {
+      name: images[images.length - 1]!,
+      qualifier: images.length === 1 ? null : images.slice(0, -1).join("."),
+      args,
+      pos: first.startOffset,
+    };
   });
 
-  /** `name=literal` inside a method segment's parentheses */
-  protected parameterValue = this.RULE("parameterValue", (): { name: IToken; value: Literal } => {
-    const name = this.CONSUME(Identifier);
-    this.CONSUME(Equals);
-    return { name, value: this.primitiveLiteral() };
-  });
+  /** a key or `name=value` in a segment's parentheses */
+  protected segmentArg = this.RULE("segmentArg", (): SegmentArgument => this.OR(this.segmentArgAlternatives));
 
-  private inlineArgument(into: Record<string, Literal>, argument: { name: IToken; value: Literal }): void {
+  private readonly segmentArgAlternatives: IOrAlt<SegmentArgument>[] = [
+    {
+      ALT: () => {
+        const name = this.CONSUME(Identifier);
+        this.CONSUME(Equals);
+        return { name: name.image, value: this.SUBRULE(this.keyValue), pos: name.startOffset };
+      },
+    },
+    {
+      ALT: () => {
+        const value = this.SUBRULE2(this.keyValue);
+        return { name: null, value, pos: value.pos };
+      },
+    },
+  ];
+
+  /** a literal, or `guid'…'` as OData 4.0 clients still write a Guid key */
+  protected keyValue = this.RULE("keyValue", (): Literal => this.OR(this.keyValueAlternatives));
+
+  private readonly keyValueAlternatives: IOrAlt<Literal>[] = [
+    { ALT: () => this.primitiveLiteral() },
+    {
+      ALT: () => {
+        const prefix = this.CONSUME(Identifier);
+        if (!this.RECORDING_PHASE && prefix.image.toLowerCase() !== "guid") {
+          this.fail(prefix.startOffset, `expected a literal value but found '${prefix.image}'`);
+        }
+        const quoted = this.CONSUME(StringLiteral);
+        const value = unquote(quoted.image);
+        if (!this.RECORDING_PHASE && !isGuid(value)) this.fail(quoted.startOffset, `'${value}' is not a GUID`);
+        return { kind: "guid", value, pos: prefix.startOffset };
+      },
+    },
+  ];
+
+  /** a key without a name stands alone; a name is given once */
+  private segmentArgument(into: SegmentArgument[], argument: SegmentArgument): void {
     if (this.RECORDING_PHASE) return;
-    const name = argument.name.image;
-    if (Object.hasOwn(into, name)) this.fail(argument.name.startOffset, `parameter '${name}' is repeated`);
-    into[name] = argument.value;
+    const unnamed = into.length > 0 && (argument.name === null || into[0]!.name === null);
+    if (unnamed) this.fail(argument.pos, "a value without a name must be the only one in parentheses");
+    if (into.some((a) => a.name === argument.name)) this.fail(argument.pos, `'${argument.name}' is repeated`);
+    into.push(argument);
   }
 }
 

@@ -18,6 +18,8 @@ function tree(expr: Expr): string {
     case "guid":
     case "date":
     case "dateTimeOffset":
+    case "timeOfDay":
+    case "duration":
       return `${expr.kind}:${expr.value}`;
     case "parameterAlias":
       return `@${expr.name}`;
@@ -54,6 +56,9 @@ describe("parseFilter: operators", () => {
     ["A in (1)", "(in A [int:1])"],
     ["A in (1, 2,3)", "(in A [int:1 int:2 int:3])"],
     ["A in ('x','y')", "(in A [str:x str:y])"],
+    ["A in ()", "(in A [])"],
+    ["A in ( )", "(in A [])"],
+    ["A in (null,@p,-1)", "(in A [null @p int:-1])"],
     ["A and B", "(and A B)"],
     ["A or B", "(or A B)"],
     ["not A", "(not A)"],
@@ -140,7 +145,32 @@ describe("parseFilter: literals", () => {
     ["2024-01-31T10:00:00.1234567+01:00", "dateTimeOffset:2024-01-31T10:00:00.1234567+01:00"],
     ["2024-01-31T23:59:59-05:30", "dateTimeOffset:2024-01-31T23:59:59-05:30"],
     ["2024-01-31t10:00:00z", "dateTimeOffset:2024-01-31t10:00:00z"],
+    ["13:20", "timeOfDay:13:20"],
+    ["13:20:00", "timeOfDay:13:20:00"],
+    ["00:00:00.5", "timeOfDay:00:00:00.5"],
+    ["23:59:59.123456789012", "timeOfDay:23:59:59.123456789012"],
+    ["duration'P1DT2H'", "duration:P1DT2H"],
+    ["duration'PT0.5S'", "duration:PT0.5S"],
+    ["duration'-P3D'", "duration:-P3D"],
+    ["duration'PT1H30M'", "duration:PT1H30M"],
+    ["DURATION'P1D'", "duration:P1D"],
+    // OData 4.01: the prefix is optional; unprefixed it is a string until it meets a duration
+    ["'P1D'", "str:P1D"],
   ])("%s", (text, expected) => {
+    expect(parsed(text)).toBe(expected);
+  });
+
+  it.each([
+    ["Opens lt 13:20:00", "(lt Opens timeOfDay:13:20:00)"],
+    [
+      "LeadTime ge duration'P1D' and Opens in (08:00,09:30)",
+      "(and (ge LeadTime duration:P1D) (in Opens [timeOfDay:08:00 timeOfDay:09:30]))",
+    ],
+    ["At add duration'PT1H' gt now()", "(gt (add At duration:PT1H) now())"],
+    ["-duration'P1D' lt LeadTime", "(lt (- duration:P1D) LeadTime)"],
+    ["duration eq 1", "(eq duration int:1)"],
+    ["durations/any(d:d lt duration'PT1S')", "(any durations d: (lt d duration:PT1S))"],
+  ])("times and durations in expressions: %s", (text, expected) => {
     expect(parsed(text)).toBe(expected);
   });
 
@@ -216,7 +246,7 @@ describe("parseFilter: paths and lambdas", () => {
     ["equipment eq 1", "(eq equipment int:1)"],
     ["android and orbit", "(and android orbit)"],
     ["notes ne nullable", "(ne notes nullable)"],
-    ["index in (inside)", "(in index [inside])"],
+    ["index in ('inside')", "(in index [str:inside])"],
     ["truer eq falsey", "(eq truer falsey)"],
     ["address add subtotal", "(add address subtotal)"],
     ["divide div divby_x", "(div divide divby_x)"],

@@ -402,7 +402,7 @@ describe("parseQueryOptions", () => {
       new QuerySyntaxError(
         name,
         0,
-        `'${name}' is neither a system query option ($filter, $orderby, $select, $expand, $top, $skip, $count, $apply, $compute) nor a parameter alias (@name)`,
+        `'${name}' is neither a system query option ($filter, $orderby, $select, $expand, $top, $skip, $count, $apply, $compute, $search) nor a parameter alias (@name)`,
       ),
     );
   });

@@ -4,6 +4,7 @@ import { parseAliasValue } from "./parse-alias-value.js";
 import { parseApply } from "./parse-apply.js";
 import { parseCompute, parseFilter, parseOrderBy } from "./parse-expression.js";
 import { parseCount, parseSkip, parseTop } from "./parse-paging.js";
+import { parseSearch } from "./parse-search.js";
 import { parseExpand, parseSelect } from "./parse-select-expand.js";
 import type { MutableQueryOptions } from "./query-option-parser.js";
 import { BLANK_AFTER_EQUALS, QuerySyntaxError } from "./syntax-error.js";
@@ -41,6 +42,9 @@ const optionParsers: Readonly<Record<string, OptionParser>> = {
   $compute: (text, limits, into) => {
     into.compute = parseCompute(text, limits);
   },
+  $search: (text, limits, into) => {
+    into.search = parseSearch(text, limits);
+  },
 };
 
 /**
@@ -56,7 +60,7 @@ export function systemQueryOption(name: string): string | undefined {
 
 /**
  * Parses the query of a request: the system query options (`$filter $orderby $select $expand
- * $top $skip $count $apply $compute`, with or without `$`, in any case: OData 4.01) and the
+ * $top $skip $count $apply $compute $search`, with or without `$`, in any case: OData 4.01) and the
  * values of parameter aliases (`@name=value`). Any other name is an error unless it is one of
  * `methodParameters` (the declared parameters of a method being called, left for the caller),
  * so a 4.01 `filter=` is never mistaken for a custom parameter. The whole query is capped by

@@ -1,5 +1,6 @@
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { ExpandItem, SelectItem } from "./ast.js";
+import { expandLexer } from "./lexer.js";
 import { runRule } from "./run-rule.js";
 
 /**
@@ -13,12 +14,12 @@ export function parseSelect(text: string, limits: QueryLimits = defaultQueryLimi
 
 /**
  * Parses an `$expand` value with its nested options in parentheses, separated by `;`
- * (`$select $filter $orderby $top $skip $count $expand $compute`). Depth and items per level are
+ * (`$select $filter $orderby $top $skip $count $expand $compute $search`). Depth and items per level are
  * capped by `maxExpandDepth`/`maxExpandWidth`. Errors in nested options are reported for
  * `$expand` at their offset in the whole `$expand` value.
  *
  * @example parseExpand("Details($select=Quantity;$filter=Quantity gt 5;$expand=Product($select=SKU))")
  */
 export function parseExpand(text: string, limits: QueryLimits = defaultQueryLimits): ExpandItem[] {
-  return runRule("$expand", text, limits, (p) => p.expand());
+  return runRule("$expand", text, limits, (p) => p.expand(), expandLexer);
 }

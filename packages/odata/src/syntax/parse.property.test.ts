@@ -16,6 +16,7 @@ import {
   parseOrderBy,
   parseQueryOptions,
   parseResourcePath,
+  parseSearch,
   parseSelect,
   parseSkip,
   parseTop,
@@ -119,6 +120,30 @@ const dateTimeText = fc
     return `${date}T${pad(hour, 2)}:${pad(minute, 2)}${sec}${zone}`;
   });
 
+const timeOfDayText = fc
+  .tuple(
+    fc.integer({ min: 0, max: 23 }),
+    fc.integer({ min: 0, max: 59 }),
+    fc.option(fc.tuple(fc.integer({ min: 0, max: 59 }), fc.option(fc.stringMatching(/^\d{1,12}$/)))),
+  )
+  .map(([hour, minute, seconds]) => {
+    const sec = seconds === null ? "" : `:${pad(seconds[0], 2)}${seconds[1] === null ? "" : `.${seconds[1]}`}`;
+    return `${pad(hour, 2)}:${pad(minute, 2)}${sec}`;
+  });
+const durationText = fc
+  .tuple(
+    fc.boolean(),
+    fc.option(fc.nat(999_999_999)),
+    fc.option(fc.nat(99)),
+    fc.option(fc.nat(99)),
+    fc.option(fc.stringMatching(/^\d{1,9}(\.\d{1,9})?$/)),
+  )
+  .filter(([, d, h, m, s]) => d !== null || h !== null || m !== null || s !== null)
+  .map(([minus, d, h, m, s]) => {
+    const time = `${h === null ? "" : `${h}H`}${m === null ? "" : `${m}M`}${s === null ? "" : `${s}S`}`;
+    return `${minus ? "-" : ""}P${d === null ? "" : `${d}D`}${time === "" ? "" : `T${time}`}`;
+  });
+
 const literal: fc.Arbitrary<Literal> = fc.oneof(
   fc.constant<Literal>({ kind: "null", pos: 0 }),
   fc.boolean().map((value): Literal => ({ kind: "boolean", value, pos: 0 })),
@@ -142,6 +167,8 @@ const literal: fc.Arbitrary<Literal> = fc.oneof(
   fc.uuid().map((value): Literal => ({ kind: "guid", value, pos: 0 })),
   dateText.map((value): Literal => ({ kind: "date", value, pos: 0 })),
   dateTimeText.map((value): Literal => ({ kind: "dateTimeOffset", value, pos: 0 })),
+  timeOfDayText.map((value): Literal => ({ kind: "timeOfDay", value, pos: 0 })),
+  durationText.map((value): Literal => ({ kind: "duration", value, pos: 0 })),
 );
 
 const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
@@ -161,7 +188,8 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.record({
       kind: fc.constant("in" as const),
       operand: tie("expr"),
-      list: fc.array(tie("expr"), { minLength: 1, maxLength: 3 }),
+      // the list holds literals only (expression-parser.ts listExpr), and may be empty
+      list: fc.array(literal, { maxLength: 3 }),
       pos: fc.constant(0),
     }),
     fc.record({
@@ -253,12 +281,13 @@ const everyEntryPoint: ((text: string) => unknown)[] = [
   (text) => parseSkip(text),
   (text) => parseCount(text),
   (text) => parseResourcePath(text),
+  (text) => parseSearch(text),
   (text) => parseQueryOptions({ $filter: text, $expand: text }),
 ];
 
 /** Pieces of the language, so random input gets past the lexer and exercises the parser. */
 const fragment = fc.constantFrom(
-  ..."A B/C eq ne and or not in has add mul - ( ) , / ; = : * $count $it $select $filter $expand $top $orderby $compute".split(
+  ..."A B/C eq ne and or not in has add mul - ( ) , / ; = : * $count $it $select $filter $expand $top $orderby $compute $search= AND OR NOT \" 13:20 duration'P1D' bizdata.Post".split(
     " ",
   ),
   ..."any all any( all( d: 'x' '' ''' 1 -1 1.5 true null 2024-01-31 2024-01-31T10:00Z".split(" "),

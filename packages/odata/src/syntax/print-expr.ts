@@ -25,7 +25,10 @@ export function printExpr(expr: Expr): string {
     case "guid":
     case "date":
     case "dateTimeOffset":
+    case "timeOfDay":
       return expr.value;
+    case "duration":
+      return `duration'${expr.value}'`;
     case "parameterAlias":
       return `@${expr.name}`;
     case "path":

@@ -5,8 +5,9 @@
  */
 import type { IOrAlt, IToken } from "chevrotain";
 import type { ComputeItem, ExpandItem, OrderByItem, PathExpr, QueryOptions, SelectItem } from "./ast.js";
-import { ExpressionParser } from "./expression-parser.js";
 import { readNonNegativeInteger } from "./paging.js";
+import { SearchExpressionParser } from "./search-parser.js";
+import { SearchOptionStart } from "./search-tokens.js";
 import { BLANK_AFTER_EQUALS } from "./syntax-error.js";
 import {
   As,
@@ -41,7 +42,7 @@ type ParsedOption = {
   [K in keyof QueryOptions]-?: { readonly key: K; readonly value: NonNullable<QueryOptions[K]>; readonly name: IToken };
 }[keyof QueryOptions];
 
-export class QueryOptionParser extends ExpressionParser {
+export class QueryOptionParser extends SearchExpressionParser {
   /** levels of `$expand` currently open, capped by `maxExpandDepth` */
   protected expandDepth = 0;
 
@@ -202,6 +203,14 @@ export class QueryOptionParser extends ExpressionParser {
         return { key: "compute", value: this.SUBRULE(this.compute), name };
       },
     },
+    {
+      // `$search=` is one token: the expand lexer reads what follows as a search (lexer.ts)
+      ALT: () => {
+        const name = this.CONSUME(SearchOptionStart);
+        this.noBlankAfter(name);
+        return { key: "search", value: this.SUBRULE(this.searchExpr), name };
+      },
+    },
   ];
 
   /** ABNF `compute` value: `computeItem *( COMMA computeItem )` */
@@ -225,8 +234,9 @@ export class QueryOptionParser extends ExpressionParser {
 
   private storeOption(options: MutableQueryOptions, option: ParsedOption): void {
     if (this.RECORDING_PHASE) return;
-    if (options[option.key] !== undefined)
-      this.fail(option.name.startOffset, `option '${option.name.image}' is repeated`);
+    if (options[option.key] !== undefined) {
+      this.fail(option.name.startOffset, `option '${option.name.image.replace(/=$/, "")}' is repeated`);
+    }
     (options as Record<string, unknown>)[option.key] = option.value;
   }
 
@@ -237,8 +247,9 @@ export class QueryOptionParser extends ExpressionParser {
   private noBlankAfter(equals: IToken): void {
     if (this.RECORDING_PHASE) return;
     const next = this.LA(1).startOffset;
+    const end = equals.startOffset + equals.image.length;
     // NaN at the end of input: the grammar reports the missing value
-    if (next > equals.startOffset + 1) this.fail(equals.startOffset + 1, BLANK_AFTER_EQUALS);
+    if (next > end) this.fail(end, BLANK_AFTER_EQUALS);
   }
 
   /** `$top`/`$skip` inside `$expand`: the same rules as at the top level (paging.ts). */

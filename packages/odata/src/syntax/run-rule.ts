@@ -3,17 +3,23 @@
  * `QuerySyntaxError` for the option. Nothing else may escape to the host: a Chevrotain error or a
  * bug in an action is reported as a syntax error at position 0 (with the original as `cause`).
  */
-import type { IToken } from "chevrotain";
+import type { IToken, Lexer } from "chevrotain";
 import type { QueryLimits } from "../limits.js";
 import { tokenize } from "./lexer.js";
 import { type ODataParser, parser } from "./odata-parser.js";
 import { QuerySyntaxError } from "./syntax-error.js";
 
-export function runRule<T>(option: string, text: string, limits: QueryLimits, rule: (p: ODataParser) => T): T {
+export function runRule<T>(
+  option: string,
+  text: string,
+  limits: QueryLimits,
+  rule: (p: ODataParser) => T,
+  lexer?: Lexer,
+): T {
   if (text.length > limits.maxQueryLength) {
     throw new QuerySyntaxError(option, limits.maxQueryLength, `longer than ${limits.maxQueryLength} characters`);
   }
-  const { tokens, error } = tokenize(text);
+  const { tokens, error } = tokenize(text, lexer);
   if (error === undefined) {
     try {
       return parse(option, tokens, text.length, limits, rule);

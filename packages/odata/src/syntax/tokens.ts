@@ -195,6 +195,29 @@ export const DateTimeWithoutOffset = createToken({
   label: "a date-time",
 });
 
+/**
+ * ABNF `timeOfDayValue`: `hh:mm[:ss[.fff…]]`, before numbers (which would take its hours). Field
+ * ranges are checked in the parser, as for dates.
+ */
+export const TimeOfDayLiteral = createToken({
+  name: "TimeOfDayLiteral",
+  pattern: /\d{2}:\d{2}(?::\d{2}(?:\.\d{1,12})?)?/,
+  categories: [PrimitiveLiteral],
+  label: "a time of day",
+});
+
+/**
+ * ABNF `duration`: `duration'P1DT2H'` (the prefix in any case). Anything between the quotes is
+ * lexed so that the parser can say what is wrong with it; `'P1D'` without the prefix is a string,
+ * which the binder reads as a duration where one is compared with it.
+ */
+export const DurationLiteral = createToken({
+  name: "DurationLiteral",
+  pattern: /duration'[^']*'/i,
+  categories: [PrimitiveLiteral],
+  label: "a duration",
+});
+
 export const DateLiteral = createToken({
   name: "DateLiteral",
   pattern: /\d{4}-\d{2}-\d{2}/,
@@ -225,6 +248,8 @@ export const Equals = createToken({ name: "Equals", pattern: "=", label: "'='" }
 export const Colon = createToken({ name: "Colon", pattern: ":", label: "':'" });
 export const Star = createToken({ name: "Star", pattern: "*", label: "'*'" });
 export const Minus = createToken({ name: "Minus", pattern: "-", label: "'-'" });
+/** joins a namespace and a name (`bizdata.Post`); a number's point is part of the number */
+export const Dot = createToken({ name: "Dot", pattern: ".", label: "'.'" });
 
 /** Values arrive percent-decoded (`+` already turned into a space by the caller): only space and tab. */
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t]+/, group: Lexer.SKIPPED });
@@ -236,7 +261,9 @@ export const allTokens: TokenType[] = [
   DateTimeOffsetLiteral,
   DateTimeWithoutOffset,
   DateLiteral,
+  TimeOfDayLiteral,
   NumberLiteral,
+  DurationLiteral,
   LParen,
   RParen,
   Comma,
@@ -246,6 +273,7 @@ export const allTokens: TokenType[] = [
   Colon,
   Star,
   Minus,
+  Dot,
   DollarCount,
   DollarIt,
   DollarFilter,

@@ -24,6 +24,7 @@ import {
   type Model,
   persistedColumns,
   type ReferenceField,
+  recordSelectList,
   rowToRecord,
   type Session,
   saveVirtual,
@@ -258,12 +259,8 @@ export async function applyStaged(
   }
   for (const def of model.entities.values()) {
     if (def.storage === undefined) continue;
-    const columns = sql.join(
-      persistedColumns(def).map((c) => sql`s.${id(c.column)}`),
-      sql`, `,
-    );
     const rows = await session.query(
-      sql`SELECT ${columns} FROM ${id(stagedTableName(def))} AS s WHERE ${stagedRows(tenantId, workflowId)} AND NOT s.${id(DELETED_COLUMN)} ORDER BY s.guid`,
+      sql`SELECT ${recordSelectList(def, "s")} FROM ${id(stagedTableName(def))} AS s WHERE ${stagedRows(tenantId, workflowId)} AND NOT s.${id(DELETED_COLUMN)} ORDER BY s.guid`,
     );
     if (rows.length > 0)
       await saveStagedVirtual(

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { defaultQueryLimits } from "../limits.js";
+import type { SearchExpr } from "./ast.js";
+import { parseExpand, parseQueryOptions, parseSearch, QuerySyntaxError } from "./index.js";
+
+/** compact notation: `(and a "b c")` */
+function tree(expr: SearchExpr): string {
+  switch (expr.kind) {
+    case "word":
+      return expr.value;
+    case "phrase":
+      return JSON.stringify(expr.value);
+    case "not":
+      return `(not ${tree(expr.operand)})`;
+    case "and":
+    case "or":
+      return `(${expr.kind} ${tree(expr.left)} ${tree(expr.right)})`;
+  }
+}
+
+describe("parseSearch", () => {
+  it.each([
+    ["blue", "blue"],
+    ["blue widget", "(and blue widget)"],
+    ["blue AND widget", "(and blue widget)"],
+    ["blue   widget\tsteel", "(and (and blue widget) steel)"],
+    ["blue OR red", "(or blue red)"],
+    ["NOT red", "(not red)"],
+    ["NOT NOT red", "(not (not red))"],
+    // NOT binds tighter than AND, AND (also implied) tighter than OR
+    ["blue OR red widget", "(or blue (and red widget))"],
+    ["blue red OR widget", "(or (and blue red) widget)"],
+    ["NOT blue OR red", "(or (not blue) red)"],
+    ["NOT blue red", "(and (not blue) red)"],
+    ["(blue OR red) widget", "(and (or blue red) widget)"],
+    ["(blue OR red)(widget)", "(and (or blue red) widget)"],
+    ["NOT (blue OR red)", "(not (or blue red))"],
+    ['"blue widget"', '"blue widget"'],
+    ['"blue widget" OR gadget', '(or "blue widget" gadget)'],
+    ['"say \\"hi\\" \\\\ bye"', '"say \\"hi\\" \\\\ bye"'],
+    ['"a (b) OR c; d"', '"a (b) OR c; d"'],
+    // only upper-case operators are operators; others are words, as is an operator run into a word
+    ["blue and red", "(and (and blue and) red)"],
+    ["blue or red", "(and (and blue or) red)"],
+    ["ANDROID NOTE ORBIT", "(and (and ANDROID NOTE) ORBIT)"],
+    // words are anything but blanks, parentheses, quotes and ';'
+    ["100% C# O'Brien a&b x=y *", "(and (and (and (and (and 100% C#) O'Brien) a&b) x=y) *)"],
+    ["Über-Gerät 日本", "(and Über-Gerät 日本)"],
+  ])("%s", (text, expected) => {
+    expect(tree(parseSearch(text))).toBe(expected);
+  });
+
+  it("keeps positions", () => {
+    expect(parseSearch('ab OR "c d"')).toEqual({
+      kind: "or",
+      left: { kind: "word", value: "ab", pos: 0 },
+      right: { kind: "phrase", value: "c d", pos: 6 },
+      pos: 0,
+    });
+  });
+
+  it.each([
+    ["", 0, "expected a search term but found end of input"],
+    ["   ", 3, "expected a search term but found end of input"],
+    ["blue AND", 8, "expected a search term but found end of input"],
+    ["blue OR", 7, "expected a search term but found end of input"],
+    ["NOT", 3, "expected a search term but found end of input"],
+    ["OR red", 0, "expected a search term but found 'OR'"],
+    ["blue AND OR red", 9, "expected a search term but found 'OR'"],
+    ["()", 1, "expected a search term but found ')'"],
+    ["(blue", 5, "expected ')' but found end of input"],
+    ["blue)", 4, "expected a search term, 'AND', 'OR' or end of input but found ')'"],
+    ['"blue', 0, "unterminated phrase"],
+    ['blue "red', 5, "unterminated phrase"],
+    ["a;b", 1, "unexpected character ';'"],
+  ])("rejects %j at %d: %s", (text, position, problem) => {
+    expect(() => parseSearch(text)).toThrow(new QuerySyntaxError("$search", position, problem));
+  });
+
+  it("counts parentheses and NOT against maxExpressionDepth", () => {
+    const limits = { ...defaultQueryLimits, maxExpressionDepth: 3 };
+    expect(() => parseSearch("((NOT a))", limits)).not.toThrow();
+    expect(() => parseSearch("((NOT NOT a))", limits)).toThrow("nested more than 3 levels");
+    expect(() => parseSearch(`${"(".repeat(5_000)}a${")".repeat(5_000)}`)).toThrow(QuerySyntaxError);
+  });
+
+  it("is a system query option, with or without $", () => {
+    expect(parseQueryOptions(new URLSearchParams({ $search: "blue" })).search).toMatchObject({ value: "blue" });
+    expect(parseQueryOptions(new URLSearchParams({ search: "blue" })).search).toMatchObject({ value: "blue" });
+    expect(() => parseQueryOptions(new URLSearchParams({ $search: " blue" }))).toThrow("no blank is allowed after '='");
+  });
+});
+
+describe("$search inside $expand", () => {
+  const search = (text: string) => {
+    const [item] = parseExpand(text);
+    return item!.options.search === undefined ? undefined : tree(item!.options.search);
+  };
+
+  it.each([
+    ["Details($search=blue)", "blue"],
+    ["Details(search=blue)", "blue"],
+    ["Details($SEARCH=blue red)", "(and blue red)"],
+    ["Details($search=(blue OR red) NOT x;$top=2)", "(and (or blue red) (not x))"],
+    ['Details($top=2;$search="a; b)" 100%)', '(and "a; b)" 100%)'],
+    ["Details($search=a$b=c)", "a$b=c"],
+  ])("%s", (text, expected) => {
+    expect(search(text)).toBe(expected);
+  });
+
+  it("ends at ';' and at the item's ')', so other options and items follow", () => {
+    const items = parseExpand("Details($search=blue;$select=A),Other($search=x),Third");
+    expect(items.map((i) => [i.path.join("/"), i.options.select?.length ?? 0, i.options.search?.pos])).toEqual([
+      ["Details", 1, 16],
+      ["Other", 0, 46],
+      ["Third", 0, undefined],
+    ]);
+    expect(parseExpand("A($expand=B($search=x;$top=1);$search=y)")[0]!.options).toMatchObject({
+      search: { kind: "word", value: "y" },
+      expand: [{ options: { top: 1, search: { kind: "word", value: "x" } } }],
+    });
+  });
+
+  it.each([
+    ["Details($search=)", 16, "expected a search term but found ')'"],
+    ["Details($search= blue)", 16, "no blank is allowed after '='"],
+    ["Details($search=a;$search=b)", 18, "option '$search' is repeated"],
+    ["Details($search=(a)", 19, "expected ')' but found end of input"],
+    ['Details($search="a)', 16, "unterminated phrase"],
+  ])("rejects %j at %d: %s", (text, position, problem) => {
+    expect(() => parseExpand(text)).toThrow(new QuerySyntaxError("$expand", position, problem));
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The tokens of `$search` (OData 4.01 ABNF `searchExpr`): words, "phrases", `AND`, `OR`, `NOT`
+ * and parentheses. Its words are not the names of the expression grammar (`100%`, `C#`, `O'Brien`
+ * are words), so it has lexers of its own: one for a `$search` value, and a mode of the `$expand`
+ * lexer entered at `$search=` inside an expand item, where `;` and the item's closing `)` end it.
+ * The operators are upper case only: `and`, `or` and `not` are words to search for.
+ */
+import { createToken, Lexer, type TokenType } from "chevrotain";
+import { RParen, Semicolon, WhiteSpace } from "./tokens.js";
+
+// ---------------------------------------------------------------- categories the parser consumes
+
+export const SearchWordCategory = createToken({
+  name: "SearchWordCategory",
+  pattern: Lexer.NA,
+  label: "a search term",
+});
+export const SearchOpen = createToken({ name: "SearchOpen", pattern: Lexer.NA, label: "'('" });
+export const SearchClose = createToken({ name: "SearchClose", pattern: Lexer.NA, label: "')'" });
+
+// ---------------------------------------------------------------- shared by both lexers
+
+/** `"…"`, with `\"` and `\\` inside (OData 4.01 `searchPhrase`) */
+export const SearchPhrase = createToken({
+  name: "SearchPhrase",
+  pattern: /"(?:[^"\\]|\\.)*"/,
+  label: "a phrase",
+});
+
+/** any run of characters but blanks, parentheses, `"` and `;` */
+export const SearchWord = createToken({
+  name: "SearchWord",
+  pattern: /[^\s()";]+/,
+  categories: [SearchWordCategory],
+  label: "a search term",
+});
+
+const operator = (name: string, image: string): TokenType =>
+  createToken({ name, pattern: new RegExp(image), longer_alt: SearchWord, label: `'${image}'` });
+
+export const SearchAnd = operator("SearchAnd", "AND");
+export const SearchOr = operator("SearchOr", "OR");
+export const SearchNot = operator("SearchNot", "NOT");
+
+// ---------------------------------------------------------------- a `$search` value
+
+const LParenInSearch = createToken({ name: "LParenInSearch", pattern: "(", categories: [SearchOpen], label: "'('" });
+const RParenInSearch = createToken({ name: "RParenInSearch", pattern: ")", categories: [SearchClose], label: "')'" });
+
+const common = [SearchPhrase, SearchAnd, SearchOr, SearchNot, SearchWord];
+
+/** the tokens of a `$search` value */
+export const searchTokens: TokenType[] = [WhiteSpace, LParenInSearch, RParenInSearch, ...common];
+
+// ---------------------------------------------------------------- `$search=` inside `$expand`
+
+/** `$search=` (or `search=`) in an expand item: its value is lexed as a search */
+export const SearchOptionStart = createToken({
+  name: "SearchOptionStart",
+  pattern: /\$?search=/i,
+  push_mode: "search",
+  label: "'$search='",
+});
+
+/** a group inside the nested search: one mode deeper */
+const GroupOpen = createToken({
+  name: "GroupOpen",
+  pattern: "(",
+  push_mode: "search",
+  categories: [SearchOpen],
+  label: "'('",
+});
+
+/** closes a group, or the expand item when the search is at its own level */
+const GroupClose = createToken({
+  name: "GroupClose",
+  pattern: ")",
+  pop_mode: true,
+  categories: [SearchClose, RParen],
+  label: "')'",
+});
+
+/** ends the nested search before the item's next option */
+const SearchEnd = createToken({
+  name: "SearchEnd",
+  pattern: ";",
+  pop_mode: true,
+  categories: [Semicolon],
+  label: "';'",
+});
+
+/** the tokens of the nested search mode of the `$expand` lexer */
+export const nestedSearchTokens: TokenType[] = [WhiteSpace, GroupOpen, GroupClose, SearchEnd, ...common];
+
+/** every token type above, for the parser's vocabulary */
+export const allSearchTokens: TokenType[] = [
+  SearchWordCategory,
+  SearchOpen,
+  SearchClose,
+  ...searchTokens.slice(1),
+  SearchOptionStart,
+  GroupOpen,
+  GroupClose,
+  SearchEnd,
+];
