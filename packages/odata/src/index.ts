@@ -58,6 +58,7 @@ export { type ServiceDocument, serviceDocument } from "./metadata/service-docume
 export { TOKEN_PATHS } from "./openapi/auth-paths.js";
 export { type OpenApiOptions, openApiDocument } from "./openapi/openapi-document.js";
 export { BEARER, type OAuthIssuer, type OAuthSettings } from "./openapi/security-schemes.js";
+export { DURATION_SCHEMA, TIME_OF_DAY_SCHEMA } from "./openapi/temporal-schemas.js";
 export {
   type PreparedRead,
   type PrepareOptions,

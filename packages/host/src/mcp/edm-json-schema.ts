@@ -7,6 +7,7 @@
  */
 import type { Model } from "@bizdata/core";
 import type { EdmNavigationProperty, EdmOperation, EdmStructure, EdmTypeRef } from "@bizdata/odata";
+import { DURATION_SCHEMA, TIME_OF_DAY_SCHEMA } from "@bizdata/odata";
 import { descriptionOf, type EdmLookup, isComputed, isImmutable, optionalParameter } from "./edm-lookup.js";
 
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -24,6 +25,8 @@ const PRIMITIVES: Readonly<Record<string, JsonSchema>> = {
   "Edm.Date": { type: "string", format: "date" },
   "Edm.DateTimeOffset": { type: "string", format: "date-time" },
   "Edm.Guid": { type: "string", format: "uuid" },
+  "Edm.TimeOfDay": TIME_OF_DAY_SCHEMA,
+  "Edm.Duration": DURATION_SCHEMA,
 };
 
 /** the schema that also admits null (a nullable property may be cleared) */

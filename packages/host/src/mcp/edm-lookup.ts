@@ -55,13 +55,14 @@ export class EdmLookup {
     for (const type of edm.schema.types) this.#types.set(this.qualified(type.name), type);
   }
 
+  /** names inside the document are qualified by the schema's alias when it has one (schema-names.ts) */
   qualified(name: string): string {
-    return `${this.edm.schema.namespace}.${name}`;
+    return `${this.edm.schema.alias ?? this.edm.schema.namespace}.${name}`;
   }
 
   /** the unqualified name of a type of this schema (`bizdata.Product` → `Product`) */
   local(qualified: string): string {
-    const prefix = `${this.edm.schema.namespace}.`;
+    const prefix = this.qualified("");
     return qualified.startsWith(prefix) ? qualified.slice(prefix.length) : qualified;
   }
 

@@ -23,6 +23,7 @@ import type {
 } from "../metadata/edm.js";
 import { alternateKeysOf, descriptionOf, isComputed, isImmutable } from "./edm-annotations.js";
 import type { Schema } from "./openapi-types.js";
+import { DURATION_SCHEMA, TIME_OF_DAY_SCHEMA } from "./temporal-schemas.js";
 
 /** the three shapes of an entity type, the two of a complex type (`update` is its write shape) */
 export type Shape = "read" | "create" | "update";
@@ -80,6 +81,10 @@ function primitiveSchema(t: EdmTypeRef): Schema | undefined {
       return { type: "string", format: "date-time" };
     case "Edm.Guid":
       return { type: "string", format: "uuid" };
+    case "Edm.TimeOfDay":
+      return { ...TIME_OF_DAY_SCHEMA };
+    case "Edm.Duration":
+      return { ...DURATION_SCHEMA };
     default:
       return undefined;
   }
@@ -92,8 +97,9 @@ export class EdmSchemas {
   readonly #inverses = new Map<string, Set<string>>();
 
   constructor(schema: EdmSchema) {
-    this.#namespace = schema.namespace;
-    this.#types = new Map(schema.types.map((t) => [`${schema.namespace}.${t.name}`, t]));
+    // names inside the document are qualified by the schema's alias when it has one (schema-names.ts)
+    this.#namespace = schema.alias ?? schema.namespace;
+    this.#types = new Map(schema.types.map((t) => [`${this.#namespace}.${t.name}`, t]));
     for (const t of schema.types) {
       if (t.kind === "enumType") continue;
       for (const n of t.navigation) {

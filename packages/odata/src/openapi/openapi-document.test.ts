@@ -163,7 +163,7 @@ describe("openApiDocument() of the sample model", () => {
 });
 
 describe("openApiDocument() schemas carry the facets of $metadata", () => {
-  const gadget = schema(edge, "acme.edge.Gadget");
+  const gadget = schema(edge, "edge.Gadget");
 
   it.each<[string, Schema]>([
     ["Guid", { type: "string", format: "uuid" }],
@@ -186,23 +186,23 @@ describe("openApiDocument() schemas carry the facets of $metadata", () => {
     ["Since", { type: ["string", "null"], format: "date", default: "2026-01-01" }],
     // values that are no identifiers cannot be an enum type: a string as long as the longest
     ["Phase", { type: ["string", "null"], maxLength: 11, default: "Done" }],
-    ["Size", ref("acme.edge.GadgetSize")],
-    ["Address", { anyOf: [ref("acme.edge.GadgetAddress"), { type: "null" }] }],
-    ["Shipping", { anyOf: [ref("acme.edge.GadgetAddress"), { type: "null" }] }],
-    ["Label", { anyOf: [ref("acme.edge.GadgetLabel"), { type: "null" }], description: "Big or small", readOnly: true }],
+    ["Size", ref("edge.GadgetSize")],
+    ["Address", { anyOf: [ref("edge.GadgetAddress"), { type: "null" }] }],
+    ["Shipping", { anyOf: [ref("edge.GadgetAddress"), { type: "null" }] }],
+    ["Label", { anyOf: [ref("edge.GadgetLabel"), { type: "null" }], description: "Big or small", readOnly: true }],
     ["RecordReadOnly", expect.objectContaining({ type: "array", items: { type: "string" }, readOnly: true })],
-    ["Lines", { type: "array", items: ref("acme.edge.Line") }],
+    ["Lines", { type: "array", items: ref("edge.Line") }],
   ])("Gadget.%s", (property, expected) => {
     expect(gadget.properties![property]).toEqual(expected);
   });
 
   it("declares enum types and complex types as schemas of their own", () => {
-    expect(schema(edge, "acme.edge.GadgetSize")).toEqual({ type: "string", enum: ["S", "M", "L"] });
-    expect(schema(edge, "acme.edge.GadgetAddress").properties).toEqual({
+    expect(schema(edge, "edge.GadgetSize")).toEqual({ type: "string", enum: ["S", "M", "L"] });
+    expect(schema(edge, "edge.GadgetAddress").properties).toEqual({
       Line: { type: ["string", "null"], maxLength: 80 },
       Country: {
         anyOf: [
-          { anyOf: [{ type: "string", description: "The Guid or the Code of a Country." }, ref("acme.edge.Country")] },
+          { anyOf: [{ type: "string", description: "The Guid or the Code of a Country." }, ref("edge.Country")] },
           { type: "null" },
         ],
       },
@@ -211,35 +211,35 @@ describe("openApiDocument() schemas carry the facets of $metadata", () => {
 
   it("reads a reference as the Guid or the expanded record, and writes it as Guid or natural key", () => {
     const key = { type: "string", description: "The Guid or the Code of a Gadget." };
-    expect(schema(edge, "acme.edge.Line").properties!.Gadget).toEqual({ anyOf: [key, ref("acme.edge.Gadget")] });
-    expect(schema(edge, "acme.edge.Line-create").properties!.Gadget).toEqual(key);
+    expect(schema(edge, "edge.Line").properties!.Gadget).toEqual({ anyOf: [key, ref("edge.Gadget")] });
+    expect(schema(edge, "edge.Line-create").properties!.Gadget).toEqual(key);
     // a target without a natural key of its own is named by its Guid
-    expect(schema(edge, "acme.edge.Part-create").properties!.Line).toEqual({
+    expect(schema(edge, "edge.Part-create").properties!.Line).toEqual({
       type: "string",
       description: "The Guid of a Line.",
     });
   });
 
   it("requires on create what has no default, and leaves out what the service computes", () => {
-    const create = schema(edge, "acme.edge.Gadget-create");
+    const create = schema(edge, "edge.Gadget-create");
     expect(create.required).toEqual(["Code", "Size"]);
     expect(Object.keys(create.properties!)).not.toContain("Label");
     expect(Object.keys(create.properties!)).not.toContain("RecordReadOnly");
     expect(create.properties!.Guid).toEqual({ type: "string", format: "uuid" });
-    expect(create.properties!.Lines).toEqual({ type: "array", items: ref("acme.edge.Line-create") });
-    expect(create.properties!.Address).toEqual({ anyOf: [ref("acme.edge.GadgetAddress-update"), { type: "null" }] });
+    expect(create.properties!.Lines).toEqual({ type: "array", items: ref("edge.Line-create") });
+    expect(create.properties!.Address).toEqual({ anyOf: [ref("edge.GadgetAddress-update"), { type: "null" }] });
     expect(create.description).toContain("Natural key: Code");
     // an owned item's reference to its owner is set by the owner it is written with
-    expect(schema(edge, "acme.edge.Line-create").required).toBeUndefined();
-    expect(schema(edge, "acme.edge.Line-create").properties!.Gadget).toBeDefined();
+    expect(schema(edge, "edge.Line-create").required).toBeUndefined();
+    expect(schema(edge, "edge.Line-create").properties!.Gadget).toBeDefined();
   });
 
   it("requires nothing on update, and names an owned item (never the record) by its Guid", () => {
-    const update = schema(edge, "acme.edge.Gadget-update");
+    const update = schema(edge, "edge.Gadget-update");
     expect(update.required).toBeUndefined();
     expect(Object.keys(update.properties!)).not.toContain("Guid");
-    expect(update.properties!.Lines).toEqual({ type: "array", items: ref("acme.edge.Line-update") });
-    expect(schema(edge, "acme.edge.Line-update").properties!.Guid).toEqual({ type: "string", format: "uuid" });
+    expect(update.properties!.Lines).toEqual({ type: "array", items: ref("edge.Line-update") });
+    expect(schema(edge, "edge.Line-update").properties!.Guid).toEqual({ type: "string", format: "uuid" });
   });
 });
 
@@ -270,7 +270,7 @@ describe("openApiDocument() methods", () => {
             required: ["level"],
             additionalProperties: false,
             properties: {
-              level: { allOf: [ref("acme.edge.GadgetTuneLevel")], description: "How far to go" },
+              level: { allOf: [ref("edge.GadgetTuneLevel")], description: "How far to go" },
               // a parameter named like the binding parameter is an ordinary parameter
               _it: {
                 type: ["string", "null"],
@@ -291,18 +291,18 @@ describe("openApiDocument() methods", () => {
       "/Gadget({Guid})/Mode()",
       "get",
       ["200"],
-      { type: "object", properties: { value: { anyOf: [ref("acme.edge.GadgetModeResult"), { type: "null" }] } } },
+      { type: "object", properties: { value: { anyOf: [ref("edge.GadgetModeResult"), { type: "null" }] } } },
     ],
-    ["/Gadget/Find()", "get", ["200", "204"], ref("acme.edge.Gadget")],
-    ["/Gadget/Make", "post", ["200", "204"], ref("acme.edge.Gadget")],
+    ["/Gadget/Find()", "get", ["200", "204"], ref("edge.Gadget")],
+    ["/Gadget/Make", "post", ["200", "204"], ref("edge.Gadget")],
     [
       "/Gadget/Catalog()",
       "get",
       ["200"],
-      { type: "object", required: ["value"], properties: { value: { type: "array", items: ref("acme.edge.Gadget") } } },
+      { type: "object", required: ["value"], properties: { value: { type: "array", items: ref("edge.Gadget") } } },
     ],
     // a part has no entity set of its own, yet a method may return one
-    ["/Container/Find()", "get", ["200", "204"], ref("acme.edge.Part")],
+    ["/Container/Find()", "get", ["200", "204"], ref("edge.Part")],
   ])("%s answers %j", (path, method, statuses, body) => {
     const op = operation(edge, path, method);
     expect(Object.keys(op.responses).filter((s) => s.startsWith("2"))).toEqual(statuses);

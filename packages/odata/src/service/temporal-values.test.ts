@@ -55,7 +55,13 @@ let service: ODataService;
 const tenantId = uniqueTenant("temporal");
 
 const call = async (request: Omit<ODataRequest, "tenantId" | "search"> & { search?: string }) => {
-  const result = await service.handle({ ...request, tenantId, search: new URLSearchParams(request.search ?? "") });
+  // the values are the point here, not the control information
+  const result = await service.handle({
+    metadata: "none",
+    ...request,
+    tenantId,
+    search: new URLSearchParams(request.search ?? ""),
+  });
   return { ...result, json: result.body?.startsWith("{") ? JSON.parse(result.body) : result.body };
 };
 const read = (search: string) => call({ method: "GET", path: "SvTmShift", search });
