@@ -8,7 +8,7 @@
  * `$<id>` of an earlier part (at the start of a URL, or as a whole string value in a body) stands
  * for what it created.
  */
-import { type Model, prefetchReferences, type ReferenceCache, ServiceError, type Session } from "@bizdata/core";
+import { type Model, prefetchReferences, type ReadCache, ServiceError, type Session } from "@bizdata/core";
 import { readBody } from "../json-body/read-body.js";
 import { readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
@@ -33,7 +33,7 @@ export interface BatchOptions {
    * its scope, after `prefetch` made the changeset's lookups in it; a throw rolls all back.
    * `inChangeset(db, tenantId, prefetch, parts)` is the one to pass.
    */
-  readonly changeset: <T>(prefetch: (tx: Session) => Promise<ReferenceCache>, parts: () => Promise<T>) => Promise<T>;
+  readonly changeset: <T>(prefetch: (tx: Session) => Promise<ReadCache>, parts: () => Promise<T>) => Promise<T>;
   readonly tenantId: string;
 }
 

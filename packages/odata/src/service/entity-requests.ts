@@ -56,14 +56,14 @@ async function writing(service: ServiceContext, tx: Session, request: ODataReque
   // in a workflow questions wait for the user; on a plain request they take their default
   const prompts = requestPrompts(tx, request.tenantId);
   const tenant = await tenantInfo(tx, request.tenantId);
-  const references = currentScope()?.references;
+  const cache = currentScope()?.cache;
   const ctx: WriteContext = {
     session: tx,
     model: service.model,
     tenant,
     prompts,
     options: { ieee754Compatible: request.ieee754Compatible ?? false },
-    ...(references && { references }),
+    ...(cache && { cache }),
   };
   return { ctx, prompts };
 }
@@ -184,13 +184,9 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
 export async function deleteEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
   const { entity, guid } = recordOf(service, request, "delete");
-  const references = currentScope()?.references;
+  const cache = currentScope()?.cache;
   await inRequestTransaction(service.db, tenantId, (tx) =>
-    deleteRecord(
-      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(references && { references }) },
-      entity,
-      guid,
-    ),
+    deleteRecord({ session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) }, entity, guid),
   );
   return noContent();
 }

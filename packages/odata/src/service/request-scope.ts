@@ -13,7 +13,7 @@ import {
   type MethodCall,
   PromptCollector,
   type QuestionInput,
-  type ReferenceCache,
+  type ReadCache,
   type Session,
   type TransactionOptions,
 } from "@bizdata/core";
@@ -34,8 +34,8 @@ export interface RequestScope {
   readonly tenantId: string;
   /** the transaction every request in the scope runs in */
   readonly session: Session;
-  /** natural-key lookups shared by the requests of the scope */
-  readonly references: ReferenceCache;
+  /** what the requests of the scope read (natural-key lookups, records hooks read), shared by them */
+  readonly cache: ReadCache;
   /** the prompts of one request in the scope; a workflow step keeps its questions */
   readonly prompts: (session: Session, tenantId: string) => RequestPrompts;
   readonly annotation: PromptAnnotation;
@@ -77,12 +77,12 @@ export const promptAnnotation = (): PromptAnnotation => current.getStore()?.anno
 export function inChangeset<T>(
   db: Database,
   tenantId: string,
-  prefetch: (tx: Session) => Promise<ReferenceCache>,
+  prefetch: (tx: Session) => Promise<ReadCache>,
   fn: () => Promise<T>,
 ): Promise<T> {
   return inTenant(db, tenantId, async (session) => {
-    const references = await prefetch(session);
+    const cache = await prefetch(session);
     const prompts = () => new PromptCollector();
-    return current.run({ tenantId, session, references, prompts, annotation: "@userprompts" }, fn);
+    return current.run({ tenantId, session, cache, prompts, annotation: "@userprompts" }, fn);
   });
 }
