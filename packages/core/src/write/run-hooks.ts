@@ -62,9 +62,9 @@ export async function preloadReads(
       if (kind === "logic" && !runsOn(hook as LogicHook<any>, node)) continue;
       for (const [entity, guid] of hook.reads({ record: node.record, owner: node.owner?.record ?? null })) {
         if (typeof guid !== "string") continue;
-        let guids = wanted.get(entity);
-        if (guids === undefined) wanted.set(entity, (guids = new Set()));
-        guids.add(guid);
+        const guids = wanted.get(entity);
+        if (guids === undefined) wanted.set(entity, new Set([guid]));
+        else guids.add(guid);
       }
     }
   }
