@@ -50,7 +50,8 @@ export { tableQueries } from "./storage/table-queries.js";
 export { loadTenant } from "./storage/tenant-features.js";
 /** for the tables other packages own: the role row-level security applies to, and the tenant policy */
 export { APP_ROLE, tenantPolicy } from "./storage/tenant-policy.js";
-export { inTenant, isTenantId } from "./storage/tenant-scope.js";
+export { inTenant, isTenantId, type TenantTransactionOptions } from "./storage/tenant-scope.js";
 export { databaseErrorOf, isTransientDatabaseError } from "./storage/transient-errors.js";
+export { type WriteBehind, writeBehind, writeThrough } from "./storage/write-behind.js";
 export * from "./validation/index.js";
 export * from "./write/index.js";

@@ -41,6 +41,7 @@ export async function saveTrees(session: Session, tenantId: string, roots: reado
     }
     for (const node of level) {
       for (const [name, removed] of node.removed) {
+        if (removed.length === 0) continue;
         const field = node.entity.fields[name] as { target: AnyEntity };
         removals.set(field.target, [...(removals.get(field.target) ?? []), ...removed.map((r) => r.Guid as string)]);
       }
