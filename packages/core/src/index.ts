@@ -33,7 +33,7 @@ export {
 export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
-export { assignPath, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
+export { assignPath, collectionsOf, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
 export { baseStore, insertRecords, loadRecords } from "./storage/record-store.js";
 export { missingTables } from "./storage/schema-check.js";
 export { stagedSession, stagedStore } from "./storage/staged-store.js";

@@ -32,6 +32,8 @@ export type HookReads<R> = (ctx: {
   readonly record: Readonly<R>;
   /** for an item of an owned collection: its owner as it stands */
   readonly owner: Readonly<Record<string, unknown>> | null;
+  /** the properties the write changed */
+  readonly changed: ReadonlySet<string>;
 }) => Iterable<readonly [entity: string, guid: unknown]>;
 
 /** Business logic: runs on the current state after every change (`on` narrows it to some properties). */

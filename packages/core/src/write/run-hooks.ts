@@ -60,7 +60,11 @@ export async function preloadReads(
     for (const hook of hooks) {
       if (hook.reads === undefined || !enabled(hook, env.tenant)) continue;
       if (kind === "logic" && !runsOn(hook as LogicHook<any>, node)) continue;
-      for (const [entity, guid] of hook.reads({ record: node.record, owner: node.owner?.record ?? null })) {
+      for (const [entity, guid] of hook.reads({
+        record: node.record,
+        owner: node.owner?.record ?? null,
+        changed: node.changed,
+      })) {
         if (typeof guid !== "string") continue;
         const guids = wanted.get(entity);
         if (guids === undefined) wanted.set(entity, new Set([guid]));
