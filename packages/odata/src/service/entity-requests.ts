@@ -130,7 +130,8 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   }
   const entity = resolveEntity(service.model, path.entity);
   request.authorize?.({ kind: "create", entity: entity.name });
-  const shape = shapeOf(service, entity.name, request);
+  // with no query options at all the answer is the Guid alone: there is no shape to plan or check
+  const shape = request.search.size === 0 ? undefined : shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
   const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
     const { ctx, prompts } = await writing(service, tx, request);
@@ -138,7 +139,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
     // without $select/$expand/$compute the body is the Guid alone: no need to read it back
     const response = request.returnMinimal
       ? undefined
-      : isGuidOnly(request.search)
+      : shape === undefined || isGuidOnly(request.search)
         ? guidOnlyBody(guid)
         : await runSingle(tx, shape, { tenantId, key: guid, ...stagedArgs() });
     return { guid, body: withPrompts(response, prompts.envelope()) };
