@@ -182,20 +182,28 @@ export function workflowTable(r: WorkflowResult, m: Machine): string {
     ];
   });
   rows.push(["late/early", "", "", r.ratio.p50.toFixed(2), r.ratio.p99.toFixed(2), r.ratio.mean.toFixed(2)]);
-  const commitHead = ["POST /api/workflow/commit", "changes", "ms", "changes/s"];
-  const commitRows = [r.commit, r.smallCommit].map((c) => [
-    `${c.changes.toLocaleString("en-US")} staged Cost changes`,
+  const commitHead = ["POST /api/workflow/commit", "changes", "ms", "changes/s", "ms per change"];
+  const commitRows = [r.commit, ...r.commits].map((c) => [
+    `${c.changes.toLocaleString("en-US")} Cost changes staged ${c.staged === "http" ? "one PATCH a step" : "in bulk"}`,
     String(c.changes),
     ms(c.ms),
     ops(c.changesPerSecond),
+    c.msPerChange.toFixed(3),
   ]);
+  const sizes = r.commits.map((c) => c.changes.toLocaleString("en-US"));
   return [
-    `${machineLine(m)} · one workflow of ${r.steps} staged PATCHes of distinct products (sequential, ${ms(r.patchSeconds)} s in all), after a committed warm-up workflow of 200, then its commit; a second of ${r.smallCommit.changes} for scale`,
+    `${machineLine(m)} · one workflow of ${r.steps} staged PATCHes of distinct products (sequential, ${ms(r.patchSeconds)} s in all), after a committed warm-up workflow of 200, then its commit; then workflows of ${sizes.join(" and ")} changes staged in bulk, each committed (after an unmeasured one of 1,000)`,
     "",
     ...markdown(head, rows),
     "",
     ...markdown(commitHead, commitRows),
     "",
+    ...(r.commits.length < 2
+      ? []
+      : [
+          `commit ms per change, ${sizes.at(-1)} over ${sizes[0]} changes: ${r.perChangeRatio.toFixed(2)} (1 is flat; below 1 the fixed cost of a commit shows in the small one)`,
+          "",
+        ]),
     `p50 per 100 steps: ${r.curve.map((w) => ms(w.p50)).join(" ")} ms. p99 of a window of ${r.early.to - r.early.from + 1} requests is its largest.`,
   ].join("\n");
 }

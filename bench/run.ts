@@ -6,7 +6,8 @@
  * bench/results/latest.json. Settings come from the environment (settings.ts): BENCH_ONLY picks
  * scenarios (`import` names the import part, `workflow` the workflow part), BENCH_PARSER=0 skips
  * the parser part and BENCH_PARSER=only runs nothing else, BENCH_IMPORT_ORDERS sizes the import
- * and BENCH_WORKFLOW_STEPS the workflow (0 skips either); BENCH_ONLY=soak runs the soak part
+ * and BENCH_WORKFLOW_STEPS the workflow (0 skips either), BENCH_WORKFLOW_COMMITS the workflow's
+ * bulk-staged commits (default 100,10000); BENCH_ONLY=soak runs the soak part
  * (soak.ts: BENCH_SOAK_REQUESTS point reads against one host, throughput and p99 per 100,000),
  * which runs only when named; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
  * floor processes into its subfolders host/ and floor/. It fails
@@ -127,6 +128,7 @@ async function runHttp(): Promise<{
           await signIn(host.url, benchTenant),
           settings.databaseUrl,
           settings.workflowSteps,
+          settings.workflowCommits,
         )
       : undefined;
     const soak = soaking

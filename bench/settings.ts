@@ -29,6 +29,8 @@ export interface BenchSettings {
   readonly importConnections: number;
   /** staged PATCHes in the workflow part's one workflow, then committed (BENCH_WORKFLOW_STEPS); 0 skips the part */
   readonly workflowSteps: number;
+  /** sizes of the workflow part's bulk-staged commits (BENCH_WORKFLOW_COMMITS, comma-separated) */
+  readonly workflowCommits: readonly number[];
   /** point reads of the soak part (BENCH_SOAK_REQUESTS), which runs only when BENCH_ONLY names `soak` */
   readonly soakRequests: number;
   /**
@@ -74,6 +76,16 @@ function parserMode(raw: string | undefined): BenchSettings["parser"] {
   }
 }
 
+/** one or more sizes of commits, each 1–100,000 changes */
+function workflowCommits(env: NodeJS.ProcessEnv): number[] {
+  const raw = env.BENCH_WORKFLOW_COMMITS;
+  if (raw === undefined || raw === "") return [100, 10_000];
+  const sizes = raw.split(",").map((s) => Number(s.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000))
+    throw new Error(`BENCH_WORKFLOW_COMMITS=${raw} is not a comma-separated list of integers from 1 to 100,000.`);
+  return sizes;
+}
+
 /** 0, or enough steps for two latency windows of 50 (workflow.ts) */
 function workflowSteps(env: NodeJS.ProcessEnv): number {
   const steps = positive(env, "BENCH_WORKFLOW_STEPS", 1000, 20_000, true, 0);
@@ -96,6 +108,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     importOrders: positive(env, "BENCH_IMPORT_ORDERS", 2000, 100_000, true, 0),
     importConnections: positive(env, "BENCH_IMPORT_CONNECTIONS", 4, 64, true),
     workflowSteps: workflowSteps(env),
+    workflowCommits: workflowCommits(env),
     soakRequests: positive(env, "BENCH_SOAK_REQUESTS", 1_000_000, 100_000_000, true),
     soakConnections: positive(env, "BENCH_SOAK_CONNECTIONS", 4, 1000, true),
   };

@@ -11,15 +11,21 @@
  *   sequential by protocol) and each is timed from send to the end of its body. The first 50 steps
  *   and the last 50 are the two windows compared (p50, p99, mean, and late/early ratios);
  * - its commit (`POST /api/workflow/commit` as the next step), timed: all the changes at once;
- * - for scale, a second workflow of 100 steps on 100 other products and its commit.
+ * - for scale, workflows of BENCH_WORKFLOW_COMMITS (default 100 and 10,000) Cost changes, each
+ *   committed through the real commit step and timed. Staging ten thousand changes over HTTP would
+ *   take minutes, so these are staged in bulk through the workflow's staged store (the same
+ *   after-images and base versions a PATCH stages, one statement), after an unmeasured one of
+ *   1,000. Their commit time per change shows whether a commit is set operations (flat) or work
+ *   per record (growing).
  *
  * Every response must have the expected status, the next index one above the step's, and a step's
- * body the Cost it sent; after the commits the products must hold the new costs and no staged rows
+ * body the Cost it sent; after each commit its products must hold the new costs and no staged rows
  * may be left. Otherwise the run fails. The products get their earlier costs back at the end
  * (plain SQL), so the read scenarios of the next run (`query-filter` filters on Cost) read the
  * same data.
  */
-import { type Database, inTenant, openDatabase } from "@bizdata/core";
+import { type Database, inTenant, loadRecords, openDatabase, stagedStore } from "@bizdata/core";
+import { sampleModel } from "@bizdata/examples";
 import { benchTenant } from "./prepare.js";
 
 /** the name BENCH_ONLY knows this part by */
@@ -31,8 +37,8 @@ export const WORKFLOW_WINDOW = 50;
 /** steps of the warm-up workflow, committed too */
 export const WARM_UP_STEPS = 200;
 
-/** steps of the second, smaller workflow whose commit gives the scale */
-export const SMALL_COMMIT = 100;
+/** changes of the unmeasured bulk-staged commit before the measured ones */
+export const WARM_UP_COMMIT = 1000;
 
 export interface LatencyWindow {
   /** the workflow's steps (Workflow-Index) measured, first and last */
@@ -46,8 +52,11 @@ export interface LatencyWindow {
 
 export interface CommitRun {
   readonly changes: number;
+  /** how the changes were staged: one PATCH a step, or in bulk through the staged store */
+  readonly staged: "http" | "bulk";
   readonly ms: number;
   readonly changesPerSecond: number;
+  readonly msPerChange: number;
 }
 
 export interface WorkflowResult {
@@ -60,8 +69,12 @@ export interface WorkflowResult {
   readonly curve: readonly LatencyWindow[];
   /** wall time of all the staged PATCHes of the big workflow */
   readonly patchSeconds: number;
+  /** the commit of the workflow of `steps` PATCHes */
   readonly commit: CommitRun;
-  readonly smallCommit: CommitRun;
+  /** the bulk-staged commits, smallest first */
+  readonly commits: readonly CommitRun[];
+  /** ms per change of the largest bulk-staged commit over that of the smallest (1: flat) */
+  readonly perChangeRatio: number;
 }
 
 interface Client {
@@ -90,8 +103,9 @@ function window(latencies: readonly number[], from: number): LatencyWindow {
   };
 }
 
-/** a cost other than the product's, with at most two decimals */
-const newCost = (p: Product, i: number) => Math.round((Number(p.cost ?? 0) + 1 + (i % 100) / 100) * 100) / 100;
+/** a cost other than the product's (and than earlier rounds'), with at most two decimals */
+const newCost = (p: Product, i: number, round = 0) =>
+  Math.round((Number(p.cost ?? 0) + 1 + round + (i % 100) / 100) * 100) / 100;
 
 /** one workflow, its index kept the way a client keeps it (from Workflow-Next-Index) */
 class Workflow {
@@ -182,12 +196,12 @@ async function pickProducts(db: Database, count: number): Promise<Product[]> {
   );
   if (rows.length < count)
     throw new Error(
-      `the workflow part needs ${count} products in tenant ${benchTenant.id}, which has ${rows.length} (BENCH_SCALE seeded it small: lower BENCH_WORKFLOW_STEPS)`,
+      `the workflow part needs ${count} products in tenant ${benchTenant.id}, which has ${rows.length} (BENCH_SCALE seeded it small: lower BENCH_WORKFLOW_STEPS and BENCH_WORKFLOW_COMMITS)`,
     );
   return rows;
 }
 
-/** how many of the products hold the costs, and how many staged product rows the workflows left */
+/** the products must hold the costs, and the workflows must have left no staged product rows */
 async function verify(db: Database, products: readonly Product[], costs: readonly number[], workflowIds: string[]) {
   const [row] = await inTenant(db, benchTenant.id, (tx) =>
     tx.query<{ matching: string; staged: string }>({
@@ -201,6 +215,29 @@ async function verify(db: Database, products: readonly Product[], costs: readonl
     throw new Error(
       `after the commits ${row?.matching} of ${products.length} products hold the costs staged, and ${row?.staged} staged product rows are left`,
     );
+}
+
+/**
+ * Stages a new cost for each product in workflow `workflowId` the way a PATCH stages it (the
+ * product's whole after-image, with the version and image of its base row), in one statement
+ * through the workflow's staged store instead of one HTTP step each.
+ */
+async function stageInBulk(db: Database, workflowId: string, products: readonly Product[], costs: readonly number[]) {
+  const def = sampleModel.entity("Product")!;
+  await inTenant(db, benchTenant.id, async (tx) => {
+    const loaded = new Map(
+      (
+        await loadRecords(
+          tx,
+          def,
+          benchTenant.id,
+          products.map((p) => p.guid),
+        )
+      ).map((r) => [r.Guid, r]),
+    );
+    const images = products.map((p, i) => ({ ...loaded.get(p.guid)!, Cost: costs[i] }));
+    await stagedStore(workflowId).insert(tx, def, benchTenant.id, images);
+  });
 }
 
 /** the products' costs as they were before the part */
@@ -235,11 +272,13 @@ export async function runWorkflowBench(
   token: string,
   databaseUrl: string,
   steps: number,
+  commitSizes: readonly number[],
   log: (line: string) => void = console.error,
 ): Promise<WorkflowResult> {
   if (steps < 2 * WORKFLOW_WINDOW) throw new Error(`the workflow part needs at least ${2 * WORKFLOW_WINDOW} steps`);
   const client: Client = { url, token };
   const db = await openDatabase({ url: databaseUrl, max: 2 });
+  const sizes = [...commitSizes].sort((a, b) => a - b);
   let products: Product[] = [];
   const opened: Workflow[] = [];
   const open = async (): Promise<Workflow> => {
@@ -248,13 +287,11 @@ export async function runWorkflowBench(
     return workflow;
   };
   try {
-    products = await pickProducts(db, WARM_UP_STEPS + steps + SMALL_COMMIT);
-    const costs = products.map(newCost);
+    products = await pickProducts(db, Math.max(WARM_UP_STEPS + steps, WARM_UP_COMMIT, ...sizes));
+    const costs = products.map((p, i) => newCost(p, i));
     const warmUp = products.slice(0, WARM_UP_STEPS);
     const big = products.slice(WARM_UP_STEPS, WARM_UP_STEPS + steps);
     const bigCosts = costs.slice(WARM_UP_STEPS, WARM_UP_STEPS + steps);
-    const small = products.slice(WARM_UP_STEPS + steps);
-    const smallCosts = costs.slice(WARM_UP_STEPS + steps);
 
     log(`workflow: warm-up, ${WARM_UP_STEPS} staged PATCHes and their commit…`);
     const warm = await open();
@@ -268,19 +305,30 @@ export async function runWorkflowBench(
     const patchSeconds = (performance.now() - started) / 1000;
     log(`workflow: commit of ${steps} changes…`);
     const commitMs = await workflow.commit(steps);
+    await verify(db, [...warmUp, ...big], [...costs.slice(0, WARM_UP_STEPS), ...bigCosts], [warm.id, workflow.id]);
 
-    log(`workflow: ${SMALL_COMMIT} staged PATCHes and their commit…`);
-    const second = await open();
-    await stage(second, small, smallCosts);
-    const smallMs = await second.commit(SMALL_COMMIT);
-
-    await verify(db, products, costs, [warm.id, workflow.id, second.id]);
+    /** a workflow of `size` bulk-staged changes (round `round` of costs), committed and checked */
+    const bulkCommit = async (size: number, round: number): Promise<number> => {
+      const chosen = products.slice(0, size);
+      const chosenCosts = chosen.map((p, i) => newCost(p, i, round));
+      const bulk = await open();
+      await stageInBulk(db, bulk.id, chosen, chosenCosts);
+      const ms = await bulk.commit(size);
+      await verify(db, chosen, chosenCosts, [bulk.id]);
+      return ms;
+    };
+    log(`workflow: warm-up, a commit of ${WARM_UP_COMMIT} changes staged in bulk…`);
+    await bulkCommit(WARM_UP_COMMIT, 1);
+    const commits: CommitRun[] = [];
+    for (const [i, size] of sizes.entries()) {
+      log(`workflow: commit of ${size} changes staged in bulk…`);
+      commits.push(run(size, "bulk", await bulkCommit(size, i + 2)));
+    }
 
     const early = window(latencies.slice(0, WORKFLOW_WINDOW), 1);
     const late = window(latencies.slice(-WORKFLOW_WINDOW), steps - WORKFLOW_WINDOW + 1);
     const curve: LatencyWindow[] = [];
     for (let i = 0; i < latencies.length; i += 100) curve.push(window(latencies.slice(i, i + 100), i + 1));
-    const run = (changes: number, ms: number): CommitRun => ({ changes, ms, changesPerSecond: changes / (ms / 1000) });
     return {
       steps,
       early,
@@ -288,8 +336,9 @@ export async function runWorkflowBench(
       ratio: { p50: late.p50 / early.p50, p99: late.p99 / early.p99, mean: late.mean / early.mean },
       curve,
       patchSeconds,
-      commit: run(steps, commitMs),
-      smallCommit: run(SMALL_COMMIT, smallMs),
+      commit: run(steps, "http", commitMs),
+      commits,
+      perChangeRatio: commits.length < 2 ? 1 : commits.at(-1)!.msPerChange / commits[0]!.msPerChange,
     };
   } finally {
     // a failed run leaves no open workflow behind (committed ones stay open until closed)
@@ -299,3 +348,11 @@ export async function runWorkflowBench(
     await db.close();
   }
 }
+
+const run = (changes: number, staged: CommitRun["staged"], ms: number): CommitRun => ({
+  changes,
+  staged,
+  ms,
+  changesPerSecond: changes / (ms / 1000),
+  msPerChange: ms / changes,
+});

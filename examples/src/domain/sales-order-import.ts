@@ -29,9 +29,11 @@ export const SalesOrderImport = entity("SalesOrderImport", {
     ],
   },
   storage: {
-    async save(records, { create }) {
-      for (const r of records) {
-        await create("SalesOrder", {
+    // all the orders at once (createAll): one lookup per entity and one insert per table for the lot
+    async save(records, { createAll }) {
+      await createAll(
+        "SalesOrder",
+        records.map((r) => ({
           DocNumber: r.DocNumber,
           SellToCustomer: r.Customer,
           Description: r.Description ?? null,
@@ -41,8 +43,8 @@ export const SalesOrderImport = entity("SalesOrderImport", {
               const [sku, quantity] = pair.trim().split(":") as [string, string];
               return { Product: sku, Quantity: Number(quantity) };
             }),
-        });
-      }
+        })),
+      );
     },
   },
 });

@@ -15,6 +15,14 @@ const amount = (value: unknown): number | null => (value === null || value === u
 export const priceLine: LogicHook<Record_> = {
   name: "PriceLine",
   on: ["Product"],
+  // the bulk form: a changeset's or an import's lines have their products and price levels loaded together
+  reads: ({ record, owner, changed }) =>
+    changed.has("UnitPrice")
+      ? []
+      : [
+          ["Product", record.Product],
+          ["PriceLevel", owner?.PriceLevel],
+        ],
   async run({ record, owner, read, tenant, changed }) {
     // a price the client sent wins; otherwise a new product means a new price
     if (changed.has("UnitPrice")) return;
@@ -63,6 +71,8 @@ export const requireCustomer: SaveHook<Record_> = {
 export const creditCheck: SaveHook<Record_> = {
   name: "CreditCheck",
   feature: "CreditCheck",
+  // the bulk form: a commit's or an import's orders have their customers loaded together
+  reads: ({ record }) => [["Customer", record.SellToCustomer]],
   async run({ record, read, prompts, reject }) {
     const customer = record.SellToCustomer ? await read("Customer", record.SellToCustomer as string) : null;
     const limit = amount(customer?.CreditLimit);

@@ -34,7 +34,7 @@ export {
 export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
-export { assignPath, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
+export { assignPath, collectionsOf, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
 export { baseStore, insertRecords, loadRecords, recordSelectList, recordVersion } from "./storage/record-store.js";
 export { missingTables } from "./storage/schema-check.js";
 export { SEARCH_CONFIGURATION, searchColumns, searchDocument } from "./storage/search-document.js";
@@ -53,7 +53,8 @@ export { tableQueries } from "./storage/table-queries.js";
 export { loadTenant } from "./storage/tenant-features.js";
 /** for the tables other packages own: the role row-level security applies to, and the tenant policy */
 export { APP_ROLE, tenantPolicy } from "./storage/tenant-policy.js";
-export { inTenant, isTenantId } from "./storage/tenant-scope.js";
+export { inTenant, isTenantId, type TenantTransactionOptions } from "./storage/tenant-scope.js";
 export { databaseErrorOf, isTransientDatabaseError } from "./storage/transient-errors.js";
+export { type WriteBehind, writeBehind, writeThrough } from "./storage/write-behind.js";
 export * from "./validation/index.js";
 export * from "./write/index.js";

@@ -16,6 +16,7 @@ export type { Principal } from "./auth/principal.js";
 export { loadSigningKeys, type SigningKeys } from "./auth/signing-keys.js";
 export { type BizdataConfig, type DemoSignIn, defineConfig } from "./bizdata-config.js";
 export { type HostConfig, loadConfig } from "./config.js";
+export { ImportFailed, type ImportOptions, type ImportSummary, importFile } from "./import/import-file.js";
 export { migrateService, serviceTables } from "./schema.js";
 export { startHost } from "./server.js";
 export { createTenant, setFeature, setUser, tenantFeatures } from "./tenants/tenant-admin.js";

@@ -110,7 +110,14 @@ export interface EntityDefinition<
 
 /** what a virtual entity's `save` may do: write real records through the full write pipeline */
 export interface VirtualSaveContext {
+  /** creates one record from a body as a client would send it; resolves to its Guid */
   readonly create: (entity: string, body: Record<string, unknown>) => Promise<string>;
+  /**
+   * The bulk form of `create`: many records of one entity through the pipeline as one set (one
+   * natural-key lookup per target entity and one insert per table for all of them). Resolves to
+   * their Guids in order; the first record that fails rejects it, and none is stored.
+   */
+  readonly createAll: (entity: string, bodies: readonly Record<string, unknown>[]) => Promise<string[]>;
   readonly read: (entity: string, guid: string) => Promise<Record<string, unknown> | null>;
 }
 

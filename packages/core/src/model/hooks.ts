@@ -21,15 +21,32 @@ export interface DeserializeHook extends Gated {
   readonly run: (body: Record<string, unknown>, ctx: { readonly isCreate: boolean }) => Record<string, unknown>;
 }
 
+/**
+ * The records a hook reads with `read` for one record, as pairs of entity name and Guid (a null
+ * or undefined Guid is skipped): the hook's bulk form. The pipeline runs a hook over many records
+ * at once (a `$batch` changeset's, a workflow's commit, an import's chunk); with `reads` it first
+ * loads what every one of them will read, in one statement per entity, and each `read` is then
+ * answered from memory. Without it each distinct record costs a statement of its own.
+ */
+export type HookReads<R> = (ctx: {
+  readonly record: Readonly<R>;
+  /** for an item of an owned collection: its owner as it stands */
+  readonly owner: Readonly<Record<string, unknown>> | null;
+  /** the properties the write changed */
+  readonly changed: ReadonlySet<string>;
+}) => Iterable<readonly [entity: string, guid: unknown]>;
+
 /** Business logic: runs on the current state after every change (`on` narrows it to some properties). */
 export interface LogicHook<R> extends Gated {
   readonly on?: readonly (keyof R & string)[];
   readonly run: (ctx: HookContext<R>) => void | Promise<void>;
+  readonly reads?: HookReads<R>;
 }
 
 /** Save logic: runs once when the record is saved; may reject the save or ask a question. */
 export interface SaveHook<R> extends Gated {
   readonly run: (ctx: SaveContext<R>) => void | Promise<void>;
+  readonly reads?: HookReads<R>;
 }
 
 export interface EntityHooks<R> {

@@ -107,11 +107,8 @@ export async function recordVersion(
   return row?.version;
 }
 
-/**
- * Many records as `unnest(…)` arguments, one typed array per persisted column (in
- * `persistedColumns` order): what bulk inserts and staging select from in one statement.
- */
-export function unnestRecords(def: AnyEntity, records: readonly Record<string, unknown>[]): SQL {
+/** many records as one array of values per persisted column (in `persistedColumns` order) */
+function columnArrays(def: AnyEntity, records: readonly Record<string, unknown>[]): unknown[][] {
   const columns = persistedColumns(def);
   const arrays: unknown[][] = columns.map(() => []);
   for (const record of records) {
@@ -120,15 +117,44 @@ export function unnestRecords(def: AnyEntity, records: readonly Record<string, u
       arrays[i]!.push(values.get(c) ?? null);
     });
   }
+  return arrays;
+}
+
+/**
+ * Many records as `unnest(…)` arguments, one typed array per persisted column (in
+ * `persistedColumns` order): what staging selects from in one statement.
+ */
+export function unnestRecords(def: AnyEntity, records: readonly Record<string, unknown>[]): SQL {
+  const arrays = columnArrays(def, records);
   return sql.join(
-    columns.map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
+    persistedColumns(def).map((c, i) => sql`${sql.param(arrays[i])}::${sql.raw(sqlTypes[c.field.kind]!)}[]`),
     sql`, `,
   );
 }
 
+/** an entity's insert statements, rendered once: one row from values, many rows from `unnest` arrays */
+const insertTexts = new WeakMap<AnyEntity, { readonly one: string; readonly many: string }>();
+
+function insertTextsOf(def: AnyEntity): { readonly one: string; readonly many: string } {
+  let texts = insertTexts.get(def);
+  if (texts === undefined) {
+    const columns = persistedColumns(def);
+    const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+    const head = `INSERT INTO ${quote(tableName(def))} (${[TENANT_COLUMN, ...columns.map((c) => c.column)].map(quote).join(", ")})`;
+    const casts = columns.map((c, i) => `$${i + 2}::${sqlTypes[c.field.kind]}`);
+    texts = {
+      one: `${head} VALUES ($1, ${casts.join(", ")})`,
+      many: `${head} SELECT $1, * FROM unnest(${casts.map((cast) => `${cast}[]`).join(", ")})`,
+    };
+    insertTexts.set(def, texts);
+  }
+  return texts;
+}
+
 /**
- * Inserts many records in one statement (`unnest` of one array per column), which is what
- * makes seeding fast; every record must carry its Guid.
+ * Inserts records in one statement (one row of values, or `unnest` of one array per column for
+ * many), which is what makes seeding fast; every record must carry its Guid. The statement's text
+ * is made once per entity: inserts are the write path's most frequent statement.
  */
 export async function insertRecords(
   session: Session,
@@ -137,10 +163,14 @@ export async function insertRecords(
   records: readonly Record<string, unknown>[],
 ): Promise<void> {
   if (records.length === 0) return;
-  const names = sql.join([id(TENANT_COLUMN), ...persistedColumns(def).map((c) => id(c.column))], sql`, `);
-  await session.query(
-    sql`INSERT INTO ${id(tableName(def))} (${names}) SELECT ${tenantId}, * FROM unnest(${unnestRecords(def, records)})`,
-  );
+  const columns = persistedColumns(def);
+  const texts = insertTextsOf(def);
+  if (records.length === 1) {
+    const values = recordColumns(def, records[0]!);
+    await session.query({ sql: texts.one, params: [tenantId, ...columns.map((c) => values.get(c) ?? null)] });
+    return;
+  }
+  await session.query({ sql: texts.many, params: [tenantId, ...columnArrays(def, records)] });
 }
 
 /** Updates the given properties of one record; false when there is no such record. */

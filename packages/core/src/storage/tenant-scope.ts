@@ -1,10 +1,17 @@
 /**
  * Every tenant's work runs in a transaction that has switched to the application role and set
  * the current tenant, so row-level security holds even for a statement that forgot its tenant
- * predicate. Both settings go in one statement: one round trip per request, not two.
+ * predicate. Both settings go in one statement: one round trip per request, not two. The work's
+ * inserts wait and go together (write-behind.ts) unless `deferInserts` is false.
  */
 import type { Database, Session, TransactionOptions } from "./database.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
+import { type WriteBehind, writeBehind, writeThrough } from "./write-behind.js";
+
+export interface TenantTransactionOptions extends TransactionOptions {
+  /** let inserts through the store wait and go together (default true) */
+  readonly deferInserts?: boolean;
+}
 
 const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -14,8 +21,8 @@ export const isTenantId = (id: string): boolean => TENANT_ID.test(id);
 export function inTenant<T>(
   db: Database,
   tenantId: string,
-  fn: (tx: Session) => Promise<T>,
-  options?: TransactionOptions,
+  fn: (tx: Session, writes: WriteBehind) => Promise<T>,
+  options?: TenantTransactionOptions,
 ): Promise<T> {
   if (!isTenantId(tenantId)) throw new Error(`"${tenantId}" is not a valid tenant id.`);
   return db.transaction(async (tx) => {
@@ -25,6 +32,9 @@ export function inTenant<T>(
       sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
       params: [tenantId],
     });
-    return fn(tx);
+    const writes = options?.deferInserts === false ? writeThrough(tx) : writeBehind(tx);
+    const result = await fn(writes.session, writes);
+    await writes.flush();
+    return result;
   }, options);
 }

@@ -1,11 +1,19 @@
-export { isGuid, prefetchReferences, type ReferenceCache, resolveReferences } from "./natural-keys.js";
+export {
+  isGuid,
+  prefetchReferences,
+  resolveAllReferences,
+  resolveReferences,
+} from "./natural-keys.js";
+export { type KeyLookups, ReadCache } from "./read-cache.js";
 export {
   type CommitRejection,
   checkBeforeCommit,
   createRecord,
+  createRecords,
   deleteRecord,
   saveChanges,
   saveVirtual,
   updateRecord,
   type WriteContext,
+  type WriteOutcome,
 } from "./write-record.js";

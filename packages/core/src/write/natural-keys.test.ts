@@ -126,6 +126,6 @@ describe("natural-key references (spec 4.3)", () => {
       ),
     );
     expect(statements).toHaveLength(2);
-    expect(cache.get(Item)?.byKey.get("A")).toEqual([guids.a]);
+    expect(cache.keys(Item).byKey.get("A")).toEqual([guids.a]);
   });
 });

@@ -9,8 +9,13 @@ import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { PersistedField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
-import { columnOf, TENANT_COLUMN } from "../storage/naming.js";
+import { columnOf, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
+import { rowToRecord } from "../storage/record-rows.js";
 import { relation } from "../storage/staged-view.js";
+import { ReadCache } from "./read-cache.js";
+
+/** the natural key's value as text, next to a looked-up record's columns (no column can be named so) */
+const KEY = "@key";
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isGuid = (value: unknown): value is string => typeof value === "string" && GUID.test(value);
@@ -69,50 +74,41 @@ function collect(model: Model, def: AnyEntity, body: Record<string, unknown>, pr
   }
 }
 
-interface Known {
-  readonly guids: Set<string>;
-  readonly byKey: Map<string, string[]>;
-  /** values already looked up (as Guid and as key), found or not */
-  readonly asked: Set<string>;
-}
-
-/**
- * What lookups have found so far, per target entity. One write fills its own; a changeset shares
- * one, prefetched for all its parts, so its statements do not grow with its references.
- */
-export type ReferenceCache = Map<AnyEntity, Known>;
-
-/** one statement per target entity for the values the cache has not seen yet */
-async function lookUp(
-  session: Session,
-  tenantId: string,
-  sites: readonly Site[],
-  cache: ReferenceCache,
-): Promise<void> {
+/** one statement per target entity for the values the cache has not seen yet; the records found are cached whole */
+async function lookUp(session: Session, tenantId: string, sites: readonly Site[], cache: ReadCache): Promise<void> {
   for (const [target, targetSites] of groupBy(sites, (s) => s.target)) {
-    let known = cache.get(target);
-    if (!known) {
-      known = { guids: new Set(), byKey: new Map(), asked: new Set() };
-      cache.set(target, known);
-    }
+    const known = cache.keys(target);
     const fresh = [...new Set(targetSites.map((s) => String(s.value)))].filter((v) => !known.asked.has(v));
     if (fresh.length === 0) continue;
     const nk = columnOf(target, [target.naturalKey.property])!;
     const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
-    const table = relation(target, session.store.view);
     const keyColumn = sql.identifier(nk.column);
-    const rows = await session.query<{ guid: string; key: string | null }>(
-      sql`SELECT guid, ${keyColumn}::text AS key FROM ${table} AS r WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
+    const columns = sql.join(
+      persistedColumns(target).map((c) => sql.identifier(c.column)),
+      sql`, `,
+    );
+    const rows = await session.query<Record<string, unknown>>(
+      sql`SELECT ${columns}, ${keyColumn}::text AS ${sql.identifier(KEY)} FROM ${relation(target, session.store.view)} AS r
+          WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
           AND (guid = ANY(${sql.param(guids)}::uuid[]) OR ${keyColumn}::text = ANY(${sql.param(fresh)}::text[]))`,
     );
     for (const v of fresh) known.asked.add(v);
-    for (const row of rows) {
-      known.guids.add(row.guid);
-      if (row.key === null) continue;
-      const list = known.byKey.get(row.key) ?? [];
-      if (!list.includes(row.guid)) list.push(row.guid);
-      known.byKey.set(row.key, list);
-    }
+    const records = rows.map((row) => rowToRecord(target, row));
+    const found = new Set(records.map((r) => r.Guid as string));
+    cache.remember(
+      target,
+      records,
+      guids.filter((g) => !found.has(g)),
+    );
+    rows.forEach((row, i) => {
+      const guid = records[i]!.Guid as string;
+      known.guids.add(guid);
+      const key = row[KEY] as string | null;
+      if (key === null) return;
+      const list = known.byKey.get(key) ?? [];
+      if (!list.includes(guid)) list.push(guid);
+      known.byKey.set(key, list);
+    });
   }
 }
 
@@ -122,33 +118,19 @@ export async function prefetchReferences(
   model: Model,
   tenantId: string,
   writes: readonly { readonly entity: AnyEntity; readonly body: unknown }[],
-): Promise<ReferenceCache> {
+  cache: ReadCache = new ReadCache(),
+): Promise<ReadCache> {
   const sites: Site[] = [];
   for (const { entity, body } of writes) if (isObject(body)) collect(model, entity, structuredClone(body), "", sites);
-  const cache: ReferenceCache = new Map();
   await lookUp(session, tenantId, sites, cache);
   return cache;
 }
 
-/**
- * Replaces every reference in `body` (nested values and collection items included) by the Guid
- * of the record it names, in place. Throws a 400 listing every reference that failed.
- */
-export async function resolveReferences(
-  session: Session,
-  model: Model,
-  def: AnyEntity,
-  tenantId: string,
-  body: Record<string, unknown>,
-  cache: ReferenceCache = new Map(),
-): Promise<void> {
-  const sites: Site[] = [];
-  collect(model, def, body, "", sites);
-  if (sites.length === 0) return;
-  await lookUp(session, tenantId, sites, cache);
+/** the error of a body's references that matched no record or several, or undefined when all resolved */
+function unresolved(sites: readonly Site[], cache: ReadCache): ServiceError | undefined {
   const problems: ErrorDetail[] = [];
   for (const site of sites) {
-    const known = cache.get(site.target)!;
+    const known = cache.keys(site.target);
     const target = site.target;
     if (isGuid(site.value) && known.guids.has(site.value.toLowerCase())) {
       site.set(site.value.toLowerCase());
@@ -171,13 +153,51 @@ export async function resolveReferences(
             },
       );
   }
-  if (problems.length === 1) throw badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
+  if (problems.length === 1) return badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
   if (problems.length > 1)
-    throw new ServiceError(
+    return new ServiceError(
       400,
       "ValidationError",
       `${problems.length} references could not be resolved.`,
       undefined,
       problems,
     );
+  return undefined;
+}
+
+/**
+ * Replaces every reference in each of many validated bodies (nested values and collection items
+ * included) by the Guid of the record it names, in place, with one lookup per target entity for
+ * all of them. Returns per body the 400 listing every reference of it that failed, or undefined.
+ */
+export async function resolveAllReferences(
+  session: Session,
+  model: Model,
+  tenantId: string,
+  writes: readonly { readonly entity: AnyEntity; readonly body: Record<string, unknown> }[],
+  cache: ReadCache = new ReadCache(),
+): Promise<(ServiceError | undefined)[]> {
+  const sites = writes.map(({ entity, body }) => {
+    const out: Site[] = [];
+    collect(model, entity, body, "", out);
+    return out;
+  });
+  await lookUp(session, tenantId, sites.flat(), cache);
+  return sites.map((of) => unresolved(of, cache));
+}
+
+/**
+ * Replaces every reference in `body` (nested values and collection items included) by the Guid
+ * of the record it names, in place. Throws a 400 listing every reference that failed.
+ */
+export async function resolveReferences(
+  session: Session,
+  model: Model,
+  def: AnyEntity,
+  tenantId: string,
+  body: Record<string, unknown>,
+  cache: ReadCache = new ReadCache(),
+): Promise<void> {
+  const [error] = await resolveAllReferences(session, model, tenantId, [{ entity: def, body }], cache);
+  if (error !== undefined) throw error;
 }

@@ -1,7 +1,8 @@
 /**
- * Stores a merged record tree through the session's store (the base tables, or a workflow's
- * staged state): inserts grouped per entity (one statement per entity and level, owners before
- * items), updates of only the changed columns, removed items deleted together.
+ * Stores merged record trees through the session's store (the base tables, or a workflow's
+ * staged state): inserts grouped per entity (one statement per entity and level for all the
+ * trees, owners before items), updates of only the changed columns, removed items deleted
+ * together.
  */
 import type { AnyEntity } from "../model/model.js";
 import type { Session } from "../storage/database.js";
@@ -21,15 +22,18 @@ function changedProperties(node: RecordNode): Body {
   return changes;
 }
 
-export async function saveTree(session: Session, tenantId: string, root: RecordNode): Promise<void> {
+/** Stores merged record trees together: per level, one insert per entity for all of them. */
+export async function saveTrees(session: Session, tenantId: string, roots: readonly RecordNode[]): Promise<void> {
   const store = session.store;
-  let level = [root];
+  let level = [...roots];
   while (level.length > 0) {
     const inserts = new Map<AnyEntity, Body[]>();
     const removals = new Map<AnyEntity, string[]>();
     for (const node of level) {
       if (node.previous === null) {
-        inserts.set(node.entity, [...(inserts.get(node.entity) ?? []), node.record]);
+        const list = inserts.get(node.entity);
+        if (list === undefined) inserts.set(node.entity, [node.record]);
+        else list.push(node.record);
         continue;
       }
       const changes = changedProperties(node);
@@ -37,6 +41,7 @@ export async function saveTree(session: Session, tenantId: string, root: RecordN
     }
     for (const node of level) {
       for (const [name, removed] of node.removed) {
+        if (removed.length === 0) continue;
         const field = node.entity.fields[name] as { target: AnyEntity };
         removals.set(field.target, [...(removals.get(field.target) ?? []), ...removed.map((r) => r.Guid as string)]);
       }

@@ -4,6 +4,7 @@
  */
 import type { ErrorDetail } from "../errors.js";
 import type { HookContext, SaveContext, TenantInfo } from "../model/hook-context.js";
+import type { LogicHook, SaveHook } from "../model/hooks.js";
 import type { AnyEntity } from "../model/model.js";
 import type { UserPrompts } from "../prompts/prompts.js";
 import type { RecordNode } from "./record-tree.js";
@@ -25,6 +26,8 @@ export interface HookEnvironment {
   readonly tenant: TenantInfo;
   readonly prompts: UserPrompts;
   readonly read: HookContext<unknown>["read"];
+  /** reads the records of `guids` of one entity that were not read yet, in one statement */
+  readonly preload: (entity: string, guids: Iterable<string>) => Promise<void>;
 }
 
 const context = (node: RecordNode, env: HookEnvironment): HookContext<any> => ({
@@ -37,12 +40,45 @@ const context = (node: RecordNode, env: HookEnvironment): HookContext<any> => ({
   read: env.read,
 });
 
+const runsOn = (hook: LogicHook<any>, node: RecordNode) => {
+  const on = hook.on as readonly string[] | undefined;
+  return on === undefined || node.previous === null || on.some((p) => node.changed.has(p));
+};
+
+/**
+ * The bulk form of the hooks of `kind` (their `reads`) over many records: what every enabled hook
+ * that will run on them reads, loaded first with one statement per entity.
+ */
+export async function preloadReads(
+  nodes: readonly RecordNode[],
+  kind: "logic" | "save",
+  env: HookEnvironment,
+): Promise<void> {
+  const wanted = new Map<string, Set<string>>();
+  for (const node of nodes) {
+    const hooks: readonly (LogicHook<any> | SaveHook<any>)[] = node.entity.hooks[kind] ?? [];
+    for (const hook of hooks) {
+      if (hook.reads === undefined || !enabled(hook, env.tenant)) continue;
+      if (kind === "logic" && !runsOn(hook as LogicHook<any>, node)) continue;
+      for (const [entity, guid] of hook.reads({
+        record: node.record,
+        owner: node.owner?.record ?? null,
+        changed: node.changed,
+      })) {
+        if (typeof guid !== "string") continue;
+        const guids = wanted.get(entity);
+        if (guids === undefined) wanted.set(entity, new Set([guid]));
+        else guids.add(guid);
+      }
+    }
+  }
+  for (const [entity, guids] of wanted) await env.preload(entity, guids);
+}
+
 /** business logic: a hook with `on` runs only when one of those properties changed (or on create) */
 export async function runLogicHooks(node: RecordNode, env: HookEnvironment): Promise<void> {
   for (const hook of node.entity.hooks.logic ?? []) {
-    if (!enabled(hook, env.tenant)) continue;
-    const on = hook.on as readonly string[] | undefined;
-    if (on !== undefined && node.previous !== null && !on.some((p) => node.changed.has(p))) continue;
+    if (!enabled(hook, env.tenant) || !runsOn(hook, node)) continue;
     await hook.run(context(node, env));
   }
 }

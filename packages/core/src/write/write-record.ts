@@ -1,22 +1,28 @@
 /**
- * The write pipeline for one record and its owned collections (architecture: body →
+ * The write pipeline for records and their owned collections (architecture: body →
  * deserialization hooks → validation → natural-key resolution → business logic on the current
  * state → save logic → storage), inside the caller's tenant transaction. Business logic and save
  * logic run for items before their owner, so an owner's logic sees its items as they will be.
+ *
+ * Logic is written per record; the pipeline runs it over sets: `createRecords` takes many bodies
+ * at once (one natural-key lookup per target entity, one insert per table), and every write of a
+ * unit of work (a changeset, a commit, an import chunk) shares one read cache, so a record a hook
+ * reads is read once per unit, and a hook that declares its `reads` has them loaded for the whole
+ * set in one statement per entity.
  */
-import { type ErrorDetail, notFound, validationError } from "../errors.js";
+import { type ErrorDetail, notFound, ServiceError, validationError } from "../errors.js";
 import type { TenantInfo } from "../model/hook-context.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
-import { loadRecords } from "../storage/record-store.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
-import { type ReferenceCache, resolveReferences } from "./natural-keys.js";
-import { saveTree } from "./persist-tree.js";
+import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
+import { saveTrees } from "./persist-tree.js";
+import { ReadCache } from "./read-cache.js";
 import { decimalsAsNumbers } from "./record-numbers.js";
 import { type Body, itemsFirst, loadTree, loadTrees, mergeTree, type RecordNode } from "./record-tree.js";
-import { type HookEnvironment, runDeserializeHooks, runLogicHooks, runSaveHooks } from "./run-hooks.js";
+import { type HookEnvironment, preloadReads, runDeserializeHooks, runLogicHooks, runSaveHooks } from "./run-hooks.js";
 
 export interface WriteContext {
   readonly session: Session;
@@ -25,9 +31,17 @@ export interface WriteContext {
   /** where messages and questions go: collected for a plain request, kept by a workflow */
   readonly prompts: UserPrompts;
   readonly options?: ValidateOptions;
-  /** lookups shared by the writes of one changeset (prefetchReferences); each write has its own otherwise */
-  readonly references?: ReferenceCache;
+  /**
+   * What the unit of work read (natural-key lookups, records that hooks read): shared by the
+   * writes of a changeset, a commit or an import chunk; each write has its own otherwise.
+   */
+  readonly cache?: ReadCache;
 }
+
+/** the outcome of one record of a set: its Guid, or the error that kept it from being stored */
+export type WriteOutcome =
+  | { readonly guid: string; readonly error?: undefined }
+  | { readonly guid?: undefined; readonly error: ServiceError };
 
 /** deserialization hooks of the entity and, recursively, of its collection items */
 function deserialize(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: boolean): unknown {
@@ -45,22 +59,17 @@ function deserialize(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate:
   return record;
 }
 
-function environment(ctx: WriteContext): HookEnvironment {
-  const cache = new Map<string, Promise<Record<string, unknown> | null>>();
+function environment(ctx: WriteContext, cache: ReadCache): HookEnvironment {
+  const entityOf = (entity: string) => {
+    const def = ctx.model.entity(entity);
+    if (def === undefined) throw new Error(`read(): there is no entity "${entity}".`);
+    return def;
+  };
   return {
     tenant: ctx.tenant,
     prompts: ctx.prompts,
-    read: (entity, guid) => {
-      const def = ctx.model.entity(entity);
-      if (def === undefined) throw new Error(`read(): there is no entity "${entity}".`);
-      const key = `${entity}/${guid}`;
-      let hit = cache.get(key);
-      if (hit === undefined) {
-        hit = loadRecords(ctx.session, def, ctx.tenant.id, [guid]).then(([r]) => r ?? null);
-        cache.set(key, hit);
-      }
-      return hit;
-    },
+    read: (entity, guid) => cache.read(ctx.session, entityOf(entity), ctx.tenant.id, guid),
+    preload: (entity, guids) => cache.load(ctx.session, entityOf(entity), ctx.tenant.id, guids),
   };
 }
 
@@ -70,8 +79,12 @@ const withTitle = (node: RecordNode) => {
     node.record.Title = def.title(node.record as never) ?? null;
 };
 
-/** a client's body: deserialization hooks, validation, natural keys */
-async function fromClient(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: boolean): Promise<Body> {
+/** `ctx` with a cache of its own when the caller shares none */
+const withCache = (ctx: WriteContext): WriteContext & { readonly cache: ReadCache } =>
+  ctx.cache === undefined ? { ...ctx, cache: new ReadCache() } : (ctx as WriteContext & { cache: ReadCache });
+
+/** a client's body, deserialized, validated and with decimals as numbers; natural keys not resolved yet */
+function validated(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: boolean): Body {
   const result = validateWrite(
     ctx.model,
     def,
@@ -80,40 +93,126 @@ async function fromClient(ctx: WriteContext, def: AnyEntity, body: unknown, isCr
     ctx.options,
   );
   if (!result.success) throw validationError(result.issues);
-  const value = result.value;
-  decimalsAsNumbers(def, value);
-  await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value, ctx.references);
-  return value;
+  decimalsAsNumbers(def, result.value);
+  return result.value;
 }
 
-/** merges `value` into the stored state (or a new record), runs logic and save logic, stores the result */
-async function store(ctx: WriteContext, def: AnyEntity, value: Body, guid: string | undefined): Promise<RecordNode> {
-  const isCreate = guid === undefined;
-  const loaded = isCreate ? undefined : await loadTree(ctx.session, def, ctx.tenant.id, guid);
-  if (!isCreate && loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
-  const root = mergeTree(def, loaded, value, null, "");
-  const env = environment(ctx);
-  const nodes = itemsFirst(root);
-  for (const node of nodes) {
+/** runs `step` for every entry that has not failed yet; a ServiceError fails that entry alone */
+async function each<T extends { error?: ServiceError }>(entries: readonly T[], step: (entry: T) => unknown) {
+  for (const entry of entries) {
+    if (entry.error !== undefined) continue;
+    try {
+      await step(entry);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      entry.error = err;
+    }
+  }
+}
+
+const isChanged = (node: RecordNode) => node.previous === null || node.changed.size > 0;
+
+/** business logic on a merged tree, items before their owner; then each record's Title */
+async function runLogic(root: RecordNode, env: HookEnvironment): Promise<void> {
+  for (const node of itemsFirst(root)) {
     // an item that changed marks its owner's collection as changed, before the owner's logic runs
-    if (node.owner && (node.previous === null || node.changed.size > 0)) {
+    if (node.owner && isChanged(node)) {
       const collection = [...node.owner.items].find(([, items]) => items.includes(node))?.[0];
       if (collection) node.owner.changed.add(collection);
     }
-    if (node.previous === null || node.changed.size > 0) await runLogicHooks(node, env);
+    if (isChanged(node)) await runLogicHooks(node, env);
     withTitle(node);
   }
+}
+
+/** save logic of every record of a tree; rejections become one 400 with a detail each */
+async function runSaveLogic(root: RecordNode, env: HookEnvironment): Promise<void> {
+  const rejected: ErrorDetail[] = [];
+  for (const node of itemsFirst(root)) await runSaveHooks(node, env, rejected);
+  if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
+}
+
+interface Pending {
+  readonly root: RecordNode;
+  error?: ServiceError;
+}
+
+/**
+ * Business logic, save logic and storage for merged trees of one entity, as a set: what the hooks
+ * of all of them read is loaded first (their `reads`), save logic runs once every record's logic
+ * has, and the survivors are stored together (one insert per entity and level). A ServiceError
+ * of one record (a hook's, a save-logic rejection) fails that record alone.
+ */
+async function runPipeline(ctx: WriteContext & { readonly cache: ReadCache }, def: AnyEntity, pending: Pending[]) {
+  const env = environment(ctx, ctx.cache);
+  const nodes = () => pending.filter((p) => p.error === undefined).flatMap((p) => itemsFirst(p.root));
+  await preloadReads(nodes().filter(isChanged), "logic", env);
+  await each(pending, (p) => runLogic(p.root, env));
+  const store = async (survivors: RecordNode[]) => {
+    if (survivors.length === 0) return;
+    if (!ctx.session.store.defersSave && def.storage !== undefined)
+      await saveVirtual(
+        ctx,
+        def,
+        survivors.map((r) => r.record),
+      );
+    else await saveTrees(ctx.session, ctx.tenant.id, survivors);
+    // what this unit stored may answer (or change the answer to) a later read or lookup of it
+    for (const node of survivors.flatMap(itemsFirst)) ctx.cache.forget(node.entity);
+  };
   if (ctx.session.store.defersSave) {
     // a workflow stages the change; save logic (and a virtual entity's save) runs when it commits
-    await saveTree(ctx.session, ctx.tenant.id, root);
-    return root;
+    await store(pending.filter((p) => p.error === undefined).map((p) => p.root));
+    return;
   }
-  await runSaveLogic(nodes, env);
-  if (def.storage !== undefined) await saveVirtual(ctx, def, [root.record]);
-  else await saveTree(ctx.session, ctx.tenant.id, root);
-  // what this write stored may answer (or change the answer to) a later lookup of the changeset
-  for (const node of nodes) ctx.references?.delete(node.entity);
-  return root;
+  await preloadReads(nodes(), "save", env);
+  await each(pending, (p) => runSaveLogic(p.root, env));
+  await store(pending.filter((p) => p.error === undefined).map((p) => p.root));
+}
+
+/**
+ * Creates records (each with its collection items) from clients' bodies as one set: each body is
+ * deserialized and validated on its own, the natural keys of all of them are resolved with one
+ * lookup per target entity, business logic and save logic run per record (with what their hooks
+ * read loaded for all of them first), and the records are stored together. A record that fails
+ * (validation, references, a hook's error, save logic) gets its error and is not stored; the
+ * others are. Records of one set do not see each other in their logic: each sees the state
+ * before the set.
+ */
+export async function createRecords(
+  context: WriteContext,
+  def: AnyEntity,
+  bodies: readonly unknown[],
+): Promise<WriteOutcome[]> {
+  const ctx = withCache(context);
+  const entries = bodies.map((body): Pending & { body: unknown; value?: Body } => ({ body, root: undefined! }));
+  await each(entries, (e) => {
+    e.value = validated(ctx, def, e.body, true);
+  });
+  const valid = entries.filter((e) => e.error === undefined);
+  const unresolved = await resolveAllReferences(
+    ctx.session,
+    ctx.model,
+    ctx.tenant.id,
+    valid.map((e) => ({ entity: def, body: e.value! })),
+    ctx.cache,
+  );
+  valid.forEach((e, i) => {
+    if (unresolved[i] !== undefined) e.error = unresolved[i];
+    else (e as { root: RecordNode }).root = mergeTree(def, undefined, e.value!, null, "");
+  });
+  await runPipeline(ctx, def, entries);
+  return entries.map((e) => (e.error === undefined ? { guid: e.root.record.Guid as string } : { error: e.error }));
+}
+
+/** merges `changes` into the stored record `guid` and runs the pipeline on it; 404 when it does not exist */
+async function change(context: WriteContext, def: AnyEntity, guid: string, changes: Body): Promise<void> {
+  const ctx = withCache(context);
+  const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid);
+  if (loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
+  const pending: Pending[] = [{ root: mergeTree(def, loaded, changes, null, "") }];
+  await runPipeline(ctx, def, pending);
+  if (pending[0]!.error !== undefined) throw pending[0]!.error;
 }
 
 /**
@@ -125,22 +224,21 @@ export async function saveVirtual(
   def: AnyEntity,
   records: readonly Record<string, unknown>[],
 ): Promise<void> {
-  const env = environment(ctx);
+  const shared = withCache(ctx);
+  const entityOf = (entity: string) => {
+    const target = ctx.model.entity(entity);
+    if (target === undefined) throw new Error(`${def.name}.save: there is no entity "${entity}".`);
+    return target;
+  };
   await def.storage!.save(records, {
-    create: (entity, body) => {
-      const target = ctx.model.entity(entity);
-      if (target === undefined) throw new Error(`${def.name}.save: there is no entity "${entity}".`);
-      return createRecord(ctx, target, body);
-    },
-    read: env.read,
+    create: (entity, body) => createRecord(shared, entityOf(entity), body),
+    createAll: async (entity, bodies) =>
+      (await createRecords(shared, entityOf(entity), bodies)).map((outcome) => {
+        if (outcome.error !== undefined) throw outcome.error;
+        return outcome.guid;
+      }),
+    read: environment(shared, shared.cache).read,
   });
-}
-
-/** save logic of every record of a tree; rejections become one 400 with a detail each */
-async function runSaveLogic(nodes: readonly RecordNode[], env: HookEnvironment): Promise<void> {
-  const rejected: ErrorDetail[] = [];
-  for (const node of nodes) await runSaveHooks(node, env, rejected);
-  if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
 }
 
 /** a save-logic rejection of a record that a commit is about to store */
@@ -164,10 +262,16 @@ export async function checkBeforeCommit(
   /** collects the Guids of every record checked (the records and their items) */
   checked?: Set<string>,
 ): Promise<CommitRejection[]> {
-  const env = environment(ctx);
+  const shared = withCache(ctx);
+  const env = environment(shared, shared.cache);
   const rejections: CommitRejection[] = [];
-  for (const loaded of (await loadTrees(ctx.session, def, ctx.tenant.id, guids, { lock: false })).values()) {
-    for (const node of itemsFirst(mergeTree(def, loaded, {}, null, ""))) {
+  const trees = [...(await loadTrees(ctx.session, def, ctx.tenant.id, guids, { lock: false })).values()].map((loaded) =>
+    mergeTree(def, loaded, {}, null, ""),
+  );
+  const nodes = trees.flatMap(itemsFirst);
+  await preloadReads(nodes, "save", env);
+  for (const tree of trees) {
+    for (const node of itemsFirst(tree)) {
       checked?.add(node.record.Guid as string);
       const rejected: ErrorDetail[] = [];
       await runSaveHooks(node, env, rejected);
@@ -182,12 +286,17 @@ export async function checkBeforeCommit(
 
 /** Creates a record (and its collection items) from a client's body; returns its Guid. */
 export async function createRecord(ctx: WriteContext, def: AnyEntity, body: unknown): Promise<string> {
-  return (await store(ctx, def, await fromClient(ctx, def, body, true), undefined)).record.Guid as string;
+  const [outcome] = await createRecords(ctx, def, [body]);
+  if (outcome!.error !== undefined) throw outcome!.error;
+  return outcome!.guid;
 }
 
 /** Applies a client's partial update (PATCH) to a record and its collections; 404 when it does not exist. */
-export async function updateRecord(ctx: WriteContext, def: AnyEntity, guid: string, body: unknown): Promise<void> {
-  await store(ctx, def, await fromClient(ctx, def, body, false), guid);
+export async function updateRecord(context: WriteContext, def: AnyEntity, guid: string, body: unknown): Promise<void> {
+  const ctx = withCache(context);
+  const value = validated(ctx, def, body, false);
+  await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value, ctx.cache);
+  await change(ctx, def, guid, value);
 }
 
 /**
@@ -196,14 +305,24 @@ export async function updateRecord(ctx: WriteContext, def: AnyEntity, guid: stri
  * save logic run as for any write.
  */
 export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: string, changes: Body): Promise<void> {
-  await store(ctx, def, changes, guid);
+  await change(ctx, def, guid, changes);
 }
 
 /**
  * Deletes a record with its owned collection items through the session's store (inside a
  * workflow: tombstones until commit); 404 when it does not exist.
  */
-export async function deleteRecord(ctx: Pick<WriteContext, "session" | "tenant">, def: AnyEntity, guid: string) {
+export async function deleteRecord(
+  ctx: Pick<WriteContext, "session" | "tenant" | "cache">,
+  def: AnyEntity,
+  guid: string,
+) {
   const deleted = await ctx.session.store.remove(ctx.session, def, ctx.tenant.id, [guid]);
   if (deleted.length === 0) throw notFound(`${def.name}(${guid}) does not exist.`);
+  // the record and its items are gone for the rest of the unit of work too
+  const forget = (entity: AnyEntity) => {
+    ctx.cache?.forget(entity);
+    for (const { field } of collectionsOf(entity)) forget(field.target);
+  };
+  forget(def);
 }

@@ -1,13 +1,15 @@
 /**
- * `bizdata <command>` for an application's own model: serve, migrate, seed, and tenant, user,
- * feature and key administration, against the database that `DATABASE_URL` (or `DATA_DIR`) names.
+ * `bizdata <command>` for an application's own model: serve, migrate, seed, import, and tenant,
+ * user, feature and key administration, against the database that `DATABASE_URL` (or `DATA_DIR`) names.
  * The model comes from `--config FILE`, `--model MODULE` or `bizdata.config.js` (load-config.ts).
  */
+import { resolve } from "node:path";
 import { type Database, describeDatabase, openDatabase } from "@bizdata/core";
 import { adminContext } from "../admin/admin-context.js";
 import { rotateSigningKey } from "../auth/signing-keys.js";
 import type { BizdataConfig } from "../bizdata-config.js";
 import { loadConfig } from "../config.js";
+import { importFile } from "../import/import-file.js";
 import { migrateService } from "../schema.js";
 import { startHost } from "../server.js";
 import { createTenant, setFeature, setUser, tenantFeatures } from "../tenants/tenant-admin.js";
@@ -21,6 +23,10 @@ export const usage = `usage: bizdata <command> [--config FILE | --model MODULE]
   user create TENANT USERNAME --password PASSWORD [--role ROLE]     a role of ROLES; default admin
   feature enable|disable|list TENANT [FEATURE]
   keys rotate                                   a new signing key; tokens of the older ones stay valid until they expire
+  import ENTITY FILE --tenant ID [--chunk N] [--resume] [--report FILE]
+                                                load a .jsonl or .csv file through the write pipeline (logic,
+                                                natural keys, validation) in chunks; rejected rows go to
+                                                FILE.rejected.jsonl with their line; --resume goes on after a stop
 
 The model: --config FILE (a config from defineConfig as default export, or model/seed/demo as
 named exports), --model MODULE (a module exporting \`model\`, or a model as default export), or
@@ -30,6 +36,8 @@ export interface CliContext {
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly print: (line: string) => void;
+  /** where progress goes (default process.stderr) */
+  readonly stderr?: NodeJS.WritableStream & { isTTY?: boolean };
   /** the database the commands use, left open; default: open the one the environment names, close it after */
   readonly database?: Database;
 }
@@ -53,10 +61,48 @@ function takeOption(args: string[], name: string): string | undefined {
 
 type Command = (db: Database, app: BizdataConfig) => Promise<void>;
 
+/** takes a flag without a value (`--resume`) out of `args`; whether it was there */
+function takeFlag(args: string[], name: string): boolean {
+  const at = args.indexOf(`--${name}`);
+  if (at === -1) return false;
+  args.splice(at, 1);
+  return true;
+}
+
 /** the command the arguments name, checked before any database is opened */
-function commandOf(command: string, rest: readonly string[], { env, print }: CliContext): Command | undefined {
+function commandOf(command: string, rest: readonly string[], context: CliContext): Command | undefined {
+  const { env, print } = context;
   const [sub, ...args] = rest;
   switch (command) {
+    case "import": {
+      const more = [...rest];
+      const tenantId = takeOption(more, "tenant");
+      const chunk = takeOption(more, "chunk");
+      const reportFile = takeOption(more, "report");
+      const resume = takeFlag(more, "resume");
+      const [entity, file] = more;
+      if (entity === undefined || file === undefined || more.length !== 2) return undefined;
+      if (tenantId === undefined) throw new Error("Give the tenant to import into with --tenant ID.");
+      const chunkSize = chunk === undefined ? undefined : Number(chunk);
+      if (chunkSize !== undefined && !(Number.isInteger(chunkSize) && chunkSize >= 1))
+        throw new Error(`--chunk must be a positive integer, not "${chunk}".`);
+      return async (db, app) => {
+        const summary = await importFile({
+          db,
+          model: app.model,
+          tenantId,
+          entity,
+          file: resolve(context.cwd, file),
+          resume,
+          ...(chunkSize !== undefined && { chunkSize }),
+          ...(reportFile !== undefined && { reportFile: resolve(context.cwd, reportFile) }),
+          ...(context.stderr && { stderr: context.stderr }),
+        });
+        print(
+          `${summary.loaded} stored, ${summary.rejected} rejected, ${summary.skipped} done before; ${Math.round(summary.rowsPerSecond)} rows/s`,
+        );
+      };
+    }
     case "migrate":
       return rest.length === 0 ? async () => {} : undefined;
     case "seed":

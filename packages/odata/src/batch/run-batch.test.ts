@@ -4,7 +4,7 @@
  * (The host's batch tests run the same executor over the real app.)
  */
 import { randomUUID } from "node:crypto";
-import { defineModel, entity, ServiceError, type Session, text } from "@bizdata/core";
+import { defineModel, entity, ReadCache, ServiceError, type Session, text } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
 import { defaultBodyLimits } from "../limits.js";
 import { runInScope } from "../service/request-scope.js";
@@ -145,7 +145,7 @@ describe("runBatch", () => {
     const scope = {
       tenantId: "t",
       session: {} as Session,
-      references: new Map(),
+      cache: new ReadCache(),
       prompts: () => {
         throw new Error("unused");
       },

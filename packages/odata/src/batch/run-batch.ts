@@ -10,9 +10,9 @@
  * (JSON Format 4.01 §19.3). A part's conditions are its own: a 412 fails that part, and in a
  * changeset the whole changeset.
  */
-import { type Model, prefetchReferences, type ReferenceCache, ServiceError, type Session } from "@bizdata/core";
+import { type Model, prefetchReferences, type ReadCache, ServiceError, type Session } from "@bizdata/core";
 import { readBody } from "../json-body/read-body.js";
-import { readJsonBody } from "../json-body/request-json.js";
+import { isJsonInUtf8, readJsonBody, withParsedBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
 import { resolveResource } from "../read/read-planner.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
@@ -35,7 +35,7 @@ export interface BatchOptions {
    * its scope, after `prefetch` made the changeset's lookups in it; a throw rolls all back.
    * `inChangeset(db, tenantId, prefetch, parts)` is the one to pass.
    */
-  readonly changeset: <T>(prefetch: (tx: Session) => Promise<ReferenceCache>, parts: () => Promise<T>) => Promise<T>;
+  readonly changeset: <T>(prefetch: (tx: Session) => Promise<ReadCache>, parts: () => Promise<T>) => Promise<T>;
   readonly tenantId: string;
 }
 
@@ -169,17 +169,27 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     for (const [name, value] of inherited) headers.set(name, value);
     for (const [name, value] of defaulted) if (!headers.has(name)) headers.set(name, value);
     let body: string | undefined;
+    let parsedBody: { readonly value: unknown } | undefined;
     if (part.body !== undefined) {
-      const hasRefs = created.size > 0 && (part.bodyText ?? JSON.stringify(part.body)).includes('"$');
-      body = hasRefs ? JSON.stringify(substitute(part.body, created)) : (part.bodyText ?? JSON.stringify(part.body));
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      if (parsed.format === "json" && isJsonInUtf8(headers.get("content-type"))) {
+        // parsed with the batch under the same rules (exact numbers, depth): the service takes it
+        // as it is (a copy: substitute builds one) rather than parsing the text again; the text
+        // still goes along for any other route that reads the body itself
+        parsedBody = { value: substitute(part.body, created) };
+        body = JSON.stringify(parsedBody.value);
+      } else {
+        const hasRefs = created.size > 0 && (part.bodyText ?? JSON.stringify(part.body)).includes('"$');
+        body = hasRefs ? JSON.stringify(substitute(part.body, created)) : (part.bodyText ?? JSON.stringify(part.body));
+      }
     }
+    const partRequest = new Request(`${origin}${basePath}/${path}`, {
+      method: part.method,
+      headers,
+      ...(body !== undefined && { body }),
+    });
     const response = await options.handle(
-      new Request(`${origin}${basePath}/${path}`, {
-        method: part.method,
-        headers,
-        ...(body !== undefined && { body }),
-      }),
+      parsedBody === undefined ? partRequest : withParsedBody(partRequest, parsedBody.value),
     );
     const kept: Record<string, string> = {};
     for (const name of KEPT) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rejection } from "../../../../test/service-error.js";
 import { defaultBodyLimits } from "../limits.js";
-import { isIeee754Compatible, readJsonBody } from "./request-json.js";
+import { isIeee754Compatible, readJsonBody, withParsedBody } from "./request-json.js";
 
 const post = (body: string, contentType?: string) =>
   new Request("http://localhost/api/Product", {
@@ -11,6 +11,16 @@ const post = (body: string, contentType?: string) =>
   });
 
 describe("readJsonBody", () => {
+  it("takes a body handed over already parsed, without reading the request's text, and checks its type all the same", async () => {
+    const handed = { Name: "Bolt", Cost: 1.25 };
+    const request = withParsedBody(post('{"Name":"not read"}', "application/json"), handed);
+    expect(await readJsonBody(request, defaultBodyLimits)).toBe(handed);
+    // the text is still there for a route that reads it itself
+    expect(await request.text()).toBe('{"Name":"not read"}');
+    const wrongType = withParsedBody(post("{}", "text/plain"), handed);
+    expect((await rejection(readJsonBody(wrongType, defaultBodyLimits))).status).toBe(415);
+  });
+
   it.each([
     "application/json",
     "Application/JSON",

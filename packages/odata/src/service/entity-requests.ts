@@ -69,14 +69,14 @@ async function writing(service: ServiceContext, tx: Session, request: ODataReque
   // in a workflow questions wait for the user; on a plain request they take their default
   const prompts = requestPrompts(tx, request.tenantId);
   const tenant = await tenantInfo(tx, request.tenantId);
-  const references = currentScope()?.references;
+  const cache = currentScope()?.cache;
   const ctx: WriteContext = {
     session: tx,
     model: service.model,
     tenant,
     prompts,
     options: { ieee754Compatible: request.ieee754Compatible ?? false },
-    ...(references && { references }),
+    ...(cache && { cache }),
   };
   return { ctx, prompts };
 }
@@ -261,11 +261,11 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { tenantId } = request;
   const { entity, guid } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
-  const references = currentScope()?.references;
+  const cache = currentScope()?.cache;
   await inRequestTransaction(service.db, tenantId, async (tx) => {
     await checkWrite(tx, entity, tenantId, guid, conditions);
     await deleteRecord(
-      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(references && { references }) },
+      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
       entity,
       guid,
     );

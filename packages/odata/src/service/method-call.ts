@@ -81,7 +81,7 @@ export async function methodEnvironment(
     tenant,
     prompts,
     options: { ieee754Compatible },
-    ...(scope && { references: scope.references }),
+    ...(scope && { cache: scope.cache }),
     ...(defer && { defer }),
     query,
   };

@@ -13,9 +13,10 @@ import {
   type MethodCall,
   PromptCollector,
   type QuestionInput,
-  type ReferenceCache,
+  type ReadCache,
   type Session,
   type TransactionOptions,
+  type WriteBehind,
 } from "@bizdata/core";
 
 /**
@@ -34,8 +35,8 @@ export interface RequestScope {
   readonly tenantId: string;
   /** the transaction every request in the scope runs in */
   readonly session: Session;
-  /** natural-key lookups shared by the requests of the scope */
-  readonly references: ReferenceCache;
+  /** what the requests of the scope read (natural-key lookups, records hooks read), shared by them */
+  readonly cache: ReadCache;
   /** the prompts of one request in the scope; a workflow step keeps its questions */
   readonly prompts: (session: Session, tenantId: string) => RequestPrompts;
   readonly annotation: PromptAnnotation;
@@ -72,17 +73,34 @@ export const promptAnnotation = (): PromptAnnotation => current.getStore()?.anno
 
 /**
  * Runs the parts of a changeset in one tenant transaction, with the lookups `prefetch` made in it
- * shared by every part; a throw rolls all of them back.
+ * shared by every part; a throw rolls all of them back. The parts' inserts wait and go together
+ * (one statement per table for the changeset). When one of them fails as it goes, its error lands
+ * on whichever statement sent it, not on the part that made it: the changeset then runs once more
+ * with every insert at once, so the part that fails is the one to blame, as without waiting.
  */
-export function inChangeset<T>(
+export async function inChangeset<T>(
   db: Database,
   tenantId: string,
-  prefetch: (tx: Session) => Promise<ReferenceCache>,
+  prefetch: (tx: Session) => Promise<ReadCache>,
   fn: () => Promise<T>,
 ): Promise<T> {
-  return inTenant(db, tenantId, async (session) => {
-    const references = await prefetch(session);
-    const prompts = () => new PromptCollector();
-    return current.run({ tenantId, session, references, prompts, annotation: "@userprompts" }, fn);
-  });
+  const run = (deferInserts: boolean, seen: { writes?: WriteBehind }) =>
+    inTenant(
+      db,
+      tenantId,
+      async (session, writes) => {
+        seen.writes = writes;
+        const cache = await prefetch(session);
+        const prompts = () => new PromptCollector();
+        return current.run({ tenantId, session, cache, prompts, annotation: "@userprompts" }, fn);
+      },
+      { deferInserts },
+    );
+  const first: { writes?: WriteBehind } = {};
+  try {
+    return await run(true, first);
+  } catch (err) {
+    if (!first.writes?.failed) throw err;
+    return run(false, {});
+  }
 }

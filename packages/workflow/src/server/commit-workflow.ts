@@ -11,6 +11,10 @@
  * 4. Apply per entity with one statement each: tombstones deleted (items first), changed records
  *    updated property by property (what the workflow did not change keeps its main value),
  *    new records inserted (owners first); staged virtual records go to their entity's `save`.
+ *
+ * Every step is a set operation over the staged rows of an entity, and only of the entities the
+ * workflow staged something of (one statement finds them first): a commit costs a few statements
+ * per entity it touches, whether it commits a hundred changes or ten thousand.
  */
 import {
   type AnyEntity,
@@ -19,10 +23,12 @@ import {
   baseStore,
   type CommitRejection,
   checkBeforeCommit,
+  collectionsOf,
   DELETED_COLUMN,
   inBaseImage,
   type Model,
   persistedColumns,
+  ReadCache,
   type ReferenceField,
   recordSelectList,
   rowToRecord,
@@ -37,6 +43,7 @@ import {
   WORKFLOW_COLUMN,
   type WriteContext,
   withStore,
+  writeBehind,
 } from "@bizdata/core";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { WorkflowPrompts } from "./workflow-prompts.js";
@@ -80,6 +87,40 @@ export type CommitOutcome =
 const stagedRows = (tenantId: string, workflowId: string) =>
   sql`s.${id(TENANT_COLUMN)} = ${tenantId} AND s.${id(WORKFLOW_COLUMN)} = ${workflowId}::uuid`;
 
+/** what a workflow has staged of one entity: tombstones, new records, and changes to existing ones */
+export interface StagedCounts {
+  readonly deleted: number;
+  readonly created: number;
+  readonly changed: number;
+}
+
+/**
+ * What the workflow staged, per entity that it staged anything of: one statement over every
+ * staged table, so that everything after it touches only those (the fixed cost of a commit does
+ * not grow with the number of entities in the model).
+ */
+export async function stagedEntities(
+  session: Session,
+  model: Model,
+  tenantId: string,
+  workflowId: string,
+): Promise<Map<AnyEntity, StagedCounts>> {
+  const defs = [...model.entities.values()];
+  const counts = defs.map(
+    (def, i) =>
+      sql`SELECT ${i}::int AS entity, count(*) FILTER (WHERE s.${id(DELETED_COLUMN)})::int AS deleted,
+        count(*) FILTER (WHERE NOT s.${id(DELETED_COLUMN)} AND s.${id(BASE_VERSION_COLUMN)} IS NULL)::int AS created,
+        count(*) FILTER (WHERE NOT s.${id(DELETED_COLUMN)} AND s.${id(BASE_VERSION_COLUMN)} IS NOT NULL)::int AS changed
+        FROM ${id(stagedTableName(def))} AS s WHERE ${stagedRows(tenantId, workflowId)}`,
+  );
+  const rows = await session.query<{ entity: number } & StagedCounts>(sql.join(counts, sql` UNION ALL `));
+  const staged = new Map<AnyEntity, StagedCounts>();
+  for (const { entity, deleted, created, changed } of rows) {
+    if (deleted + created + changed > 0) staged.set(defs[entity]!, { deleted, created, changed });
+  }
+  return staged;
+}
+
 /** staged changes of records whose main version moved on since they were staged, and what collides */
 async function conflictsOf(session: Session, def: AnyEntity, tenantId: string, workflowId: string) {
   const columns = persistedColumns(def).filter((c) => c.column !== "guid");
@@ -106,16 +147,17 @@ async function conflictsOf(session: Session, def: AnyEntity, tenantId: string, w
   });
 }
 
-/** every staged change the main data overtook, for all stored entities of the model */
+/** every staged change the main data overtook, of the stored entities the workflow changed or deleted records of */
 export async function stagedConflicts(
   session: Session,
-  model: Model,
+  staged: ReadonlyMap<AnyEntity, StagedCounts>,
   tenantId: string,
   workflowId: string,
 ): Promise<StagedConflict[]> {
   const conflicts: StagedConflict[] = [];
-  for (const def of model.entities.values()) {
-    if (def.storage === undefined) conflicts.push(...(await conflictsOf(session, def, tenantId, workflowId)));
+  for (const [def, counts] of staged) {
+    if (def.storage === undefined && counts.changed + counts.deleted > 0)
+      conflicts.push(...(await conflictsOf(session, def, tenantId, workflowId)));
   }
   return conflicts;
 }
@@ -130,18 +172,35 @@ async function stagedGuids(session: Session, def: AnyEntity, tenantId: string, w
 /** records whose save logic runs on one bulk load: bounded, so memory stays flat for large workflows */
 const CHECK_CHUNK = 1000;
 
-/** runs save logic on every staged record (owners with their items, items staged alone on their own) */
-export async function checkStaged(ctx: WriteContext, workflowId: string): Promise<CommitRejection[]> {
+/** whether any save hook would run for a record of `def` or its items (recursively) in this tenant */
+function hasSaveLogic(def: AnyEntity, features: ReadonlySet<string>): boolean {
+  const enabled = (def.hooks.save ?? []).some((h) => h.feature === undefined || features.has(h.feature));
+  return enabled || collectionsOf(def).some(({ field }) => hasSaveLogic(field.target, features));
+}
+
+/**
+ * Runs save logic on every staged record (owners with their items, items staged alone on their
+ * own), in chunks that are each loaded in bulk with what their hooks read. Entities without any
+ * save logic for the tenant are not loaded at all.
+ */
+export async function checkStaged(
+  ctx: WriteContext,
+  workflowId: string,
+  staged: ReadonlyMap<AnyEntity, StagedCounts>,
+): Promise<CommitRejection[]> {
   const { model } = ctx;
   const rejections: CommitRejection[] = [];
   const checked = new Set<string>();
+  // one read cache for the whole commit: a customer that a thousand orders read is read once
+  const shared = { ...ctx, cache: ctx.cache ?? new ReadCache() };
   for (const owned of [false, true]) {
-    for (const def of model.entities.values()) {
+    for (const [def, counts] of staged) {
       if ((model.owner(def.name) !== undefined) !== owned) continue;
+      if (counts.created + counts.changed === 0 || !hasSaveLogic(def, ctx.tenant.features)) continue;
       // an item staged with its owner was checked with it
       const guids = (await stagedGuids(ctx.session, def, ctx.tenant.id, workflowId)).filter((g) => !checked.has(g));
       for (let i = 0; i < guids.length; i += CHECK_CHUNK) {
-        rejections.push(...(await checkBeforeCommit(ctx, def, guids.slice(i, i + CHECK_CHUNK), checked)));
+        rejections.push(...(await checkBeforeCommit(shared, def, guids.slice(i, i + CHECK_CHUNK), checked)));
       }
     }
   }
@@ -158,7 +217,8 @@ export async function commitWorkflow(
   workflowId: string,
 ): Promise<CommitOutcome> {
   const { model, tenant } = ctx;
-  const conflicts = await stagedConflicts(ctx.session, model, tenant.id, workflowId);
+  const staged = await stagedEntities(ctx.session, model, tenant.id, workflowId);
+  const conflicts = await stagedConflicts(ctx.session, staged, tenant.id, workflowId);
   if (conflicts.length > 0) {
     for (const conflict of conflicts) {
       const properties = conflict.properties.length === 0 ? [undefined] : conflict.properties;
@@ -176,7 +236,7 @@ export async function commitWorkflow(
     return { kind: "conflict", conflicts };
   }
   // save logic sees the staged state as it will be stored
-  const rejections = await checkStaged(ctx, workflowId);
+  const rejections = await checkStaged(ctx, workflowId, staged);
   if (rejections.length > 0) {
     for (const r of rejections) {
       ctx.prompts.message({
@@ -189,10 +249,12 @@ export async function commitWorkflow(
     return { kind: "rejected", rejections };
   }
   if (ctx.prompts.hasPending) return { kind: "questionPending" };
-  const base = withStore(ctx.session, baseStore);
-  const changed = await applyStaged(base, model, tenant.id, workflowId, (def, records) =>
-    saveVirtual({ ...ctx, session: base }, def, records),
+  // what virtual records' `save` creates goes to the base tables, its inserts together
+  const base = writeBehind(withStore(ctx.session, baseStore));
+  const changed = await applyStaged(base.session, model, staged, tenant.id, workflowId, (def, records) =>
+    saveVirtual({ ...ctx, session: base.session }, def, records),
   );
+  await base.flush();
   return { kind: "committed", changed };
 }
 
@@ -246,19 +308,22 @@ async function applyEntity(
 export async function applyStaged(
   session: Session,
   model: Model,
+  staged: ReadonlyMap<AnyEntity, StagedCounts>,
   tenantId: string,
   workflowId: string,
   saveStagedVirtual: (def: AnyEntity, records: Record<string, unknown>[]) => Promise<void>,
 ): Promise<number> {
-  const order = commitOrder(model).filter((def) => def.storage === undefined);
+  const order = commitOrder(model).filter((def) => def.storage === undefined && staged.has(def));
+  const apply = (def: AnyEntity, kind: "delete" | "update" | "insert") =>
+    applyEntity(session, def, tenantId, workflowId, kind);
   let changed = 0;
-  for (const def of [...order].reverse()) changed += await applyEntity(session, def, tenantId, workflowId, "delete");
+  for (const def of [...order].reverse()) if (staged.get(def)!.deleted > 0) changed += await apply(def, "delete");
   for (const def of order) {
-    changed += await applyEntity(session, def, tenantId, workflowId, "update");
-    changed += await applyEntity(session, def, tenantId, workflowId, "insert");
+    if (staged.get(def)!.changed > 0) changed += await apply(def, "update");
+    if (staged.get(def)!.created > 0) changed += await apply(def, "insert");
   }
-  for (const def of model.entities.values()) {
-    if (def.storage === undefined) continue;
+  for (const [def, counts] of staged) {
+    if (def.storage === undefined || counts.created === 0) continue;
     const rows = await session.query(
       sql`SELECT ${recordSelectList(def, "s")} FROM ${id(stagedTableName(def))} AS s WHERE ${stagedRows(tenantId, workflowId)} AND NOT s.${id(DELETED_COLUMN)} ORDER BY s.guid`,
     );
@@ -270,7 +335,7 @@ export async function applyStaged(
     changed += rows.length;
   }
   // answers stay: the workflow remains open and its next commit asks nothing already answered
-  await discardStaged(session, model, tenantId, workflowId, { keepPrompts: true });
+  await discardStaged(session, model, tenantId, workflowId, { keepPrompts: true, staged });
   return changed;
 }
 
@@ -280,14 +345,15 @@ export async function discardStaged(
   model: Model,
   tenantId: string,
   workflowId: string,
-  options: { keepPrompts?: boolean } = {},
+  options: { keepPrompts?: boolean; staged?: ReadonlyMap<AnyEntity, StagedCounts> } = {},
 ): Promise<void> {
   if (!options.keepPrompts) {
     await tableQueries(session)
       .delete(workflowPromptTable)
       .where(and(eq(workflowPromptTable.tenantId, tenantId), eq(workflowPromptTable.workflowId, workflowId)));
   }
-  for (const def of model.entities.values()) {
+  const staged = options.staged ?? (await stagedEntities(session, model, tenantId, workflowId));
+  for (const def of staged.keys()) {
     await session.query(sql`DELETE FROM ${id(stagedTableName(def))} AS s WHERE ${stagedRows(tenantId, workflowId)}`);
   }
 }

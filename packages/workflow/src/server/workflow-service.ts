@@ -10,6 +10,7 @@ import {
   invokeMethod,
   isGuid,
   type Model,
+  ReadCache,
   ServiceError,
   type Session,
   stagedSession,
@@ -137,7 +138,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       {
         tenantId,
         session,
-        references: new Map(),
+        cache: new ReadCache(),
         workflowId,
         annotation: "@workflow.userprompts",
         prompts: (tx, tenant) => new WorkflowPrompts(tx, tenant, workflowId, basePath, scope),
