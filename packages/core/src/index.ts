@@ -26,6 +26,7 @@ export { migrate } from "./storage/migrate.js";
 export {
   type ColumnMapping,
   columnOf,
+  FIRST_VERSION,
   persistedColumns,
   TENANT_COLUMN,
   tableName,

@@ -29,7 +29,7 @@ import {
 import type { ReferenceField, ScalarField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import { intervalInput } from "./interval-text.js";
-import { columnOf, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { columnOf, FIRST_VERSION, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export type EntityTable = PgTableWithColumns<any>;
@@ -95,7 +95,7 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const name = tableName(def);
   const columns = {
     ...columnBuilders(def),
-    [VERSION_COLUMN]: bigint(VERSION_COLUMN, { mode: "number" }).notNull().default(1),
+    [VERSION_COLUMN]: bigint(VERSION_COLUMN, { mode: "number" }).notNull().default(FIRST_VERSION),
   };
   const nk = columnOf(def, [def.naturalKey.property]);
   const references = persistedColumns(def).filter((c) => c.field.kind === "reference");

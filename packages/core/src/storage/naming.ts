@@ -23,6 +23,8 @@ export const TENANT_COLUMN = "tenant_id";
  * staged change was made against (commit conflicts) and what ETags carry.
  */
 export const VERSION_COLUMN = "row_version";
+/** the version a record is inserted at (the column's default), before any update */
+export const FIRST_VERSION = 1;
 
 export interface ColumnMapping {
   /** property path from the record root: `["Cost"]`, `["MailingAddress", "Country"]` */
