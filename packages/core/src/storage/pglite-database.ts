@@ -3,7 +3,7 @@
  * PGlite serves one connection, so its transactions run one after another.
  */
 import { PGlite, types } from "@electric-sql/pglite";
-import { type Database, type Row, type Session, type Statement, toQuery } from "./database.js";
+import { type Database, oneStatementSession, type Row, type Session, type Statement, toQuery } from "./database.js";
 import { poolUsage } from "./pool-usage.js";
 import { baseStore } from "./record-store.js";
 
@@ -39,9 +39,12 @@ export async function openPglite(dataDir: string): Promise<Database> {
     store: baseStore,
     transaction: (fn, options) =>
       usage.track(
+        // in process, with no round trips to save: the set-up simply runs first
         db.transaction(async (tx) => {
           if (options?.readOnly) await tx.query("SET TRANSACTION READ ONLY");
-          return fn(session(tx));
+          const work = session(tx);
+          if (options?.setup !== undefined) await work.query(options.setup);
+          return fn(options?.oneStatement ? oneStatementSession(baseStore, work.query) : work);
         }),
       ),
     close: () => db.close(),

@@ -108,7 +108,8 @@ export async function readEntities(service: ServiceContext, request: ODataReques
           return runSingle(tx, read.prepared, { tenantId, key: read.key, ...workflow });
       }
     },
-    { readOnly: true },
+    // a read is one statement (architecture): BEGIN, tenant set-up, statement and COMMIT in one round trip
+    { readOnly: true, oneStatement: true },
   );
   if (read.kind === "count") return textResult(String(body));
   if (body === undefined)
