@@ -7,7 +7,8 @@ import type { Scenario, ScenarioData } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
 
 export interface Target {
-  readonly name: "host" | "floor";
+  /** `host`, or the floor's kind */
+  readonly name: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
 }
