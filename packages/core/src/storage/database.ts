@@ -54,10 +54,7 @@ const dialect = new PgDialect();
  * work of that statement; a second one fails naming the limit instead of running outside the
  * transaction.
  */
-export function oneStatementSession(
-  store: Session["store"],
-  run: <R>(statement: Statement) => Promise<R[]>,
-): Session {
+export function oneStatementSession(store: Session["store"], run: <R>(statement: Statement) => Promise<R[]>): Session {
   let used = false;
   return {
     query<R = Row>(statement: Statement) {

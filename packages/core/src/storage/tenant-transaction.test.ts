@@ -16,8 +16,8 @@ import type { Database, TransactionOptions } from "./database.js";
 import { migrate } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
 import { insertRecords } from "./record-store.js";
-import { inTenant } from "./tenant-scope.js";
 import { APP_ROLE } from "./tenant-policy.js";
+import { inTenant } from "./tenant-scope.js";
 
 const Secret = entity("TtSecret", { naturalKey: "Code", fields: { Code: text({ required: true }) } });
 const model = defineModel([Secret]);
