@@ -29,7 +29,12 @@ const option = (url: URL, name: string) =>
 export function metadataRoutes(db: Database, model: Model, basePath: string) {
   const features = async (c: Context<Env>) => {
     const { tenantId } = c.get("principal");
-    return (await inRequestTransaction(db, tenantId, (tx) => tenantInfo(tx, tenantId), { readOnly: true })).features;
+    // at most one statement (none when cached): one round trip
+    const info = await inRequestTransaction(db, tenantId, (tx) => tenantInfo(tx, tenantId), {
+      readOnly: true,
+      oneStatement: true,
+    });
+    return info.features;
   };
   const serviceDocument = async (c: Context<Env>) => {
     const body = serviceDocumentText(model, { features: await features(c), version: "4.0" });
