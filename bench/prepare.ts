@@ -50,7 +50,7 @@ const scaled = (scale: number): SampleOptions => {
 };
 
 /** the database a scale is measured in: scale 1 the one given, another one beside it named for its scale */
-export function scaleDatabaseUrl(databaseUrl: string, scale: number): string {
+function scaleDatabaseUrl(databaseUrl: string, scale: number): string {
   if (scale === 1) return databaseUrl;
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1)) || "postgres";
@@ -58,9 +58,10 @@ export function scaleDatabaseUrl(databaseUrl: string, scale: number): string {
   return url.toString();
 }
 
-/** creates the database of `url` from a connection to `databaseUrl`, unless it exists */
-async function ensureDatabase(databaseUrl: string, url: string): Promise<void> {
-  if (url === databaseUrl) return;
+/** the database of a scale (scaleDatabaseUrl), created from a connection to `databaseUrl` unless it exists */
+export async function scaleDatabase(databaseUrl: string, scale: number): Promise<string> {
+  const url = scaleDatabaseUrl(databaseUrl, scale);
+  if (url === databaseUrl) return url;
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
   const db = await openDatabase({ url: databaseUrl, max: 1 });
   try {
@@ -74,6 +75,7 @@ async function ensureDatabase(databaseUrl: string, url: string): Promise<void> {
   } finally {
     await db.close();
   }
+  return url;
 }
 
 /** a copy's Guid: derived from the original's and the copy's number, so references follow it */
@@ -127,8 +129,7 @@ export interface BenchData {
 }
 
 export async function prepareDatabase(databaseUrl: string, scale: number): Promise<BenchData> {
-  const url = scaleDatabaseUrl(databaseUrl, scale);
-  await ensureDatabase(databaseUrl, url);
+  const url = await scaleDatabase(databaseUrl, scale);
   const db = await openDatabase({ url, max: 2 });
   try {
     await migrateService(db, sampleModel);

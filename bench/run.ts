@@ -22,7 +22,7 @@ import { isDeepStrictEqual } from "node:util";
 import { IMPORT_PART, type ImportResult, importTenant, prepareImport, runImport } from "./import.js";
 import { type Measurement, measure, mostlyFailed, probe, type Target } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
-import { benchTenant, prepareDatabase, scaleDatabaseUrl } from "./prepare.js";
+import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
 import {
   describeMachine,
   growthTable,
@@ -93,7 +93,7 @@ async function runScale(scale: number): Promise<ScaleRun> {
   const data =
     selected.length > 0 || workflowing || soaking
       ? await prepareDatabase(settings.databaseUrl, scale)
-      : { databaseUrl: scaleDatabaseUrl(settings.databaseUrl, scale), guids: [], orders: 0, lines: 0 };
+      : { databaseUrl: await scaleDatabase(settings.databaseUrl, scale), guids: [], orders: 0, lines: 0 };
   if (importing) await prepareImport(data.databaseUrl);
   const runId = Date.now().toString(36);
   let skus = 0;
