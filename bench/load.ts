@@ -58,6 +58,16 @@ function run(target: Target, scenario: Scenario, data: ScenarioData, seconds: nu
   });
 }
 
+/** load without measuring: `settings.warmup` seconds of the scenario */
+export async function warmUp(
+  target: Target,
+  scenario: Scenario,
+  data: ScenarioData,
+  settings: BenchSettings,
+): Promise<void> {
+  await run(target, scenario, data, settings.warmup, settings.connections);
+}
+
 export async function measure(
   target: Target,
   scenario: Scenario,
