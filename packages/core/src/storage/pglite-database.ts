@@ -31,6 +31,8 @@ const session = (db: Queryable): Session => ({
 
 export async function openPglite(dataDir: string): Promise<Database> {
   const db = await PGlite.create(dataDir, { parsers });
+  // plans made for the actual values, as the PostgreSQL driver asks for (postgres-database.ts)
+  await db.exec("SET plan_cache_mode = force_custom_plan");
   const root = session(db);
   const usage = poolUsage(1);
   return {

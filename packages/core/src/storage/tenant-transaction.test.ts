@@ -93,6 +93,13 @@ describe("a one-statement tenant read", () => {
     expect(await read(a, sql`SELECT current_setting('app.tenant_id', true) AS tenant`)).toEqual([{ tenant: a }]);
   });
 
+  it("plans its statement for the values it is given (a generic plan can be far slower)", async () => {
+    const { a } = await seeded();
+    expect(await read(a, sql`SELECT current_setting('plan_cache_mode') AS mode`)).toEqual([
+      { mode: "force_custom_plan" },
+    ]);
+  });
+
   it("cannot write", async () => {
     const { a } = await seeded();
     await expect(
