@@ -49,8 +49,7 @@ interface Slice {
   readonly cpuPerRequest: number | undefined;
 }
 
-// the smallest scale's data: the comparison is about the code, not about growth
-const data = await prepareDatabase(settings.databaseUrl, Math.min(...settings.scales));
+const data = await prepareDatabase(settings.databaseUrl, settings.scale);
 const runId = Date.now().toString(36);
 let skus = 0;
 const scenarioData = { ...data, uniqueSku: () => `compare-${runId}-${skus++}` };
@@ -60,8 +59,7 @@ const current = await startServer("./host-server.ts", env);
 const servers: RunningServer[] = [current];
 try {
   servers.push(await startServer(resolve(baselineDir, "bench/host-server.ts"), env));
-  // the floor that pays the host's isolation (floor-server.ts)
-  servers.push(await startServer("./floor-server.ts", { ...env, FLOOR: "isolated" }));
+  servers.push(await startServer("./floor-server.ts", env));
   const [, baseline, floor] = servers as [RunningServer, RunningServer, RunningServer];
   const headers = { authorization: `Bearer ${await signIn(current.url, benchTenant)}` };
   const targets: (Target & { pid: number | undefined })[] = [
