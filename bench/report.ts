@@ -151,7 +151,7 @@ export function growthTable(runs: readonly ScaleRun[]): string {
     const first = values[0];
     rows.push([
       `${name} (${unit})`,
-      ...values.map((v) => (v === undefined ? "–" : v.toFixed(1))),
+      ...values.map((v) => (v === undefined ? "–" : v.toFixed(v < 10 ? 2 : 1))),
       ...values.slice(1).map((v) => (v === undefined || first === undefined ? "–" : (v / first).toFixed(2))),
       ...runs.map(() => ""),
     ]);
