@@ -119,12 +119,14 @@ async function roundTrip(base: string, token: string) {
   expect(read).toEqual({
     status: 200,
     body: {
+      "@odata.context": "/api/$metadata#Part(PartNo,Price,Supplier(Name))",
       value: [
         {
+          "@odata.etag": 'W/"1"',
           Guid: part.body.Guid,
           PartNo: "P-1",
           Price: 12.5,
-          Supplier: { Guid: expect.any(String), Name: "Acme Parts" },
+          Supplier: { "@odata.etag": 'W/"1"', Guid: expect.any(String), Name: "Acme Parts" },
         },
       ],
     },
