@@ -32,7 +32,8 @@ export function inTenant<T>(
       sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
       params: [tenantId],
     });
-    const writes = options?.deferInserts === false ? writeThrough(tx) : writeBehind(tx);
+    // a read-only transaction inserts nothing: no waiting, and no check before each statement
+    const writes = options?.deferInserts === false || options?.readOnly ? writeThrough(tx) : writeBehind(tx);
     const result = await fn(writes.session, writes);
     await writes.flush();
     return result;

@@ -26,6 +26,27 @@ function resourceShape(path: string): string {
   }
 }
 
+const GUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/g;
+/** shapes kept; the oldest is dropped first */
+const SHAPES_KEPT = 500;
+const shapes = new Map<string, string>();
+
+/**
+ * `resourceShape` for every request of the entity API: parsed once per path with its Guids
+ * masked (a Guid never changes a shape), since parsing every request's path again cost a read
+ * by key about a twentieth of its time.
+ */
+function cachedShape(path: string): string {
+  const masked = path.replace(GUID, "0");
+  let shape = shapes.get(masked);
+  if (shape === undefined) {
+    shape = resourceShape(masked);
+    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
+    shapes.set(masked, shape);
+  }
+  return shape;
+}
+
 /** the route pattern of the request `c` was made for; `unmatched` when no route takes its path */
 export function routePattern(c: Context): string {
   // middleware (`app.use`) matches every method; the route that answers names one
@@ -33,5 +54,5 @@ export function routePattern(c: Context): string {
   if (route === undefined) return "unmatched";
   if (route.path !== "/api/*") return placeholders(route.path);
   // as the URL has it, percent-encoded: the parser splits at `/` before it decodes
-  return resourceShape(new URL(c.req.url).pathname.slice("/api/".length));
+  return cachedShape(new URL(c.req.url).pathname.slice("/api/".length));
 }
