@@ -72,7 +72,7 @@ describe("readBody", () => {
     expect(seen.pulls).toBeLessThanOrEqual(1); // at most the stream's own start-up pull, none by readBody
   });
 
-  it("still counts when a Content-Length under the limit understates the body", async () => {
+  it("still refuses a body over the limit whose Content-Length understates it", async () => {
     const { stream } = chunkedStream(new Uint8Array(10), 3);
     const error = await rejection(readBody(post(stream, { "content-length": "5" }), 16));
     expect(error.status).toBe(413);

@@ -10,6 +10,15 @@ import { ServiceError } from "@bizdata/core";
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (declared !== null) {
+    // A declared length bounds what the transport delivers, so the body can be read whole:
+    // `arrayBuffer()` lets a fetch adapter read the socket directly (@hono/node-server does),
+    // where `body` makes it build a web stream first, which cost a small create a sixth of its
+    // time. Checked again after reading: a Request built in-process is not held to its header.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return decodeUtf8(bytes);
+  }
   if (request.body === null) return "";
 
   const reader = request.body.getReader();
