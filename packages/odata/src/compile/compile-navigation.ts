@@ -6,7 +6,7 @@
  * at all means the root does not exist (404), while a row without a record means the navigation
  * leads nowhere (a null reference: 204, an empty collection: `[]`).
  */
-import { type ColumnMapping, TENANT_COLUMN } from "@bizdata/core";
+import { type AnyEntity, type ColumnMapping, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Navigation } from "../bind/bound-expr.js";
 import { valueTypeOf } from "../bind/bound-expr.js";
@@ -88,6 +88,25 @@ export function compileContainedCount(
   const { aliases, root, at, where } = fromRoot(start, ctx);
   const count = compileCount(query, ctx, within(at, inverse, aliases));
   return sql`SELECT n.count ${root.from()} LEFT JOIN LATERAL (${count}) n ON true WHERE ${where}`;
+}
+
+/**
+ * Whether the record the steps lead to holds the item with Guid `key` in the collection `inverse`
+ * points back from (`SalesOrder(…)/Details(…)`): a row when the root exists, its `item` null
+ * when the item is not one of the owner's (no such record, or another owner's).
+ */
+export function compileOwnership(
+  start: NavigationStart,
+  inverse: ColumnMapping,
+  item: AnyEntity,
+  key: Placeholder,
+  ctx: CompileContext,
+): SQL {
+  const { aliases, root, at, where } = fromRoot(start, ctx);
+  const items = QueryScope.over(item, aliases);
+  const alias = sql.identifier(items.alias);
+  const held = sql`${recordsInReach(items, ctx)} AND ${within(at, inverse, aliases).condition(items)} AND ${alias}.guid = ${key}::uuid`;
+  return sql`SELECT (SELECT ${alias}.guid ${items.from()} WHERE ${held}) AS item ${root.from()} WHERE ${where}`;
 }
 
 /** a complex value of the record the steps lead to, as its JSON object */

@@ -7,22 +7,27 @@ import type { ColumnMapping } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ApplyQuery } from "../bind/apply-query.js";
-import type { NavigationSource } from "../bind/bind-resource-path.js";
+import type { NavigationSource, Ownership } from "../bind/bind-resource-path.js";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileApply } from "../compile/compile-apply.js";
 import {
   compileComplex,
   compileContained,
   compileContainedCount,
+  compileOwnership,
   compileRelated,
   type NavigationStart,
 } from "../compile/compile-navigation.js";
 import { type CompiledRead, compileCollection, compileCount, compileSingle } from "../compile/compile-read.js";
 import type { EntityOutput } from "../compile/control-info.js";
 
-export interface PreparedRead extends Omit<CompiledRead, "statement"> {
+/** a statement's text and parameters, its placeholders filled at run (run-read.ts) */
+export interface PreparedStatement {
   readonly sql: string;
   readonly params: readonly unknown[];
+}
+
+export interface PreparedRead extends Omit<CompiledRead, "statement">, PreparedStatement {
   /** the rows carry `$count` */
   readonly counted: boolean;
 }
@@ -91,6 +96,21 @@ export const prepareContainedCount = (
   inverse: ColumnMapping,
   options: PrepareOptions,
 ): PreparedRead => preparedCount(compileContainedCount(query, start(source), inverse, context(options)));
+
+/**
+ * `SalesOrder(…)/Details(…)`: whether the owner holds the item, the owner's key and the item's
+ * placeholders filled at run (`key`, `item`). It writes no values, so only `staged` matters.
+ */
+export const prepareOwnership = (ownership: Ownership, options: Pick<PrepareOptions, "staged">): PreparedStatement =>
+  dialect.sqlToQuery(
+    compileOwnership(
+      start(ownership.owner),
+      ownership.inverse,
+      ownership.item,
+      sql.placeholder("item"),
+      context({ ieee754Compatible: false, ...options }),
+    ),
+  );
 
 /** `Contact(…)/MailingAddress`: the complex value */
 export const prepareComplex = (

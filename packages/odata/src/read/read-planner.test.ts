@@ -41,6 +41,29 @@ describe("ReadPlanner", () => {
     expect(d).toMatchObject({ kind: "collection", key: "6f1d2b3c-0000-4000-8000-000000000003" });
   });
 
+  it("shares one entry for an owned item under its owner whatever the two keys, and puts both back", () => {
+    const [k1, k2, k3, k4] = [1, 2, 3, 4].map((n) => `6f1d2b3c-0000-4000-8000-00000000000${n}`) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const planner = new ReadPlanner(model);
+    const a = plan(planner, `Product(${k1})/Parts(${k2})`, "");
+    const b = plan(planner, `Product(Guid=${k3.toUpperCase()})/Parts(Guid=${k4})`, "");
+    expect(b.prepared).toBe(a.prepared);
+    expect(b.owners![0]!.prepared).toBe(a.owners![0]!.prepared);
+    expect(a).toMatchObject({
+      kind: "entity",
+      key: k2,
+      owners: [{ root: "Product", path: "Parts", key: k1, item: k2 }],
+    });
+    expect(b).toMatchObject({ kind: "entity", key: k4, owners: [{ key: k3, item: k4 }] });
+    // the same shape with one key fewer is no owned item
+    expect(() => plan(planner, `Product(${k1})/Parts()`, "")).toThrow("Part is addressed by one key");
+    expect(() => plan(planner, `Product()/Parts(${k2})`, "")).toThrow("Product is addressed by one key");
+  });
+
   it("never serves a keyed entry to a path without a key", () => {
     const planner = new ReadPlanner(model);
     plan(planner, "Product(6f1d2b3c-0000-4000-8000-000000000001)", "");

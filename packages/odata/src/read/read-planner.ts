@@ -1,8 +1,8 @@
 /**
  * Turns a request URL into a prepared read and caches it by URL shape, so a repeated query costs
  * no parse, bind or compile: only the statement's run (architecture: cache compiled statements
- * per query shape). The record key and the tenant are parameters, so `Product(<any guid>)` with
- * the same options is one cache entry for every tenant.
+ * per query shape). The record keys and the tenant are parameters, so `Product(<any guid>)` with
+ * the same options is one cache entry for every tenant, and so is `SalesOrder(…)/Details(…)`.
  */
 import { type AnyEntity, badRequest, type Model } from "@bizdata/core";
 import type { ApplyQuery } from "../bind/apply-query.js";
@@ -20,6 +20,7 @@ import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import { applyContext, readContext } from "./context-url.js";
+import { type OwnerCheck, ownerReads, planOwnerChecks } from "./owner-checks.js";
 import {
   type PreparedRead,
   prepareCollection,
@@ -53,6 +54,8 @@ export type PlannedRead =
     readonly root: AnyEntity;
     /** the context URL's fragment, what follows `$metadata#` (context-url.ts) */
     readonly context: string;
+    /** an owned item named under its owner: what to check before the read (owner-checks.ts) */
+    readonly owners?: readonly OwnerCheck[];
   };
 
 /** the entities whose records a read returns: its own and every expanded one */
@@ -102,9 +105,22 @@ export interface PlanRequest {
   readonly metadata?: MetadataLevel;
 }
 
-/** `Entity(<guid>)…` or `Entity(Guid=<guid>)…`: one shape whatever the Guid */
+/** a keyed segment, `Entity(<guid>)` or `Entity(Guid=<guid>)` (an owned item's too): one shape whatever the Guid */
 const KEYED =
-  /^([A-Za-z_][A-Za-z0-9_]*)\((?:Guid=)?([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\)(?=\/|$)/;
+  /(^|\/)([A-Za-z_][A-Za-z0-9_]*)\((?:Guid=)?([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})\)(?=\/|$)/g;
+
+/** a read's keys in path order: its owners' (owner-checks.ts), then that of the record it starts at */
+const keysOf = (read: PlannedRead): string[] => [
+  ...(read.owners ?? []).map((o) => o.key),
+  ...(read.key === undefined ? [] : [read.key]),
+];
+
+/** a read of one shape for the keys of another path of that shape: each owner holds the next key's record */
+function withKeys(read: PlannedRead, keys: readonly string[]): PlannedRead {
+  if (keys.length === 0) return read;
+  const owners = read.owners?.map((o, i) => ({ ...o, key: keys[i]!, item: keys[i + 1]! }));
+  return { ...read, key: keys.at(-1)!, ...(owners && { owners }) } as PlannedRead;
+}
 
 /**
  * What a resource path addresses, against the model: parse and bind, uncached (writes and
@@ -133,23 +149,23 @@ export class ReadPlanner {
    * reads; they come back bound for the caller to dispatch.
    */
   plan(request: PlanRequest): PlannedRead | MethodPath {
-    // `Entity(<guid>)…` shares one entry whatever the Guid
-    const keyed = KEYED.exec(request.path);
-    const key = keyed?.[2]?.toLowerCase();
-    const path = keyed ? `${keyed[1]}()${request.path.slice(keyed[0].length)}` : request.path;
+    // `Entity(<guid>)…` shares one entry whatever the Guids
+    const keys: string[] = [];
+    const path = request.path.replace(KEYED, (_, start: string, name: string, key: string) => {
+      keys.push(key.toLowerCase());
+      return `${start}${name}()`;
+    });
     const shape = `${request.ieee754Compatible ? 1 : 0}${request.metadata ?? "none"}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${path}|${request.search}`;
     const cacheable = request.cache !== false && request.aliases === undefined;
     const cached = cacheable ? this.cache.get(shape) : undefined;
-    // a keyed plan serves only a path whose key KEYED found (`Product()` is no key)
-    if (cached !== undefined && (cached.key === undefined) === (key === undefined)) {
-      return key === undefined ? cached : ({ ...cached, key } as PlannedRead);
-    }
+    // a keyed plan serves only a path whose keys KEYED found, as many (`Product()` is no key)
+    if (cached !== undefined && keysOf(cached).length === keys.length) return withKeys(cached, keys);
     const planned = this.compile(request);
     if (planned.kind === "method") return planned;
-    const plannedKey = planned.key;
     // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled; a keyed read is
-    // kept only when its key is where KEYED finds it, so that a hit can put it back
-    if (cacheable && this.cacheSize > 0 && plannedKey === key) {
+    // kept only when its keys are where KEYED finds them, so that a hit can put them back
+    const found = keysOf(planned);
+    if (cacheable && this.cacheSize > 0 && found.length === keys.length && found.every((k, i) => k === keys[i])) {
       if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(shape, planned);
     }
@@ -159,6 +175,14 @@ export class ReadPlanner {
   private compile(request: PlanRequest): PlannedRead | MethodPath {
     const path = resolveResource(this.model, request.path, this.limits);
     if (path.kind === "method") return path;
+    const read = this.compileRead(path, request);
+    if (path.owners === undefined) return read;
+    // the item is read at its own address, once its owners are checked to hold it
+    const owners = planOwnerChecks(path.owners, { staged: request.staged ?? false });
+    return { ...read, owners, reads: [...new Set([...ownerReads(owners), ...read.reads])] };
+  }
+
+  private compileRead(path: Exclude<BoundPath, MethodPath>, request: PlanRequest): PlannedRead {
     const options = parseQueryOptions(request.search, this.limits);
     const bindOptions = { limits: this.limits, ...(request.aliases && { aliases: request.aliases }) };
     const prepare = {

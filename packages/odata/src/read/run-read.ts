@@ -4,26 +4,29 @@
  */
 import type { Session } from "@bizdata/core";
 import { fillPlaceholders } from "drizzle-orm";
-import type { PreparedRead } from "./prepare-read.js";
+import type { PreparedRead, PreparedStatement } from "./prepare-read.js";
 
 export interface RunArgs {
   readonly tenantId: string;
   /** the workflow whose staged state a statement prepared with `staged` reads */
   readonly workflowId?: string;
-  /** the record's Guid, for single reads */
+  /** the record's Guid, for single reads (the owner's, for an ownership check) */
   readonly key?: string;
+  /** an owned item's Guid, for an ownership check */
+  readonly item?: string;
   /** the Guids a read prepared with `keys` is restricted to */
   readonly keys?: readonly string[];
   /** the URL of the next page, given the `$skip` it starts at */
   readonly nextLink?: (skip: number) => string;
 }
 
-const rows = (session: Session, prepared: PreparedRead, args: RunArgs) =>
+const rows = (session: Session, prepared: PreparedStatement, args: RunArgs) =>
   session.query({
     sql: prepared.sql,
     params: fillPlaceholders(prepared.params as unknown[], {
       tenant: args.tenantId,
       key: args.key,
+      item: args.item,
       workflow: args.workflowId,
       keys: args.keys,
     }),
@@ -69,6 +72,19 @@ export async function runRelated(
   const [row] = await rows(session, prepared, args);
   if (row === undefined) return undefined;
   return row[prepared.guidAlias] === null ? null : prepared.write(row);
+}
+
+/**
+ * Whether an owner holds an item (prepareOwnership): undefined when the record the owner is
+ * reached from does not exist.
+ */
+export async function runOwnership(
+  session: Session,
+  prepared: PreparedStatement,
+  args: RunArgs,
+): Promise<boolean | undefined> {
+  const [row] = await rows(session, prepared, args);
+  return row === undefined ? undefined : row.item !== null;
 }
 
 /** `joined`: the page is LEFT JOINed to its count or its owner, so an empty one is one row without a record */

@@ -4,7 +4,9 @@
  * statement, cached by shape); writes through core's write pipeline; each request in one tenant
  * transaction, or in the transaction of the scope it runs in (a changeset, a workflow step).
  * A single record's answers carry its ETag, and `If-Match`/`If-None-Match` are checked against
- * it (conditional/preconditions.ts).
+ * it (conditional/preconditions.ts). An owned item named under its owner (`SalesOrder(…)/
+ * Details(…)`) is read, updated and deleted as at its own address, once the owner is found to
+ * hold it (read/owner-checks.ts).
  */
 import {
   type AnyEntity,
@@ -19,6 +21,7 @@ import {
   type WriteContext,
 } from "@bizdata/core";
 import { checkWrite, evaluate, preconditionsOf } from "../conditional/preconditions.js";
+import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
 import { resolveResource } from "../read/read-planner.js";
 import {
   runCollection,
@@ -178,6 +181,7 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     service.db,
     tenantId,
     async (tx) => {
+      await checkOwners(tx, read.owners ?? [], args);
       switch (read.kind) {
         case "collection": {
           const nextLink = nextLinkOf(service.basePath, request.path, request);
@@ -249,7 +253,10 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   });
 }
 
-/** the record a PATCH or DELETE names, once the caller may change it */
+/**
+ * The record a PATCH or DELETE names, once the caller may change it, and the checks that its
+ * owners hold it when it is named under them (which read them)
+ */
 function recordOf(service: ServiceContext, request: ODataRequest, action: "update" | "delete") {
   const path = resolveResource(service.model, request.path);
   if (path.kind !== "entity") {
@@ -261,17 +268,20 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
     );
   }
   request.authorize?.({ kind: action, entity: path.entity.name });
-  return { entity: path.entity, guid: path.key };
+  const owners = planOwnerChecks(path.owners, { staged: staged() });
+  if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
+  return { entity: path.entity, guid: path.key, owners };
 }
 
 /** `PATCH`: updates one record, when its version is one `If-Match` names (if sent) */
 export async function updateEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
-  const { entity, guid } = recordOf(service, request, "update");
+  const { entity, guid, owners } = recordOf(service, request, "update");
   const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
   const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
+    await checkOwners(tx, owners, { tenantId, ...stagedArgs() });
     await checkWrite(tx, entity, tenantId, guid, conditions);
     const { ctx, prompts } = await writing(service, tx, request);
     await updateRecord(ctx, entity, guid, body);
@@ -283,10 +293,11 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
 /** `DELETE`: removes one record, when its version is one `If-Match` names (if sent) */
 export async function deleteEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
-  const { entity, guid } = recordOf(service, request, "delete");
+  const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
   const cache = currentScope()?.cache;
   await inRequestTransaction(service.db, tenantId, async (tx) => {
+    await checkOwners(tx, owners, { tenantId, ...stagedArgs() });
     await checkWrite(tx, entity, tenantId, guid, conditions);
     await deleteRecord(
       { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },

@@ -18,6 +18,7 @@ import {
 import { type MethodPath, resolveEntity } from "../bind/bind-resource-path.js";
 import { checkWrite, preconditionsOf } from "../conditional/preconditions.js";
 import { resultType } from "../metadata/operation-results.js";
+import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
 import type { ReadPlanner } from "../read/read-planner.js";
 import { runCollection, runSingle } from "../read/run-read.js";
 import type { Literal } from "../syntax/ast.js";
@@ -138,8 +139,12 @@ export async function callMethod(
   const metadata = request.metadata ?? "minimal";
   // a Modify method bound to a record changes it: If-Match holds it to the version the client saw
   const conditions = declaration.type === "modify" && key !== null ? preconditionsOf(request) : {};
+  // a method of an owned item named under its owner runs once the owner is found to hold it
+  const owners = planOwnerChecks(path.owners, { staged });
+  if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
 
   const run = async (tx: Session): Promise<ODataResult> => {
+    await checkOwners(tx, owners, { tenantId, ...stagedArgs() });
     if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
     const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible);
     const outcome = await invokeMethod(
