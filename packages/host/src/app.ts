@@ -170,7 +170,7 @@ export function createApp({
     ttlSeconds: config.workflowTtl,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
   });
-  app.use(`${basePath}/*`, workflowStep(workflows));
+  app.use(`${basePath}/*`, workflowStep(workflows, basePath));
   app.route(basePath, workflowRoutes(workflows));
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");

@@ -16,11 +16,20 @@ const caller = (c: Context<Env>): WorkflowCaller => {
   return { tenantId, owner: username };
 };
 
-/** every request with `Workflow-Id` is one step of that workflow */
-export function workflowStep(service: WorkflowService): MiddlewareHandler<Env> {
+/**
+ * Every request with `Workflow-Id` is one step of that workflow, except the endpoints that manage
+ * workflows (create, resume, find, close: spec 4.6 lists them without the headers), which a client
+ * that sends the headers on every request may reach with them too. Taken as a step, closing the
+ * workflow would wait for the lock its own step holds, and resuming would answer the index before
+ * the step moved it on.
+ */
+export function workflowStep(service: WorkflowService, basePath: string): MiddlewareHandler<Env> {
+  const prefix = `${basePath}/workflow`;
+  const management = (path: string) =>
+    path.startsWith(prefix) && /^(\/active|\/[0-9a-fA-F-]{36})?$/.test(path.slice(prefix.length));
   return async (c, next) => {
     const workflowId = c.req.header("workflow-id");
-    if (workflowId === undefined) return next();
+    if (workflowId === undefined || management(c.req.path)) return next();
     const { nextIndex } = await service.step(
       caller(c),
       { workflowId, index: c.req.header("workflow-index") },

@@ -173,6 +173,44 @@ describe("workflows", () => {
   });
 });
 
+describe("the endpoints that manage workflows, reached with the workflow headers", () => {
+  // a client may send Workflow-Id and Workflow-Index on every request; these are not steps
+  const withHeaders = (wf: { id: string; index: number }) => ({
+    "Workflow-Id": wf.id,
+    "Workflow-Index": String(wf.index),
+  });
+
+  it("resume, find and create answer as without them, and leave the index where it was", async () => {
+    const wf = await workflow(admin, "managed-1");
+    expect((await wf.step("PATCH", "/api/Product(Guid=00000000-0000-0000-0000-000000000000)", {})).status).toBe(
+      404,
+    );
+    const resumed = await admin.request("GET", `/api/workflow/${wf.id}`, undefined, withHeaders(wf));
+    expect([resumed.status, (await json(resumed)).nextIndex]).toEqual([200, 1]);
+    const found = await admin.request("GET", "/api/workflow/active?stagingKey=managed-1", undefined, withHeaders(wf));
+    expect([found.status, (await json(found)).workflowId]).toEqual([200, wf.id]);
+    const other = await admin.request("POST", "/api/workflow", undefined, withHeaders(wf));
+    expect(other.status).toBe(200);
+    expect((await json(other)).workflowId).not.toBe(wf.id);
+    // the index is still 1: the next step is taken at it
+    expect((await wf.step("GET", "/api/Product?$top=1")).status).toBe(200);
+    expect(wf.index).toBe(2);
+  });
+
+  it("close discards the staged changes, as without them", async () => {
+    const res = await admin.request("POST", "/api/Product", { SKU: "MANAGED-2", Price: 10 });
+    const guid = (await json(res)).Guid as string;
+    const wf = await workflow(admin);
+    expect((await wf.step("PATCH", `/api/Product(${guid})`, { Price: 11 })).status).toBe(200);
+    const closed = await admin.request("DELETE", `/api/workflow/${wf.id}`, undefined, withHeaders(wf));
+    expect(closed.status).toBe(204);
+    expect((await admin.request("GET", `/api/workflow/${wf.id}`)).status).toBe(404);
+    const step = await admin.request("GET", `/api/Product(${guid})`, undefined, withHeaders(wf));
+    expect(step.status).toBe(404);
+    expect((await json(await admin.request("GET", `/api/Product(${guid})?$select=Price`))).Price).toBe(10);
+  });
+});
+
 describe("staged deletes", () => {
   const product = async (sku: string) => {
     const res = await admin.request("POST", "/api/Product", { SKU: sku, Price: 10 });
