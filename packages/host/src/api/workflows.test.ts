@@ -182,9 +182,7 @@ describe("the endpoints that manage workflows, reached with the workflow headers
 
   it("resume, find and create answer as without them, and leave the index where it was", async () => {
     const wf = await workflow(admin, "managed-1");
-    expect((await wf.step("PATCH", "/api/Product(Guid=00000000-0000-0000-0000-000000000000)", {})).status).toBe(
-      404,
-    );
+    expect((await wf.step("PATCH", "/api/Product(Guid=00000000-0000-0000-0000-000000000000)", {})).status).toBe(404);
     const resumed = await admin.request("GET", `/api/workflow/${wf.id}`, undefined, withHeaders(wf));
     expect([resumed.status, (await json(resumed)).nextIndex]).toEqual([200, 1]);
     const found = await admin.request("GET", "/api/workflow/active?stagingKey=managed-1", undefined, withHeaders(wf));
