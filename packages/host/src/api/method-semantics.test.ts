@@ -50,7 +50,7 @@ const Counter = entity("MsCounter", {
 });
 const model = defineModel([Counter]);
 
-const step = (name: string, failAt: number | null, n: number, withUndo: boolean) =>
+const step = (name: string, n: number, withUndo: boolean) =>
   model.subscribe(Bump, {
     name,
     run: async ({ record, args, abort, save }) => {
@@ -67,10 +67,10 @@ const step = (name: string, failAt: number | null, n: number, withUndo: boolean)
       },
     }),
   });
-step("first", null, 1, true);
-step("second", null, 2, false);
-step("third", null, 3, true);
-step("fourth", null, 4, true);
+step("first", 1, true);
+step("second", 2, false);
+step("third", 3, true);
+step("fourth", 4, true);
 model.subscribe(Seal, {
   name: "mark",
   run: ({ record }) => {
