@@ -1,4 +1,4 @@
-import { defineModel, entity, migrate, text } from "@bizdata/core";
+import { defineModel, entity, text } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
