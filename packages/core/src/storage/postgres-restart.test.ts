@@ -5,8 +5,12 @@
  * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch). And a
  * reservation (`sql.reserve()`, which the tenant transactions use) waiting while the pool
  * reconnected was handed to a connection that dropped it: the connection never came back, and
- * after a restart the pool served fewer transactions at a time, down to none.
+ * after a restart the pool served fewer transactions at a time, down to none. And a socket that
+ * failed (ECONNRESET) emits 'error' at once but 'close' only once its handle has closed: a query
+ * handed to the connection in between (a transaction's rollback, sent from the handler of the
+ * statement the error failed) was never answered, and the request waiting for it hung.
  */
+import { connect, type Socket } from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
@@ -71,6 +75,70 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
     reserved.release();
     const answers = await Promise.all([1, 2, 3, 4].map((n) => sql`select ${n}::int as n`));
     expect(answers.map(([a]) => a!.n)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("fails a query sent between its socket's error and close, and the pool serves again", async () => {
+    let socket: Socket | undefined;
+    // postgres.js's `socket` option (its README: Custom socket) is missing from its types
+    const options: postgres.Options<{}> & { socket: () => Socket } = {
+      max: 1,
+      onnotice: () => {},
+      socket: () => (socket = connect(cluster.port, "127.0.0.1")),
+    };
+    const pool = postgres(cluster.url, options);
+    try {
+      const reserved = await pool.reserve();
+      const [row] = await reserved`select pg_backend_pid() as pid`;
+      const running = reserved`select pg_sleep(10)`.execute();
+      // the handler of the failed statement sends the next one, as a transaction sends its rollback
+      const next = running.then(
+        () => undefined,
+        () => reserved`select 1`,
+      );
+      // the statement is on the server before the socket fails under it
+      for (let i = 0; i < 100; i++) {
+        const [activity] = await admin`select query from pg_stat_activity where pid = ${row!.pid}`;
+        if (activity?.query.includes("pg_sleep")) break;
+        await sleep(20);
+      }
+      socket!.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
+      await expect(running).rejects.toMatchObject({ code: "ECONNRESET" });
+      await expect(next).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+      reserved.release();
+      expect(await pool`select 1 as one`).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end({ timeout: 1 });
+    }
+  });
+
+  it("leaves a connection that closed while reserved to the reservation it serves next", async () => {
+    const pool = postgres(cluster.url, { max: 1, onnotice: () => {} });
+    try {
+      const first = await pool.reserve();
+      const [row] = await first`select pg_backend_pid() as pid`;
+      await admin`select pg_terminate_backend(${row!.pid})`;
+      for (let i = 0; i < 100; i++) {
+        if ((await admin`select 1 from pg_stat_activity where pid = ${row!.pid}`).length === 0) break;
+        await sleep(20);
+      }
+      await expect(first`select 1`).rejects.toMatchObject({ code: expect.any(String) });
+      // the pool's only connection opens again for the next reservation; the first one's release
+      // comes after that and must not hand it back to the pool under the second
+      const second = await pool.reserve();
+      first.release();
+      await second`select 1`;
+      let third: postgres.ReservedSql | undefined;
+      const waiting = pool.reserve().then((r) => {
+        third = r;
+        return r;
+      });
+      await second`select 1`;
+      expect(third).toBeUndefined();
+      second.release();
+      (await waiting).release();
+    } finally {
+      await pool.end({ timeout: 1 });
+    }
   });
 
   // transactions awaited step by step (sql.begin), and ones whose set-up is sent with BEGIN and
