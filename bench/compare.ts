@@ -49,7 +49,8 @@ interface Slice {
   readonly cpuPerRequest: number | undefined;
 }
 
-const data = await prepareDatabase(settings.databaseUrl, settings.scale);
+// the smallest scale's data: the comparison is about the code, not about growth
+const data = await prepareDatabase(settings.databaseUrl, Math.min(...settings.scales));
 const runId = Date.now().toString(36);
 let skus = 0;
 const scenarioData = { ...data, uniqueSku: () => `compare-${runId}-${skus++}` };
@@ -59,7 +60,8 @@ const current = await startServer("./host-server.ts", env);
 const servers: RunningServer[] = [current];
 try {
   servers.push(await startServer(resolve(baselineDir, "bench/host-server.ts"), env));
-  servers.push(await startServer("./floor-server.ts", env));
+  // the floor that pays the host's isolation (floor-server.ts)
+  servers.push(await startServer("./floor-server.ts", { ...env, FLOOR: "isolated" }));
   const [, baseline, floor] = servers as [RunningServer, RunningServer, RunningServer];
   const headers = { authorization: `Bearer ${await signIn(current.url, benchTenant)}` };
   const targets: (Target & { pid: number | undefined })[] = [

@@ -1,46 +1,75 @@
 /**
- * Child-process entry of the floor: bare Hono on @hono/node-server with hand-written SQL over
+ * Child-process entry of a floor: bare Hono on @hono/node-server with hand-written SQL over
  * postgres.js, serving the scenarios' URLs with the same JSON as the host. It does what the host
- * must do and nothing more: one transaction per request that sets the role and the tenant exactly
- * as `inTenant` does (so row-level security costs both the same), prepared statements, a pool of
- * ten like the host's, and JSON built by PostgreSQL and passed through unparsed (flat pages, one
- * row of text), or written in TypeScript from flat joined rows (the expands: the architecture's
- * lesson for PostgreSQL 15; here JSON built by PostgreSQL measured the same within the noise). It
- * has no OData parsing, no model and no token check: those are the host's overhead that the ratio
- * measures. Where the obvious SQL has a slow plan, the floor takes the fast one that gives the
- * same answer for any data, and says why. The tenant is fixed (BENCH_TENANT); each query-mix
- * route answers its one URL (scenarios.ts), with the values of that URL in its SQL as parameters.
+ * must do and nothing more: one statement per request, prepared statements, a pool of ten like the
+ * host's, every statement planned for its values like the host's (`plan_cache_mode`), and JSON
+ * built by PostgreSQL and passed through unparsed (flat pages, one row of text), or written in
+ * TypeScript from flat joined rows (the expands: the architecture's lesson for PostgreSQL 15; here
+ * JSON built by PostgreSQL measured the same within the noise). It has no OData parsing, no model
+ * and no token check: those are the host's overhead that the ratio measures. Where the obvious SQL
+ * has a slow plan, the floor takes the fast one that gives the same answer for any data, and says
+ * why. The tenant is fixed (BENCH_TENANT); each query-mix route answers its one URL
+ * (scenarios.ts), with the values of that URL in its SQL as parameters.
+ *
+ * What it pays around the statement is its kind (FLOOR, settings.ts `FLOORS`): `isolated` sets
+ * the role and the tenant in a transaction exactly as `inTenant` does, with BEGIN, set-up,
+ * statement and COMMIT sent together (row-level security costs both the same); `bare` sends the
+ * statement alone; `awaited` waits for each of the four.
  */
 import { randomUUID } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import postgres from "postgres";
 import { encodeOption, type QueryMixName, queryMixUrl, READ_ONE_OPTIONS } from "./scenarios.js";
+import type { Floor } from "./settings.js";
 
 const tenantId = process.env.BENCH_TENANT!;
-const sql = postgres(process.env.DATABASE_URL!, { max: 10, prepare: true, onnotice: () => {} });
+const floor = process.env.FLOOR as Floor;
+const sql = postgres(process.env.DATABASE_URL!, {
+  max: 10,
+  prepare: true,
+  onnotice: () => {},
+  // after five runs of a prepared statement PostgreSQL may switch to one generic plan; for the
+  // path filter that plan joins every contact of the tenant to each customer (a nested loop over
+  // a materialized scan, 8x slower than the plan for the values). The host plans every run too.
+  connection: { plan_cache_mode: "force_custom_plan" },
+});
 
-const inTenant = <T>(mode: "read only" | "read write", fn: (tx: postgres.TransactionSql) => Promise<T>) =>
-  sql.begin(mode, async (tx) => {
-    await tx`SELECT set_config('role', 'bizdata_app', true), set_config('app.tenant_id', ${tenantId}, true)`;
-    return fn(tx);
-  }) as Promise<T>;
+/** a statement not yet sent: postgres.js sends a query when it is awaited */
+type Rows<T> = PromiseLike<T[]>;
+/** where a statement goes: a reserved connection, a transaction or the pool */
+type Tx = postgres.Sql<any>;
+type Mode = "read only" | "read write";
 
-const read = <T>(fn: (tx: postgres.TransactionSql) => Promise<T>) => inTenant("read only", fn);
+const setup = (tx: Tx) =>
+  tx`SELECT set_config('role', 'bizdata_app', true), set_config('app.tenant_id', ${tenantId}, true)`;
 
-/**
- * A read whose statement PostgreSQL plans for its parameters every time, set in the statement that
- * sets the tenant (no extra round trip). After five runs of a prepared statement PostgreSQL may
- * switch to one generic plan; for the path filter that plan joins every contact of the tenant to
- * each customer (a nested loop over a materialized scan, 8x slower than the plan for the values).
- */
-const readPlannedPerRun = <T>(fn: (tx: postgres.TransactionSql) => Promise<T>) =>
-  sql.begin("read only", async (tx) => {
-    await tx`
-      SELECT set_config('role', 'bizdata_app', true), set_config('app.tenant_id', ${tenantId}, true),
-             set_config('plan_cache_mode', 'force_custom_plan', true)`;
-    return fn(tx);
-  }) as Promise<T>;
+/** the statement `fn` makes, run as the floor's kind says */
+const floors: Record<Floor, <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => Promise<T[]>> = {
+  isolated: async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => {
+    const tx = (await sql.reserve()) as unknown as Tx & { release(): void };
+    try {
+      // a query is sent when awaited: Promise.allSettled hands all four to the connection in order, in one tick
+      const sent = [tx.unsafe(mode === "read only" ? "BEGIN READ ONLY" : "BEGIN"), setup(tx), fn(tx), tx`COMMIT`];
+      const outcomes = await Promise.allSettled(sent);
+      const failed = outcomes.find((o) => o.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+      return (outcomes[2] as PromiseFulfilledResult<T[]>).value;
+    } finally {
+      tx.release();
+    }
+  },
+  bare: <T>(_: Mode, fn: (tx: Tx) => Rows<T>) => fn(sql) as Promise<T[]>,
+  awaited: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
+    sql.begin(mode, async (tx) => {
+      await setup(tx as unknown as Tx);
+      return fn(tx as unknown as Tx);
+    }) as Promise<T[]>,
+};
+const run = floors[floor];
+if (run === undefined) throw new Error(`FLOOR=${floor} is no floor.`);
+
+const read = <T>(fn: (tx: Tx) => Rows<T>) => run("read only", fn);
 
 const json = (c: Context, body: string) => c.body(body, 200, { "Content-Type": "application/json" });
 
@@ -52,6 +81,9 @@ const num = (s: string | null) => (s === null ? "null" : s);
 /** one statement that returns the whole body as text, built by PostgreSQL */
 const bodyOf = async (rows: Promise<{ body: string }[]>) => (await rows)[0]!.body;
 
+/** the rows of a statement as arrays of values */
+const valuesOf = (query: postgres.PendingQuery<postgres.Row[]>) => query.values() as unknown as Rows<any[]>;
+
 const queryMixRoutes: Record<QueryMixName, (c: Context) => Promise<Response>> = {
   // OData orders nulls first, and a btree index on (tenant_id, sku) holds them last, so a plain
   // `ORDER BY sku NULLS FIRST` sorts every cheap product. The null SKUs first (by Guid), then the
@@ -59,8 +91,9 @@ const queryMixRoutes: Record<QueryMixName, (c: Context) => Promise<Response>> = 
   "query-filter": async (c) =>
     json(
       c,
-      await read((tx) =>
-        bodyOf(tx<{ body: string }[]>`
+      await bodyOf(
+        read(
+          (tx) => tx<{ body: string }[]>`
           SELECT '{"value":[' || coalesce(string_agg(row_to_json(p)::text, ',' ORDER BY p."SKU" NULLS FIRST, p."Guid"), '')
             || ']}' AS body
           FROM (
@@ -70,18 +103,18 @@ const queryMixRoutes: Record<QueryMixName, (c: Context) => Promise<Response>> = 
             (SELECT guid, sku, sales_description, cost
              FROM product WHERE tenant_id = ${tenantId} AND cost < ${50} AND sku IS NOT NULL
              ORDER BY sku, guid LIMIT ${100})
-            LIMIT ${100}) p`),
+            LIMIT ${100}) p`,
+        ),
       ),
     ),
-  // flat joined rows written in TypeScript: the to-one expand is a join, the path filter too; planned
-  // per run (see readPlannedPerRun)
+  // flat joined rows written in TypeScript: the to-one expand is a join, the path filter too
   "query-path-expand": async (c) => {
-    const rows = await readPlannedPerRun((tx) =>
-      tx`
+    const rows = await read((tx) =>
+      valuesOf(tx`
         SELECT cu.guid, cu.id, cu.title, co.guid AS contact, co.first_name, co.last_name
         FROM customer cu JOIN contact co ON co.tenant_id = cu.tenant_id AND co.guid = cu.primary_contact_guid
         WHERE cu.tenant_id = ${tenantId} AND co.mailing_address__state = ${"TX"}
-        ORDER BY cu.guid LIMIT ${50}`.values(),
+        ORDER BY cu.guid LIMIT ${50}`),
     );
     let body = '{"value":[';
     for (let i = 0; i < rows.length; i++) {
@@ -94,13 +127,13 @@ const queryMixRoutes: Record<QueryMixName, (c: Context) => Promise<Response>> = 
   // the page of orders, then its lines and their products as flat rows, nested in TypeScript
   "query-nested-expand": async (c) => {
     const rows = await read((tx) =>
-      tx`
+      valuesOf(tx`
         SELECT o.guid, d.guid AS line, d.quantity, d.unit_price, p.guid AS product, p.sku
         FROM (SELECT tenant_id, guid FROM sales_order WHERE tenant_id = ${tenantId} AND status = ${"Open"}
               ORDER BY guid LIMIT ${20}) o
         LEFT JOIN sales_order_detail d ON d.tenant_id = o.tenant_id AND d.sales_order_guid = o.guid
         LEFT JOIN product p ON p.tenant_id = d.tenant_id AND p.guid = d.product_guid
-        ORDER BY o.guid, d.guid`.values(),
+        ORDER BY o.guid, d.guid`),
     );
     let body = '{"value":[';
     let order: string | undefined;
@@ -161,12 +194,14 @@ const app = new Hono()
     }
     if (c.req.path !== "/api/Product") return c.notFound();
     const top = Number(c.req.query("$top") ?? 100);
-    const body = await read((tx) =>
-      bodyOf(tx<{ body: string }[]>`
+    const body = await bodyOf(
+      read(
+        (tx) => tx<{ body: string }[]>`
         SELECT '{"value":[' || coalesce(string_agg(row_to_json(p)::text, ',' ORDER BY p."Guid"), '') || ']}' AS body
         FROM (
           SELECT guid AS "Guid", sku AS "SKU", sales_description AS "SalesDescription", cost AS "Cost"
-          FROM product WHERE tenant_id = ${tenantId} ORDER BY guid LIMIT ${top}) p`),
+          FROM product WHERE tenant_id = ${tenantId} ORDER BY guid LIMIT ${top}) p`,
+      ),
     );
     return json(c, body);
   })
@@ -174,7 +209,7 @@ const app = new Hono()
     const body = await c.req.json<{ SKU: string; SalesDescription?: string | null; Cost?: number | null }>();
     const guid = randomUUID();
     const description = body.SalesDescription ?? null;
-    await inTenant(
+    await run(
       "read write",
       (tx) => tx`
         INSERT INTO product (tenant_id, guid, title, sku, sales_description, cost, price)

@@ -7,6 +7,7 @@ import type { Scenario, ScenarioData } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
 
 export interface Target {
+  /** `host`, or the floor's kind */
   readonly name: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -55,6 +56,16 @@ function run(target: Target, scenario: Scenario, data: ScenarioData, seconds: nu
     headers: headersOf(target),
     requests: [{ setupRequest: (request) => ({ ...request, ...next() }) }],
   });
+}
+
+/** load without measuring: `settings.warmup` seconds of the scenario */
+export async function warmUp(
+  target: Target,
+  scenario: Scenario,
+  data: ScenarioData,
+  settings: BenchSettings,
+): Promise<void> {
+  await run(target, scenario, data, settings.warmup, settings.connections);
 }
 
 export async function measure(

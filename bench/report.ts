@@ -9,14 +9,27 @@ import os from "node:os";
 import type { ImportResult } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
-import type { BenchSettings } from "./settings.js";
+import type { BenchSettings, Floor } from "./settings.js";
 import type { SoakResult } from "./soak.js";
 import type { WorkflowResult } from "./workflow.js";
 
 export interface ScenarioResult {
   readonly scenario: string;
   readonly host: Measurement;
-  readonly floor: Measurement;
+  /** the same scenario on each floor, in BENCH_FLOORS order */
+  readonly floors: readonly { readonly floor: Floor; readonly measured: Measurement }[];
+}
+
+/** everything measured at one scale */
+export interface ScaleRun {
+  readonly scale: number;
+  /** the bench tenant's sales orders and their lines */
+  readonly orders: number;
+  readonly lines: number;
+  readonly results: readonly ScenarioResult[];
+  readonly imported: ImportResult | undefined;
+  readonly workflow: WorkflowResult | undefined;
+  readonly soak: SoakResult | undefined;
 }
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -30,7 +43,8 @@ export const describeMachine = () => ({
   loadAverageBefore: os.loadavg().map((l) => Number(l.toFixed(2))),
 });
 
-const ratio = (r: ScenarioResult) => r.host.rps / r.floor.rps;
+/** host req/s over each floor's */
+const ratios = (r: ScenarioResult) => Object.fromEntries(r.floors.map((f) => [f.floor, r.host.rps / f.measured.rps]));
 
 const failures = (m: Measurement) =>
   [
@@ -79,30 +93,75 @@ export function parserTable(results: readonly ParserResult[], m: Machine, settin
 }
 
 export function table(results: readonly ScenarioResult[], m: Machine, settings: BenchSettings): string {
+  const floors = results[0]?.floors.map((f) => f.floor) ?? [];
   const head = [
     "scenario",
     "host req/s",
     "host p50 ms",
     "host p99 ms",
-    "floor req/s",
-    "floor p50 ms",
-    "floor p99 ms",
-    "host/floor",
-    "failed (host / floor)",
+    ...floors.flatMap((f) => [`${f} req/s`, `${f} p50 ms`]),
+    ...floors.map((f) => `host/${f}`),
+    `failed (host / ${floors.join(" / ")})`,
   ];
   const rows = results.map((r) => [
     r.scenario,
     r.host.rps.toFixed(0),
     String(r.host.p50),
     String(r.host.p99),
-    r.floor.rps.toFixed(0),
-    String(r.floor.p50),
-    String(r.floor.p99),
-    ratio(r).toFixed(2),
-    `${failures(r.host)} / ${failures(r.floor)}`,
+    ...r.floors.flatMap((f) => [f.measured.rps.toFixed(0), String(f.measured.p50)]),
+    ...r.floors.map((f) => (r.host.rps / f.measured.rps).toFixed(2)),
+    [failures(r.host), ...r.floors.map((f) => failures(f.measured))].join(" / "),
   ]);
   return [
-    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up`,
+    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up · floors: isolated = the host's tenant transaction, one round trip; bare = the statement alone; awaited = the tenant transaction, each step awaited`,
+    "",
+    ...markdown(head, rows),
+  ].join("\n");
+}
+
+/** which scale a run's tables are about */
+export const scaleLine = (run: ScaleRun): string =>
+  `## scale ${run.scale}×${run.orders > 0 ? `: tenant bench holds ${run.orders.toLocaleString("en-US")} sales orders with ${run.lines.toLocaleString("en-US")} lines` : ""}`;
+
+/**
+ * Every scale against the smallest: p50 latency and req/s of each scenario on the host, and the
+ * import's and the commit's throughput, so what grows with the data stands out (a ratio near 1
+ * does not grow).
+ */
+export function growthTable(runs: readonly ScaleRun[]): string {
+  const [small, ...large] = runs;
+  const head = [
+    "host at scale",
+    ...runs.map((r) => `p50 ms ${r.scale}×`),
+    ...large.map((r) => `p50 ${r.scale}×/${small!.scale}×`),
+    ...runs.map((r) => `req/s ${r.scale}×`),
+  ];
+  const rows: string[][] = (small?.results ?? []).map((first) => {
+    const at = runs.map((r) => r.results.find((x) => x.scenario === first.scenario)?.host);
+    return [
+      first.scenario,
+      ...at.map((m) => (m === undefined ? "–" : String(m.p50))),
+      ...at.slice(1).map((m) => (m === undefined ? "–" : (m.p50 / Math.max(first.host.p50, 1)).toFixed(2))),
+      ...at.map((m) => (m === undefined ? "–" : m.rps.toFixed(0))),
+    ];
+  });
+  const throughput = (name: string, of: (r: ScaleRun) => number | undefined, unit: string) => {
+    const values = runs.map(of);
+    if (values.every((v) => v === undefined)) return;
+    const first = values[0];
+    rows.push([
+      `${name} (${unit})`,
+      ...values.map((v) => (v === undefined ? "–" : v.toFixed(1))),
+      ...values.slice(1).map((v) => (v === undefined || first === undefined ? "–" : (v / first).toFixed(2))),
+      ...runs.map(() => ""),
+    ]);
+  };
+  throughput("import $batch", (r) => r.imported && 1000 / r.imported.batch.ordersPerSecond, "ms per order");
+  throughput("import single POST", (r) => r.imported && 1000 / r.imported.single.ordersPerSecond, "ms per order");
+  throughput("workflow staged PATCH p50", (r) => r.workflow?.late.p50, "ms");
+  throughput("workflow commit", (r) => r.workflow && r.workflow.commit.ms / r.workflow.commit.changes, "ms per change");
+  return [
+    `Growth: each scale against ${small!.scale}× (p50 of the host's scenarios, time per order or change of the import and the commit); 1.00 does not grow`,
     "",
     ...markdown(head, rows),
   ].join("\n");
@@ -227,11 +286,8 @@ export function soakTable(r: SoakResult, m: Machine): string {
 }
 
 export async function writeJson(
-  results: readonly ScenarioResult[],
+  runs: readonly ScaleRun[],
   parser: readonly ParserResult[],
-  imported: ImportResult | undefined,
-  workflow: WorkflowResult | undefined,
-  soak: SoakResult | undefined,
   machine: Machine,
   settings: BenchSettings,
 ): Promise<string> {
@@ -245,10 +301,15 @@ export async function writeJson(
     machine,
     settings: shown,
     parser: parser.map((r) => ({ ...r, ratio: r.theirs === null ? null : r.parse / r.theirs })),
-    results: results.map((r) => ({ ...r, ratio: ratio(r) })),
-    import: imported ?? null,
-    workflow: workflow ?? null,
-    soak: soak ?? null,
+    scales: runs.map((run) => ({
+      scale: run.scale,
+      orders: run.orders,
+      lines: run.lines,
+      results: run.results.map((r) => ({ ...r, ratios: ratios(r) })),
+      import: run.imported ?? null,
+      workflow: run.workflow ?? null,
+      soak: run.soak ?? null,
+    })),
     loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
   await writeFile(file, `${JSON.stringify(json, null, 2)}\n`);

@@ -1,39 +1,45 @@
 /**
- * `pnpm bench`: first the parsers' throughput in this process (parser.ts), then the host against
- * a hand-written floor on the same PostgreSQL, scenario by scenario (scenarios.ts), then the
- * import of sales orders through `$batch` and through single POSTs (import.ts), then one long
- * workflow of staged PATCHes and its commit (workflow.ts), with tables on stdout and
- * bench/results/latest.json. Settings come from the environment (settings.ts): BENCH_ONLY picks
+ * `pnpm bench`: first the parsers' throughput in this process (parser.ts), then, at each scale of
+ * sample data (BENCH_SCALES=1,10; each in a database of its own, prepare.ts), the host against
+ * hand-written floors on the same PostgreSQL (BENCH_FLOORS: the floor with the host's tenant
+ * isolation and the one without a transaction, floor-server.ts), scenario by scenario
+ * (scenarios.ts), then the import of sales orders through `$batch` and through single POSTs
+ * (import.ts), then one long workflow of staged PATCHes and its commit (workflow.ts), with tables
+ * on stdout, one more that sets every scale against the smallest, and bench/results/latest.json.
+ * Settings come from the environment (settings.ts): BENCH_ONLY picks
  * scenarios (`import` names the import part, `workflow` the workflow part), BENCH_PARSER=0 skips
  * the parser part and BENCH_PARSER=only runs nothing else, BENCH_IMPORT_ORDERS sizes the import
  * and BENCH_WORKFLOW_STEPS the workflow (0 skips either), BENCH_WORKFLOW_COMMITS the workflow's
  * bulk-staged commits (default 100,10000); BENCH_ONLY=soak runs the soak part
  * (soak.ts: BENCH_SOAK_REQUESTS point reads against one host, throughput and p99 per 100,000),
  * which runs only when named; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
- * floor processes into its subfolders host/ and floor/. It fails
- * before measuring a scenario when the host and the floor disagree on its answer, exits non-zero
+ * floor processes into its subfolders host/ and floor-<kind>/. It fails
+ * before measuring a scenario when the host and a floor disagree on its answer, exits non-zero
  * when a scenario mostly failed, and fails when an import request is not answered 2xx or the
  * tenant does not hold what was imported, or when a workflow step or commit is not answered as
  * expected or the products do not hold the committed costs.
  */
 import { assertAgree, withoutControl } from "./agree.js";
 import { IMPORT_PART, type ImportResult, importTenant, prepareImport, runImport } from "./import.js";
-import { type Measurement, measure, mostlyFailed, probe, type Target } from "./load.js";
+import { type Measurement, measure, mostlyFailed, probe, type Target, warmUp } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
-import { benchTenant, prepareDatabase } from "./prepare.js";
+import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
 import {
   describeMachine,
+  growthTable,
   importTables,
   parserTable,
+  type ScaleRun,
   type ScenarioResult,
+  scaleLine,
   soakTable,
   table,
   workflowTable,
   writeJson,
 } from "./report.js";
 import { scenarios } from "./scenarios.js";
-import { startServer } from "./servers.js";
-import { loadSettings } from "./settings.js";
+import { type RunningServer, startServer } from "./servers.js";
+import { type Floor, loadSettings } from "./settings.js";
 import { signIn } from "./sign-in.js";
 import { runSoak, SOAK_PART, type SoakResult, soakFailed } from "./soak.js";
 import { runWorkflowBench, WORKFLOW_PART, type WorkflowResult } from "./workflow.js";
@@ -60,23 +66,18 @@ const machine = describeMachine();
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
 if (parser.length > 0) console.log(`${parserTable(parser, machine, settings)}\n`);
 
-async function runHttp(): Promise<{
-  results: ScenarioResult[];
-  imported: ImportResult | undefined;
-  workflow: WorkflowResult | undefined;
-  soak: SoakResult | undefined;
-}> {
+async function runScale(scale: number): Promise<ScaleRun> {
   // the workflow part stages changes to the bench tenant's products
   const data =
     selected.length > 0 || workflowing || soaking
-      ? await prepareDatabase(settings.databaseUrl, settings.scale)
-      : { guids: [] };
-  if (importing) await prepareImport(settings.databaseUrl);
+      ? await prepareDatabase(settings.databaseUrl, scale)
+      : { databaseUrl: await scaleDatabase(settings.databaseUrl, scale), guids: [], orders: 0, lines: 0 };
+  if (importing) await prepareImport(data.databaseUrl);
   const runId = Date.now().toString(36);
   let skus = 0;
   const scenarioData = { ...data, uniqueSku: () => `bench-${runId}-${skus++}` };
   const env = {
-    DATABASE_URL: settings.databaseUrl,
+    DATABASE_URL: data.databaseUrl,
     // one token serves the whole run, however long BENCH_DURATION makes it
     ACCESS_TOKEN_TTL: String(24 * 3600),
     BENCH_TENANT: benchTenant.id,
@@ -85,39 +86,59 @@ async function runHttp(): Promise<{
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
   const host = await startServer("./host-server.ts", env, profile("host"));
   // the import and the workflow part need no floor: they measure the host alone
-  const floor =
-    selected.length === 0
-      ? undefined
-      : await startServer("./floor-server.ts", env, profile("floor")).catch(async (error) => {
-          await host.stop();
-          throw error;
+  const floors: { name: Floor; server: RunningServer }[] = [];
+  try {
+    if (selected.length > 0)
+      for (const name of settings.floors)
+        floors.push({
+          name,
+          server: await startServer("./floor-server.ts", { ...env, FLOOR: name }, profile(`floor-${name}`)),
         });
+  } catch (error) {
+    await Promise.all([host.stop(), ...floors.map((f) => f.server.stop())]);
+    throw error;
+  }
   try {
     const results: ScenarioResult[] = [];
-    if (floor !== undefined) {
-      // the floor ignores the token, but gets the same request bytes to parse
+    if (floors.length > 0) {
+      // the floors ignore the token, but get the same request bytes to parse
       const headers = { authorization: `Bearer ${await signIn(host.url, benchTenant)}` };
       const targets: Target[] = [
         { name: "host", url: host.url, headers },
-        { name: "floor", url: floor.url, headers },
+        ...floors.map((f) => ({ name: f.name, url: f.server.url, headers })),
       ];
-      for (const scenario of selected) {
-        const [hostAnswer, floorAnswer] = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
-        // the floor writes the data only: the host's control information (@odata.context, @odata.etag) is its own work
-        assertAgree(scenario, ["floor", floorAnswer], ["host", withoutControl(hostAnswer)]);
-        const measured: Measurement[] = [];
-        for (const target of targets) {
-          console.error(`${scenario.name} on ${target.name}…`);
-          measured.push(await measure(target, scenario, scenarioData, settings));
+      // every target warm before anything is measured: a server started a moment ago compiles,
+      // optimizes and prepares its statements during the first scenarios, and the first target
+      // measured paid for that alone (the create scenario changes data, so it only warms itself)
+      for (const scenario of selected.filter((s) => s.name !== "create"))
+        for (const target of targets) await warmUp(target, scenario, scenarioData, settings);
+      for (const [index, scenario] of selected.entries()) {
+        const [hostAnswer, ...floorAnswers] = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
+        // a floor writes the data only: the host's control information (@odata.context, @odata.etag) is its own work
+        floorAnswers.forEach((floorAnswer, i) => {
+          assertAgree(scenario, [`${floors[i]!.name} floor`, floorAnswer], ["host", withoutControl(hostAnswer)]);
+        });
+        // each scenario starts with another target, so a slow spell of the shared machine does not
+        // always fall on the same one
+        const measured = new Map<Target, Measurement>();
+        for (let i = 0; i < targets.length; i++) {
+          const target = targets[(index + i) % targets.length]!;
+          console.error(`${scenario.name} on ${target.name} at ${scale}×…`);
+          measured.set(target, await measure(target, scenario, scenarioData, settings));
         }
-        results.push({ scenario: scenario.name, host: measured[0]!, floor: measured[1]! });
+        const [hostMeasured, ...floorsMeasured] = targets.map((t) => measured.get(t)!);
+        results.push({
+          scenario: scenario.name,
+          host: hostMeasured!,
+          floors: floorsMeasured.map((m, i) => ({ floor: floors[i]!.name, measured: m })),
+        });
       }
     }
     const imported = importing
       ? await runImport(
           host.url,
           await signIn(host.url, importTenant),
-          settings.databaseUrl,
+          data.databaseUrl,
           settings.importOrders,
           settings.importConnections,
         )
@@ -126,7 +147,7 @@ async function runHttp(): Promise<{
       ? await runWorkflowBench(
           host.url,
           await signIn(host.url, benchTenant),
-          settings.databaseUrl,
+          data.databaseUrl,
           settings.workflowSteps,
           settings.workflowCommits,
         )
@@ -134,25 +155,33 @@ async function runHttp(): Promise<{
     const soak = soaking
       ? await runSoak(host.url, host.pid, await signIn(host.url, benchTenant), scenarioData, settings)
       : undefined;
-    return { results, imported, workflow, soak };
+    return { scale, orders: data.orders, lines: data.lines, results, imported, workflow, soak };
   } finally {
-    await Promise.all([host.stop(), floor?.stop()]);
+    await Promise.all([host.stop(), ...floors.map((f) => f.server.stop())]);
   }
 }
 
-const { results, imported, workflow, soak } =
-  selected.length > 0 || importing || workflowing || soaking
-    ? await runHttp()
-    : { results: [], imported: undefined, workflow: undefined, soak: undefined };
-if (results.length > 0) console.log(table(results, machine, settings));
-if (imported !== undefined) console.log(`\n${importTables(imported, machine)}`);
-if (workflow !== undefined) console.log(`\n${workflowTable(workflow, machine)}`);
-if (soak !== undefined) console.log(`\n${soakTable(soak, machine)}`);
-console.log(`\nwritten to ${await writeJson(results, parser, imported, workflow, soak, machine, settings)}`);
+const runs: ScaleRun[] = [];
+if (selected.length > 0 || importing || workflowing || soaking)
+  for (const scale of settings.scales) {
+    const run = await runScale(scale);
+    runs.push(run);
+    console.log(`\n${scaleLine(run)}\n`);
+    if (run.results.length > 0) console.log(table(run.results, machine, settings));
+    if (run.imported !== undefined) console.log(`\n${importTables(run.imported, machine)}`);
+    if (run.workflow !== undefined) console.log(`\n${workflowTable(run.workflow, machine)}`);
+    if (run.soak !== undefined) console.log(`\n${soakTable(run.soak, machine)}`);
+  }
+if (runs.length > 1) console.log(`\n${growthTable(runs)}`);
+console.log(`\nwritten to ${await writeJson(runs, parser, machine, settings)}`);
+const results = runs.flatMap((run) => run.results.map((r) => ({ ...r, scale: run.scale })));
 const failed = results.flatMap((r) =>
-  (["host", "floor"] as const).filter((t) => mostlyFailed(r[t])).map((t) => `${r.scenario} on ${t}`),
+  [
+    ...(mostlyFailed(r.host) ? ["host"] : []),
+    ...r.floors.filter((f) => mostlyFailed(f.measured)).map((f) => `${f.floor} floor`),
+  ].map((t) => `${r.scenario} on ${t} at ${r.scale}×`),
 );
-if (soak !== undefined && soakFailed(soak)) failed.push("soak");
+for (const run of runs) if (run.soak !== undefined && soakFailed(run.soak)) failed.push(`soak at ${run.scale}×`);
 if (failed.length > 0) {
   console.error(`\nMOSTLY FAILED (the numbers above measure errors): ${failed.join(", ")}`);
   process.exitCode = 1;

@@ -9,8 +9,16 @@ export interface BenchSettings {
   /** unmeasured seconds before each measurement: JIT, prepared statements and pools warm up */
   readonly warmup: number;
   readonly connections: number;
-  /** fraction of the default sample sizes seeded into a new bench tenant (0 < scale ≤ 1) */
-  readonly scale: number;
+  /**
+   * the sizes of sample data the run measures, each a multiple of the default sample sizes
+   * (BENCH_SCALES=1,10, or one as BENCH_SCALE): a fraction up to 1, or a whole number up to 10
+   * (10: 200,000 orders and a million order lines). Each scale has a database of its own (scale 1
+   * the one DATABASE_URL names, the others beside it: prepare.ts), and every part of the run is
+   * measured at each, so the ratio large/small shows what grows with the data.
+   */
+  readonly scales: readonly number[];
+  /** the floors the host is measured against (BENCH_FLOORS), see FLOORS */
+  readonly floors: readonly Floor[];
   /**
    * the HTTP scenarios to run, by name (BENCH_ONLY=read-one,query-filter), `import` for the import
    * part, `workflow` for the workflow part, `soak` for the soak part; all but the soak part when
@@ -39,6 +47,46 @@ export interface BenchSettings {
    * open connections never drained
    */
   readonly soakConnections: number;
+}
+
+/**
+ * The hand-written servers the host is compared with (floor-server.ts): all run the same one
+ * statement per request; they differ in what they pay around it.
+ * - `isolated`: the host's isolation at its cost: a transaction that switches to the application
+ *   role and sets the tenant, BEGIN, set-up, statement and COMMIT sent together (one round trip);
+ * - `bare`: the statement alone, on the pool, no transaction (the tenant predicate in the SQL);
+ * - `awaited`: the isolated transaction with every step awaited, four round trips (how the host
+ *   and the floor worked before), to measure what pipelining saves.
+ */
+export const FLOORS = ["isolated", "bare", "awaited"] as const;
+export type Floor = (typeof FLOORS)[number];
+
+function floors(raw: string | undefined): Floor[] {
+  if (raw === undefined || raw.trim() === "") return ["isolated", "bare"];
+  const names = raw.split(",").map((name) => name.trim());
+  const unknown = names.filter((name) => !(FLOORS as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0)
+    throw new Error(`BENCH_FLOORS=${raw}: ${unknown.join(", ")} is no floor; the floors are ${FLOORS.join(", ")}.`);
+  return [...new Set(names as Floor[])];
+}
+
+const MAX_SCALE = 10;
+
+function scales(env: NodeJS.ProcessEnv): number[] {
+  if (env.BENCH_SCALES && env.BENCH_SCALE)
+    throw new Error("BENCH_SCALES and BENCH_SCALE are both set: BENCH_SCALES=1,10 names every scale, BENCH_SCALE one.");
+  const name = env.BENCH_SCALES ? "BENCH_SCALES" : "BENCH_SCALE";
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return [1];
+  const values = raw.split(",").map((item) => {
+    const n = Number(item.trim());
+    if (!(item.trim() !== "" && ((n > 0 && n <= 1) || (Number.isInteger(n) && n > 1 && n <= MAX_SCALE))))
+      throw new Error(
+        `${name}=${raw}: "${item.trim()}" is no scale; a scale is a fraction above 0 up to 1, or a whole number up to ${MAX_SCALE}.`,
+      );
+    return n;
+  });
+  return [...new Set(values)].sort((a, b) => a - b);
 }
 
 function positive(
@@ -100,7 +148,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     duration: positive(env, "BENCH_DURATION", 10, 3600, true),
     warmup: positive(env, "BENCH_WARMUP", 2, 600, true),
     connections: positive(env, "BENCH_CONNECTIONS", 10, 1000, true),
-    scale: positive(env, "BENCH_SCALE", 1, 1, false),
+    scales: scales(env),
+    floors: floors(env.BENCH_FLOORS),
     only: env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((name) => name.trim()) : undefined,
     parser: parserMode(env.BENCH_PARSER),
     parserSeconds: positive(env, "BENCH_PARSER_SECONDS", 1, 60, false),

@@ -1,18 +1,17 @@
 /**
  * A database wrapper that records every statement it runs, for tests that count statements. The
  * statement each tenant transaction opens with (role and tenant settings) belongs to the
- * transaction, not to the work inside it, and is left out.
+ * transaction, not to the work inside it: it travels as the transaction's set-up (sent with BEGIN
+ * and the first statement) and is not recorded.
  */
 import { type Database, type Session, type Statement, toQuery } from "@bizdata/core";
 
-const TRANSACTION_SETUP = "SELECT set_config('role'";
-
-/** `db` with every statement (but the transaction set-up) appended to `log` */
+/** `db` with every statement appended to `log` */
 export function recording(db: Database, log: string[]): Database {
   const record = (session: Session): Session => ({
     query: <R>(statement: Statement) => {
       const { sql } = toQuery(statement);
-      if (!sql.startsWith(TRANSACTION_SETUP)) log.push(sql);
+      log.push(sql);
       return session.query<R>(statement);
     },
     store: session.store,

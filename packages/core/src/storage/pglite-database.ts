@@ -5,7 +5,7 @@
 import { PGlite, types } from "@electric-sql/pglite";
 // search indexes lead with the tenant through it (search-document.ts)
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { type Database, type Row, type Session, type Statement, toQuery } from "./database.js";
+import { type Database, oneStatementSession, type Row, type Session, type Statement, toQuery } from "./database.js";
 import { poolUsage } from "./pool-usage.js";
 import { baseStore } from "./record-store.js";
 
@@ -33,6 +33,8 @@ const session = (db: Queryable): Session => ({
 
 export async function openPglite(dataDir: string): Promise<Database> {
   const db = await PGlite.create(dataDir, { parsers, extensions: { btree_gin } });
+  // plans made for the actual values, as the PostgreSQL driver asks for (postgres-database.ts)
+  await db.exec("SET plan_cache_mode = force_custom_plan");
   const root = session(db);
   const usage = poolUsage(1);
   return {
@@ -41,9 +43,12 @@ export async function openPglite(dataDir: string): Promise<Database> {
     store: baseStore,
     transaction: (fn, options) =>
       usage.track(
+        // in process, with no round trips to save: the set-up simply runs first
         db.transaction(async (tx) => {
           if (options?.readOnly) await tx.query("SET TRANSACTION READ ONLY");
-          return fn(session(tx));
+          const work = session(tx);
+          if (options?.setup !== undefined) await work.query(options.setup);
+          return fn(options?.oneStatement ? oneStatementSession(baseStore, work.query) : work);
         }),
       ),
     close: () => db.close(),

@@ -2,12 +2,19 @@
  * The PostgreSQL driver when its server goes away, on a throwaway cluster (test/postgres-cluster.ts).
  * Unpatched, postgres.js 3.4.9 writes a transaction's rollback (or a reserved connection's next
  * query) into the socket that just closed and throws from a timer: an uncaught exception, which
- * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch).
+ * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch). And a
+ * reservation (`sql.reserve()`, which the tenant transactions use) waiting while the pool
+ * reconnected was handed to a connection that dropped it: the connection never came back, and
+ * after a restart the pool served fewer transactions at a time, down to none. And a socket that
+ * failed (ECONNRESET) emits 'error' at once but 'close' only once its handle has closed: a query
+ * handed to the connection in between (a transaction's rollback, sent from the handler of the
+ * statement the error failed) was never answered, and the request waiting for it hung.
  */
+import { connect, type Socket } from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
-import type { Database } from "./database.js";
+import type { Database, Session } from "./database.js";
 import { openPostgres } from "./postgres-database.js";
 
 const missing = await missingBinaries();
@@ -70,11 +77,85 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
     expect(answers.map(([a]) => a!.n)).toEqual([1, 2, 3, 4]);
   });
 
-  describe("an immediate restart under a load of transactions", () => {
+  it("fails a query sent between its socket's error and close, and the pool serves again", async () => {
+    let socket: Socket | undefined;
+    // postgres.js's `socket` option (its README: Custom socket) is missing from its types
+    const options: postgres.Options<{}> & { socket: () => Socket } = {
+      max: 1,
+      onnotice: () => {},
+      socket: () => (socket = connect(cluster.port, "127.0.0.1")),
+    };
+    const pool = postgres(cluster.url, options);
+    try {
+      const reserved = await pool.reserve();
+      const [row] = await reserved`select pg_backend_pid() as pid`;
+      const running = reserved`select pg_sleep(10)`.execute();
+      // the handler of the failed statement sends the next one, as a transaction sends its rollback
+      const next = running.then(
+        () => undefined,
+        () => reserved`select 1`,
+      );
+      // the statement is on the server before the socket fails under it
+      for (let i = 0; i < 100; i++) {
+        const [activity] = await admin`select query from pg_stat_activity where pid = ${row!.pid}`;
+        if (activity?.query.includes("pg_sleep")) break;
+        await sleep(20);
+      }
+      socket!.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
+      await expect(running).rejects.toMatchObject({ code: "ECONNRESET" });
+      await expect(next).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+      reserved.release();
+      expect(await pool`select 1 as one`).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end({ timeout: 1 });
+    }
+  });
+
+  it("leaves a connection that closed while reserved to the reservation it serves next", async () => {
+    const pool = postgres(cluster.url, { max: 1, onnotice: () => {} });
+    try {
+      const first = await pool.reserve();
+      const [row] = await first`select pg_backend_pid() as pid`;
+      await admin`select pg_terminate_backend(${row!.pid})`;
+      for (let i = 0; i < 100; i++) {
+        if ((await admin`select 1 from pg_stat_activity where pid = ${row!.pid}`).length === 0) break;
+        await sleep(20);
+      }
+      await expect(first`select 1`).rejects.toMatchObject({ code: expect.any(String) });
+      // the pool's only connection opens again for the next reservation; the first one's release
+      // comes after that and must not hand it back to the pool under the second
+      const second = await pool.reserve();
+      first.release();
+      await second`select 1`;
+      let third: postgres.ReservedSql | undefined;
+      const waiting = pool.reserve().then((r) => {
+        third = r;
+        return r;
+      });
+      await second`select 1`;
+      expect(third).toBeUndefined();
+      second.release();
+      (await waiting).release();
+    } finally {
+      await pool.end({ timeout: 1 });
+    }
+  });
+
+  // transactions awaited step by step (sql.begin), and ones whose set-up is sent with BEGIN and
+  // the first statement on a reserved connection (a tenant's: tenant-scope.ts)
+  describe.each([
+    ["awaited", "restart_load", undefined],
+    [
+      "pipelined",
+      "restart_load_pipelined",
+      { sql: "SELECT set_config('app.tenant_id', $1, true)", params: ["restart"] } as const,
+    ],
+  ])("an immediate restart under a load of %s transactions", (_, table, setup) => {
     let db: Database;
+    const transaction = <T>(fn: (tx: Session) => Promise<T>) => db.transaction(fn, setup && { setup });
     beforeAll(async () => {
       db = await openPostgres(cluster.url, { max: 4 });
-      await db.query({ sql: "CREATE TABLE restart_load (id int PRIMARY KEY)", params: [] });
+      await db.query({ sql: `CREATE TABLE ${table} (id int PRIMARY KEY)`, params: [] });
     });
     afterAll(() => db?.close());
 
@@ -88,8 +169,8 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
         while (!done) {
           const id = next++;
           try {
-            await db.transaction(async (tx) => {
-              await tx.query({ sql: "INSERT INTO restart_load (id) VALUES ($1)", params: [id] });
+            await transaction(async (tx) => {
+              await tx.query({ sql: `INSERT INTO ${table} (id) VALUES ($1)`, params: [id] });
               await tx.query({ sql: "SELECT pg_sleep(0.002)", params: [] });
             });
             acknowledged.push(id);
@@ -109,14 +190,20 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
       await until(before + 50);
       done = true;
       await load;
-      const stored = await db.query<{ id: number }>({ sql: "SELECT id FROM restart_load", params: [] });
+      const stored = await db.query<{ id: number }>({ sql: `SELECT id FROM ${table}`, params: [] });
       const ids = new Set(stored.map((r) => r.id));
       expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
+      // and no connection was lost to the pool on the way: twice as many transactions as it has
+      // connections all get one (a stranded one would leave some waiting past the test's timeout)
+      const after = await Promise.all(
+        [1, 2, 3, 4, 5, 6, 7, 8].map(() => transaction((tx) => tx.query({ sql: "SELECT 1 AS one", params: [] }))),
+      );
+      expect(after.flat()).toHaveLength(8);
     });
 
     it("serves again within 2 s of the server's start after a 3 s stop", async () => {
       const insert = (id: number) =>
-        db.transaction((tx) => tx.query({ sql: "INSERT INTO restart_load (id) VALUES ($1)", params: [id] }));
+        transaction((tx) => tx.query({ sql: `INSERT INTO ${table} (id) VALUES ($1)`, params: [id] }));
       let id = 1_000_000;
       let stopped = true;
       // requests keep coming while the server is down: each failed attempt counts toward the backoff
@@ -139,6 +226,10 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
         }
       }
       expect(served).toBeLessThan(2000);
+      const after = await Promise.all(
+        [1, 2, 3, 4, 5, 6, 7, 8].map(() => transaction((tx) => tx.query({ sql: "SELECT 1 AS one", params: [] }))),
+      );
+      expect(after.flat()).toHaveLength(8);
     });
   });
 });

@@ -27,7 +27,9 @@ const option = (url: URL, name: string) =>
 
 /** the features the tenant has: what shapes its `$metadata` (and its MCP tools) */
 export const tenantFeaturesOf = async (db: Database, tenantId: string): Promise<ReadonlySet<string>> =>
-  (await inRequestTransaction(db, tenantId, (tx) => tenantInfo(tx, tenantId), { readOnly: true })).features;
+  // at most one statement (none when cached): one round trip
+  (await inRequestTransaction(db, tenantId, (tx) => tenantInfo(tx, tenantId), { readOnly: true, oneStatement: true }))
+    .features;
 
 /** the routes relative to the service root: mount them at the base path */
 export function metadataRoutes(db: Database, model: Model, basePath: string) {

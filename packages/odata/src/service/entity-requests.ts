@@ -206,7 +206,8 @@ export async function readEntities(service: ServiceContext, request: ODataReques
           return { body: await runRelated(tx, read.prepared, args) } as Read;
       }
     },
-    { readOnly: true },
+    // a read is one statement (architecture): BEGIN, tenant set-up, statement and COMMIT in one round trip
+    { readOnly: true, oneStatement: true },
   );
   // a navigation from a record that does not exist, or the record itself
   const missing = () => notFound(`${read.root.name}(${read.key ?? ""}) does not exist.`);
