@@ -20,7 +20,7 @@
  * expected or the products do not hold the committed costs.
  */
 import { assertAgree, withoutControl } from "./agree.js";
-import { IMPORT_PART, type ImportResult, importTenant, prepareImport, runImport } from "./import.js";
+import { IMPORT_PART, importTenant, prepareImport, runImport } from "./import.js";
 import { type Measurement, measure, mostlyFailed, probe, type Target, warmUp } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
@@ -41,8 +41,8 @@ import { scenarios } from "./scenarios.js";
 import { type RunningServer, startServer } from "./servers.js";
 import { type Floor, loadSettings } from "./settings.js";
 import { signIn } from "./sign-in.js";
-import { runSoak, SOAK_PART, type SoakResult, soakFailed } from "./soak.js";
-import { runWorkflowBench, WORKFLOW_PART, type WorkflowResult } from "./workflow.js";
+import { runSoak, SOAK_PART, soakFailed } from "./soak.js";
+import { runWorkflowBench, WORKFLOW_PART } from "./workflow.js";
 
 const settings = loadSettings();
 const unknown =
