@@ -26,7 +26,7 @@ import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
-import { requestLogger } from "./observability/request-context.js";
+import { requestLogger, requestOf, subrequestEnv } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
 
 export interface AppOptions {
@@ -59,7 +59,7 @@ export interface AppOptions {
 }
 
 export function createApp({
-  db: given,
+  db,
   model,
   keys,
   config,
@@ -69,8 +69,8 @@ export function createApp({
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
-  // request ids, the request log line, metrics; `db` counts each request's statements
-  const db = observeHost(app, given, config, logger);
+  // request ids, the request log line, metrics with each request's statements counted
+  observeHost(app, db, config, logger);
   const service = createODataService({ db, model, basePath: base, queryLimits: config.queryLimits });
   const { basePath } = service;
 
@@ -84,7 +84,7 @@ export function createApp({
 
   app.onError((err, c) => {
     const { status, error, headers, unexpected } = errorResponse(err, model);
-    if (unexpected) requestLogger(logger).error({ err, method: c.req.method, path: c.req.path }, "request failed");
+    if (unexpected) requestLogger(c, logger).error({ err, method: c.req.method, path: c.req.path }, "request failed");
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     c.header("OData-Version", version(c));
     return c.json(error.toJSON(), status as 400);
@@ -179,8 +179,9 @@ export function createApp({
       basePath,
       bodyLimits: config.bodyLimits,
       tenantId,
-      handle: async (request) => app.fetch(request),
-      changeset: (prefetch, parts) => inChangeset(db, tenantId, prefetch, parts),
+      // each part through the app as a request of its own, in this request's context
+      handle: async (request) => app.fetch(request, subrequestEnv(c)),
+      changeset: (prefetch, parts) => inChangeset(requestOf(c)?.db ?? db, tenantId, prefetch, parts),
     });
     return send(c, result);
   });

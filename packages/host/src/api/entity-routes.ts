@@ -7,6 +7,7 @@ import { type BodyLimits, type ODataResult, type ODataService, odataRequestOf } 
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { authorize, type Roles } from "../auth/permissions.js";
+import { requestDatabase } from "../observability/request-context.js";
 
 type Env = { Variables: AuthVariables };
 
@@ -29,6 +30,7 @@ export function entityRoutes(service: ODataService, settings: EntityRouteSetting
       tenantId: principal.tenantId,
       bodyLimits: settings.bodyLimits,
       authorize: (access) => authorize(settings.roles, principal, access),
+      ...requestDatabase(c),
     });
     return send(c, await service.handle(request));
   };

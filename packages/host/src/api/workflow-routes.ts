@@ -7,13 +7,14 @@
 import type { WorkflowCaller, WorkflowService } from "@bizdata/workflow";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
+import { requestDatabase } from "../observability/request-context.js";
 import { send } from "./entity-routes.js";
 
 type Env = { Variables: AuthVariables };
 
 const caller = (c: Context<Env>): WorkflowCaller => {
   const { tenantId, username } = c.get("principal");
-  return { tenantId, owner: username };
+  return { tenantId, owner: username, ...requestDatabase(c) };
 };
 
 /**

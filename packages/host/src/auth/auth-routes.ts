@@ -6,6 +6,7 @@
 import { type Database, ServiceError } from "@bizdata/core";
 import { defaultBodyLimits, readJsonBody } from "@bizdata/odata";
 import { Hono } from "hono";
+import { requestClientAddress } from "../observability/request-context.js";
 import { findUser } from "../tenants/tenant-admin.js";
 import { issueAccessToken, type TokenSettings } from "./access-tokens.js";
 import type { Principal } from "./principal.js";
@@ -61,7 +62,14 @@ export function authRoutes(
       const body = await readJsonBody(c.req.raw, authLimits);
       const tenantId = stringField(body, "TenantId");
       const username = stringField(body, "Username");
-      const outcome = await checkSignIn(db, tenantId, username, stringField(body, "Password"), throttle);
+      const outcome = await checkSignIn(
+        db,
+        tenantId,
+        username,
+        stringField(body, "Password"),
+        requestClientAddress(c),
+        throttle,
+      );
       if (outcome.kind === "throttled") {
         throw new ServiceError(429, "TooManyAttempts", "Too many failed sign-ins; try again later.").withHeaders({
           "Retry-After": String(outcome.retryAfter),

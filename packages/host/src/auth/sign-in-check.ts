@@ -4,7 +4,6 @@
  * unknown user still costs a hash, so neither the outcome nor its timing tells which part was wrong.
  */
 import type { Database } from "@bizdata/core";
-import { requestClientAddress } from "../observability/request-context.js";
 import { findUser } from "../tenants/tenant-admin.js";
 import { DUMMY_HASH, verifyPassword } from "./passwords.js";
 import {
@@ -28,10 +27,10 @@ export async function checkSignIn(
   tenantId: string,
   username: string,
   password: string,
+  /** the client's address through trusted proxies (TRUSTED_PROXIES); undefined for in-process requests */
+  address: string | undefined,
   throttle: ThrottleSettings = defaultThrottle,
 ): Promise<SignInOutcome> {
-  // through trusted proxies (TRUSTED_PROXIES); undefined for in-process requests
-  const address = requestClientAddress();
   const account = accountKey(tenantId, username);
   const keys = [account, ...(address ? [addressKey(address)] : [])];
   const wait = await blockedFor(db, keys);

@@ -21,7 +21,6 @@ import type { Logger } from "pino";
 import { tenantFeaturesOf } from "../api/metadata-routes.js";
 import type { Roles } from "../auth/permissions.js";
 import type { Principal } from "../auth/principal.js";
-import { requestLogger } from "../observability/request-context.js";
 import { type ApiCalls, ApiFailure } from "./api-calls.js";
 import { modelResources, readResource, resourceTemplates } from "./model-resources.js";
 import type { ModelTool } from "./model-tools.js";
@@ -108,7 +107,7 @@ export function sessionServer(
     } catch (err) {
       if (err instanceof ApiFailure) return apiFailure(err);
       // as the API answers an unexpected error: the details go to the log only
-      requestLogger(settings.logger).error({ err, tool: name }, "MCP tool call failed");
+      settings.logger.error({ err, tool: name }, "MCP tool call failed");
       return failure({ code: "InternalError", message: `${name} failed; the host's log has the details.` });
     }
   });
@@ -174,10 +173,7 @@ function elicit(server: Server, requestId: RequestId, logger: Logger): Ask {
       const choice = result.action === "accept" ? result.content?.choice : undefined;
       return typeof choice === "string" && question.choices.some((c) => c.key === choice) ? choice : undefined;
     } catch (err) {
-      requestLogger(logger).warn(
-        { err, promptId: question.promptId },
-        "asking the person through the MCP client failed",
-      );
+      logger.warn({ err, promptId: question.promptId }, "asking the person through the MCP client failed");
       return undefined;
     }
   };

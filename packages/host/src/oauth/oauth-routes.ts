@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import { checkSignIn } from "../auth/sign-in-check.js";
 import type { ThrottleSettings } from "../auth/sign-in-throttle.js";
 import type { SigningKeys } from "../auth/signing-keys.js";
-import { currentRequest, requestLogger } from "../observability/request-context.js";
+import { requestClientAddress, requestOf } from "../observability/request-context.js";
 import { type ClientView, consentPage, errorPage, PAGE_POLICY, signInPage } from "./oauth-pages.js";
 import { accountId, createProvider, type OAuthServerSettings, parseAccountId } from "./oauth-provider.js";
 import { formTokens, serverSecret } from "./server-secret.js";
@@ -101,7 +101,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     ready ??= (async () => {
       const secret = await serverSecret(db);
       const { provider, errors } = await createProvider(db, keys, [secret], settings);
-      provider.on("server_error", (_ctx, err) => requestLogger(logger).error({ err }, "OAuth server error"));
+      provider.on("server_error", (_ctx, err) => logger.error({ err }, "OAuth server error"));
       return { provider, errors, handle: provider.callback(), forms: formTokens(secret) };
     })().catch((err: unknown) => {
       ready = undefined;
@@ -115,7 +115,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     const { incoming, outgoing } = nodeObjects(c, publicUrl);
     const { handle } = await server();
     if (path !== undefined) incoming.url = path;
-    const id = currentRequest()?.id;
+    const id = requestOf(c)?.id;
     if (id !== undefined) outgoing.setHeader("X-Request-Id", id);
     await handle(incoming, outgoing);
     return alreadySent(outgoing.statusCode);
@@ -238,7 +238,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
       if (tenant === undefined || username === undefined || password === undefined) {
         return render(c, details, 400, { error: "Enter the tenant, your user name and your password." });
       }
-      const outcome = await checkSignIn(db, tenant, username, password, options.throttle);
+      const outcome = await checkSignIn(db, tenant, username, password, requestClientAddress(c), options.throttle);
       if (outcome.kind === "throttled") {
         return render(c, details, 429, {
           error: `Too many failed sign-ins; try again in ${Math.ceil(outcome.retryAfter / 60)} minutes.`,

@@ -2,7 +2,7 @@
  * Mounts what makes the app operable as a service: the request middleware (request ids, the
  * client's address through trusted proxies, a log line per request), ahead of every other one so
  * that it sees every request and every answer (errors and 404s included), and, when configured,
- * `GET /metrics` with statements counted per request.
+ * `GET /metrics` with statements counted per request (the request's database: requestDatabase).
  */
 import type { Database } from "@bizdata/core";
 import type { Hono } from "hono";
@@ -10,7 +10,6 @@ import type { Logger } from "pino";
 import { hostMetrics } from "./host-metrics.js";
 import { metricsRoute } from "./metrics-route.js";
 import { observeRequests } from "./observe-requests.js";
-import { countStatements } from "./statement-counter.js";
 import { clientAddressOf, noProxies, type ProxySettings } from "./trusted-proxies.js";
 
 export interface MetricsSettings {
@@ -27,18 +26,17 @@ export interface ObservabilitySettings {
   readonly proxies?: ProxySettings;
 }
 
-/** mounts the request middleware and `/metrics` on `app`; returns the database the app should use */
+/** mounts the request middleware and `/metrics` on `app` */
 export function observeHost<A extends Hono<any>>(
   app: A,
   db: Database,
   settings: ObservabilitySettings,
   logger: Logger,
-): Database {
+): void {
   const enabled = settings.metrics?.enabled ? settings.metrics : undefined;
   const metrics = enabled && hostMetrics(db);
   const clientAddress = clientAddressOf(settings.proxies ?? noProxies);
-  app.use("*", observeRequests({ logger, metrics, clientAddress }));
-  if (enabled === undefined || metrics === undefined) return db;
+  app.use("*", observeRequests({ db, logger, metrics, clientAddress }));
+  if (enabled === undefined || metrics === undefined) return;
   app.get("/metrics", metricsRoute(metrics.registry, enabled.token));
-  return countStatements(db);
 }

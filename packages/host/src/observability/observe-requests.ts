@@ -3,19 +3,22 @@
  * every response, errors and 404s included) and opens its context (request-context.ts): a logger
  * that carries the id, and the client's address through trusted proxies. When the response is
  * done it writes one log line for the request and records it in the metrics. A `$batch` part
- * replayed through the app is not an HTTP request of its own: it runs in its batch's context,
- * and only its workflow and sign-in outcomes are counted.
+ * replayed through the app is not an HTTP request of its own: it runs in its batch's context
+ * (request-context.ts: subrequestEnv), and only its workflow and sign-in outcomes are counted.
  */
+import type { Database } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { HostMetrics } from "./host-metrics.js";
 import { peerAddress } from "./peer-address.js";
-import { currentRequest, inRequest, type RequestContext } from "./request-context.js";
+import { parentRequestOf, type RequestContext, type RequestVariables } from "./request-context.js";
 import { requestId } from "./request-id.js";
 import { observeOutcomes } from "./request-outcomes.js";
 import { routePattern } from "./route-pattern.js";
+import { countStatements } from "./statement-counter.js";
 
 export interface RequestObserverOptions {
+  readonly db: Database;
   readonly logger: Logger;
   /** off: undefined */
   readonly metrics: HostMetrics | undefined;
@@ -23,9 +26,16 @@ export interface RequestObserverOptions {
   readonly clientAddress: (peer: string | undefined, headers: Headers) => string | undefined;
 }
 
-export function observeRequests({ logger, metrics, clientAddress }: RequestObserverOptions): MiddlewareHandler {
+export function observeRequests({
+  db,
+  logger,
+  metrics,
+  clientAddress,
+}: RequestObserverOptions): MiddlewareHandler<{ Variables: RequestVariables }> {
   return async (c, next) => {
-    if (currentRequest() !== undefined) {
+    const parent = parentRequestOf(c);
+    if (parent !== undefined) {
+      c.set("request", parent);
       await next();
       if (metrics) await observeOutcomes(c, routePattern(c), metrics);
       return;
@@ -35,15 +45,23 @@ export function observeRequests({ logger, metrics, clientAddress }: RequestObser
     // before the handler runs: a header set on a finished response forces a copy of it
     c.header("X-Request-Id", id);
     const client = clientAddress(peerAddress(c), c.req.raw.headers);
-    const context: RequestContext = { id, logger: logger.child({ reqId: id }), clientAddress: client, statements: 0 };
-    await inRequest(context, next);
+    const counter = { statements: 0 };
+    const context: RequestContext = {
+      id,
+      logger: logger.child({ reqId: id }),
+      clientAddress: client,
+      db: metrics ? countStatements(db, counter) : db,
+      counter,
+    };
+    c.set("request", context);
+    await next();
     const ms = performance.now() - start;
     const { method } = c.req;
     const { status } = c.res;
     context.logger.info({ method, path: c.req.path, status, ms: Math.round(ms * 10) / 10, client }, "request");
     if (!metrics) return;
     const route = routePattern(c);
-    metrics.request({ method, route, status, seconds: ms / 1000, statements: context.statements });
+    metrics.request({ method, route, status, seconds: ms / 1000, statements: counter.statements });
     await observeOutcomes(c, route, metrics);
   };
 }

@@ -1,11 +1,17 @@
 /**
- * What the host knows about the request being served, wherever the work for it runs: the
- * statement counter of the database wrapper (statement-counter.ts) and code that logs have no
- * Hono context, so the context travels in an AsyncLocalStorage. A `$batch` part replayed through
- * the app runs inside its batch's context: its log lines carry the batch's request id and its
- * statements count toward the one HTTP request that carried it.
+ * What the host knows about the request being served: its id, a logger that carries it, the
+ * client's address, and the database as the request's work sees it (counting its statements when
+ * metrics are on). It lives on the Hono context (`c.var.request`), set by the first middleware
+ * (observe-requests.ts). An in-process request made for it — a `$batch` part replayed through the
+ * app — gets it through its env (`subrequestEnv`): the part's log lines carry the batch's request
+ * id and its statements count toward the one HTTP request that carried it.
+ *
+ * Passed along explicitly, not through an AsyncLocalStorage: on Node 20 one in use makes every
+ * promise of the process pay for async hooks, which cost a read by key about a sixth of its CPU
+ * (`pnpm bench:compare`).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { Database } from "@bizdata/core";
+import type { Context } from "hono";
 import type { Logger } from "pino";
 
 export interface RequestContext {
@@ -15,20 +21,40 @@ export interface RequestContext {
   readonly logger: Logger;
   /** the client's address, through trusted proxies (trusted-proxies.ts); undefined in-process */
   readonly clientAddress: string | undefined;
-  /** statements run for the request so far */
-  statements: number;
+  /** the database for the request's work: its statements are counted in `counter` */
+  readonly db: Database;
+  readonly counter: { statements: number };
 }
 
-const current = new AsyncLocalStorage<RequestContext>();
+export type RequestVariables = { request: RequestContext };
 
-/** the context of the request being served, if any */
-export const currentRequest = (): RequestContext | undefined => current.getStore();
+/** the env key that hands an in-process request the context of the request it was made for */
+const PARENT = "bizdataParentRequest";
 
-/** runs `fn` (the rest of the request's handling) with `context` as the current one */
-export const inRequest = <T>(context: RequestContext, fn: () => T): T => current.run(context, fn);
+/** the context of the request `c` serves; undefined before the request middleware ran */
+export const requestOf = (c: Context): RequestContext | undefined => c.get("request");
 
-/** the current request's logger (its lines carry `reqId`), or `fallback` outside a request */
-export const requestLogger = (fallback: Logger): Logger => current.getStore()?.logger ?? fallback;
+/** the request a request replayed in-process (a `$batch` part) was made for */
+export const parentRequestOf = (c: Context): RequestContext | undefined =>
+  (c.env as Record<string, unknown> | undefined)?.[PARENT] as RequestContext | undefined;
 
-/** the current request's client address, through trusted proxies; undefined in-process */
-export const requestClientAddress = (): string | undefined => current.getStore()?.clientAddress;
+/** the env for an in-process request made for the request `c` serves (`app.fetch(request, env)`) */
+export const subrequestEnv = (c: Context): Record<string, unknown> => ({
+  ...(c.env as Record<string, unknown> | undefined),
+  [PARENT]: requestOf(c),
+});
+
+/** the request's logger (its lines carry `reqId`), or `fallback` */
+export const requestLogger = (c: Context, fallback: Logger): Logger => requestOf(c)?.logger ?? fallback;
+
+/** the client's address through trusted proxies; undefined in-process */
+export const requestClientAddress = (c: Context): string | undefined => requestOf(c)?.clientAddress;
+
+/**
+ * The database for the work of the request `c` serves (counting its statements when metrics are
+ * on), as the services take it: `{ db }`, or nothing outside the request middleware.
+ */
+export const requestDatabase = (c: Context): { readonly db?: Database } => {
+  const db = requestOf(c)?.db;
+  return db === undefined ? {} : { db };
+};

@@ -8,9 +8,10 @@ import { observeRequests } from "./observe-requests.js";
 
 /** an app whose commit and sign-in routes answer with the status and body of the case */
 function stubApp(status: number, body: unknown, headers: Record<string, string> = {}) {
-  const metrics = hostMetrics({ stats: () => ({ size: 1, busy: 0, waiting: 0 }) } as unknown as Database);
+  const db = { stats: () => ({ size: 1, busy: 0, waiting: 0 }) } as unknown as Database;
+  const metrics = hostMetrics(db);
   const app = new Hono();
-  app.use("*", observeRequests({ logger: pino({ level: "silent" }), metrics, clientAddress: (peer) => peer }));
+  app.use("*", observeRequests({ db, logger: pino({ level: "silent" }), metrics, clientAddress: (peer) => peer }));
   const answer = (c: import("hono").Context) => c.json(body, status as 200, headers);
   app.post("/api/workflow/commit", answer);
   app.post("/api/auth/signin", answer);

@@ -4,6 +4,7 @@
  * preferences, and the caller's permissions as a check the service calls before it reads or
  * writes anything. `odataRequestOf` builds one from a fetch `Request`.
  */
+import type { Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
@@ -47,6 +48,11 @@ export interface ODataRequest {
   readonly ifNoneMatch?: string;
   /** throws (typically a 403 ServiceError) when the caller may not make `access` */
   readonly authorize?: (access: Access) => void;
+  /**
+   * The database this request's work runs on, when not the service's: a host's wrapper around
+   * it, e.g. one that counts the request's statements.
+   */
+  readonly db?: Database;
 }
 
 /** `return=minimal` in a `Prefer` header (api-conventions: 204 instead of the entity) */
@@ -74,6 +80,7 @@ export function odataRequestOf(
     readonly tenantId: string;
     readonly bodyLimits: BodyLimits;
     readonly authorize?: (access: Access) => void;
+    readonly db?: Database;
   },
 ): ODataRequest {
   const url = new URL(request.url);
@@ -98,6 +105,7 @@ export function odataRequestOf(
     ...(ifMatch !== null && { ifMatch }),
     ...(ifNoneMatch !== null && { ifNoneMatch }),
     ...(options.authorize && { authorize: options.authorize }),
+    ...(options.db && { db: options.db }),
   };
 }
 

@@ -52,15 +52,16 @@ export function createODataService(options: ODataServiceOptions): ODataService {
   };
 
   function dispatch(request: ODataRequest): Promise<ODataResult> {
+    const service = request.db === undefined ? context : { ...context, db: request.db };
     switch (request.method) {
       case "GET":
-        return readEntities(context, request);
+        return readEntities(service, request);
       case "POST":
-        return createEntity(context, request);
+        return createEntity(service, request);
       case "PATCH":
-        return updateEntity(context, request);
+        return updateEntity(service, request);
       case "DELETE":
-        return deleteEntity(context, request);
+        return deleteEntity(service, request);
       default:
         throw new ServiceError(405, "MethodNotAllowed", `${request.method} is not an operation of this service.`);
     }

@@ -50,6 +50,11 @@ export interface WorkflowServiceOptions {
 export interface WorkflowCaller {
   readonly tenantId: string;
   readonly owner: string;
+  /**
+   * The database this request's work runs on, when not the service's: a host's wrapper around
+   * it, e.g. one that counts the request's statements.
+   */
+  readonly db?: Database;
 }
 
 /** the headers that make a request a workflow step */
@@ -156,7 +161,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
   return {
     /** `POST {base}/workflow[?stagingKey=…]` (expired workflows of the tenant are swept first) */
     async create(caller: WorkflowCaller, stagingKey: string | null): Promise<ODataResult> {
-      const workflow = await inTenant(db, caller.tenantId, async (tx) => {
+      const workflow = await inTenant(caller.db ?? db, caller.tenantId, async (tx) => {
         await sweepExpired(tx, model, caller.tenantId);
         return createWorkflow(tx, caller.tenantId, caller.owner, stagingKey, ttlSeconds);
       });
@@ -167,7 +172,10 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
     /** `GET {base}/workflow/{id}`: the caller's open workflow and the index to send next */
     async resume(caller: WorkflowCaller, id: string): Promise<ODataResult> {
       const { tenantId, owner } = caller;
-      return found(await inTenant(db, tenantId, (tx) => findWorkflow(tx, tenantId, owner, id)), notFound());
+      return found(
+        await inTenant(caller.db ?? db, tenantId, (tx) => findWorkflow(tx, tenantId, owner, id)),
+        notFound(),
+      );
     },
 
     /** `GET {base}/workflow/active?stagingKey=…` (spec 4.6 rule 1) */
@@ -175,7 +183,9 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       const { tenantId, owner } = caller;
       if (!stagingKey)
         throw new ServiceError(400, "MissingParameter", "Give the stagingKey to look for.", "stagingKey");
-      const workflow = await inTenant(db, tenantId, (tx) => findActiveWorkflow(tx, tenantId, owner, stagingKey));
+      const workflow = await inTenant(caller.db ?? db, tenantId, (tx) =>
+        findActiveWorkflow(tx, tenantId, owner, stagingKey),
+      );
       const missing = new ServiceError(
         404,
         "NotFound",
@@ -187,7 +197,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
     /** `DELETE {base}/workflow/{id}`: the owner disposes it; every uncommitted change is discarded */
     async close(caller: WorkflowCaller, id: string): Promise<ODataResult> {
       const { tenantId, owner } = caller;
-      await inTenant(db, tenantId, async (tx) => {
+      await inTenant(caller.db ?? db, tenantId, async (tx) => {
         if ((await findWorkflow(tx, tenantId, owner, id, { lock: true })) === undefined) throw notFound();
         await discardStaged(tx, model, tenantId, id);
         await closeWorkflow(tx, tenantId, id);
@@ -215,7 +225,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       if (!isGuid(workflowId)) throw notFound("Workflow-Id");
       let nextIndex: number | undefined;
       try {
-        await inTenant(db, tenantId, async (tx) => {
+        await inTenant(caller.db ?? db, tenantId, async (tx) => {
           const workflow = await findWorkflow(tx, tenantId, owner, workflowId, { lock: true });
           if (workflow === undefined) throw notFound("Workflow-Id");
           nextIndex = workflow.nextIndex;
@@ -258,7 +268,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       const workflowId = currentScope()?.workflowId;
       if (workflowId === undefined) throw stepRequired();
       const { tenantId } = caller;
-      return inRequestTransaction(db, tenantId, async (staged) => {
+      return inRequestTransaction(caller.db ?? db, tenantId, async (staged) => {
         const prompts = requestPrompts(staged, tenantId) as WorkflowPrompts;
         const tenant = await tenantInfo(staged, tenantId);
         return commitResult(await commitWorkflow({ session: staged, model, tenant, prompts }, workflowId), prompts);
@@ -273,7 +283,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       const workflowId = currentScope()?.workflowId;
       if (workflowId === undefined) throw stepRequired();
       const { tenantId } = caller;
-      const answered = await inRequestTransaction(db, tenantId, async (tx) => {
+      const answered = await inRequestTransaction(caller.db ?? db, tenantId, async (tx) => {
         const result = await answerQuestion(tx, tenantId, workflowId, promptId, choice);
         if (result.outcome !== "answered" || result.deferred === null || choice !== "accept") return { result };
         const { entity: name, ...call } = result.deferred;
