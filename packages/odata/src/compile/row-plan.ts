@@ -167,14 +167,23 @@ function objectWriter(
     }
   }
   const list = parts.map((p) => p.part);
-  const properties = (row: Row) => list.map((part) => part(row));
-  if (!writesControl(options)) return { write: (row) => `{${properties(row).join(",")}}`, guid: guid.alias, version };
+  // written for every row of every page: one string, no arrays
+  const properties = (row: Row) => {
+    let text = "";
+    for (let i = 0; i < list.length; i++) text += i === 0 ? list[i]!(row) : `,${list[i]!(row)}`;
+    return text;
+  };
+  if (!writesControl(options)) return { write: (row) => `{${properties(row)}}`, guid: guid.alias, version };
   const control = controlText(query.entity, options);
   const versionAlias = version();
   const write: Part = (row) => {
     const key = String(row[guid.alias]);
-    const members = [...control.leading(key, String(row[versionAlias])), ...properties(row), ...control.trailing(key)];
-    return `{${members.join(",")}}`;
+    let text = control.leading(key, String(row[versionAlias]));
+    const own = properties(row);
+    if (own !== "") text = text === "" ? own : `${text},${own}`;
+    const trailing = control.trailing(key);
+    if (trailing !== "") text = text === "" ? trailing : `${text},${trailing}`;
+    return `{${text}}`;
   };
   return { write, guid: guid.alias, version };
 }
