@@ -5,6 +5,12 @@
  * pipeline as a standalone request, and finds its transaction, its natural-key lookups and where
  * its prompts go here instead of opening its own. The scope knows nothing of workflows: the one
  * who opens it says which prompts collect and under which annotation they answer.
+ *
+ * The price on Node 20: once a scope has run, async hooks stay on for the process and every
+ * promise pays for them (Node 24's AsyncContextFrame removes that cost). Plain requests carry
+ * their context explicitly (the host's request-context.ts) so that a host serving no changeset and
+ * no workflow does not pay it. The storage is never disabled between scopes: resources made inside
+ * one keep its store, and a later scope would enable them again as if they were inside it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
@@ -45,26 +51,12 @@ export interface RequestScope {
 }
 
 const current = new AsyncLocalStorage<RequestScope>();
-/** scopes open now */
-let open = 0;
 
 /** the scope the current request runs in, if any */
 export const currentScope = (): RequestScope | undefined => current.getStore();
 
-/**
- * Runs `fn` with `scope` as the scope of every request it makes. When the last open scope ends
- * the storage is disabled: on Node 20 an AsyncLocalStorage in use makes every promise of the
- * process pay for async hooks (a read by key about a sixth of its CPU), and most requests are
- * neither a changeset's part nor a workflow step. The next scope enables it again.
- */
-export async function runInScope<T>(scope: RequestScope, fn: () => Promise<T>): Promise<T> {
-  open++;
-  try {
-    return await current.run(scope, fn);
-  } finally {
-    if (--open === 0) current.disable();
-  }
-}
+/** runs `fn` with `scope` as the scope of every request it makes */
+export const runInScope = <T>(scope: RequestScope, fn: () => Promise<T>): Promise<T> => current.run(scope, fn);
 
 /** runs `fn` in the surrounding scope's transaction, or in a new tenant transaction */
 export function inRequestTransaction<T>(
