@@ -6,6 +6,7 @@
 import { type Database, defineModel, entity, migrate, ServiceError, text } from "@bizdata/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { serviceCaller } from "../../../../test/odata-service-caller.js";
 import { defaultBodyLimits, defaultQueryLimits } from "../limits.js";
 import { type Access, type ODataRequest, odataRequestOf } from "./odata-request.js";
 import { createODataService, type ODataService } from "./odata-service.js";
@@ -31,15 +32,7 @@ let service: ODataService;
 const tenantId = uniqueTenant("service");
 const asked: Access[] = [];
 
-const call = async (request: Omit<ODataRequest, "tenantId" | "search"> & { search?: string }) => {
-  const result = await service.handle({
-    ...request,
-    tenantId,
-    search: new URLSearchParams(request.search ?? ""),
-    authorize: (access) => asked.push(access),
-  });
-  return { ...result, json: result.body?.startsWith("{") ? JSON.parse(result.body) : result.body };
-};
+const call = serviceCaller(() => service, tenantId, asked);
 const create = (body: unknown, more: Partial<Omit<ODataRequest, "search">> & { search?: string } = {}) =>
   call({ method: "POST", path: "SvTool", body: async () => body, ...more });
 

@@ -20,7 +20,9 @@ import {
 } from "@bizdata/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import type { Access, ODataRequest } from "./odata-request.js";
+import { serviceCaller } from "../../../../test/odata-service-caller.js";
+import { rejection } from "../../../../test/service-error.js";
+import type { Access } from "./odata-request.js";
 import { createODataService, type ODataService } from "./odata-service.js";
 
 const Describe = method({
@@ -60,21 +62,8 @@ let service: ODataService;
 const tenantId = uniqueTenant("owned-items");
 const asked: Access[] = [];
 
-const call = async (request: Omit<ODataRequest, "tenantId" | "search"> & { search?: string }) => {
-  const result = await service.handle({
-    ...request,
-    tenantId,
-    search: new URLSearchParams(request.search ?? ""),
-    authorize: (access) => asked.push(access),
-  });
-  return { ...result, json: result.body?.startsWith("{") ? JSON.parse(result.body) : result.body };
-};
+const call = serviceCaller(() => service, tenantId, asked);
 const get = (path: string, search = "") => call({ method: "GET", path, search });
-const refusal = (request: Promise<unknown>) =>
-  request.then(
-    () => undefined,
-    (e: unknown) => e as ServiceError,
-  );
 
 /** the Guids of the orders, lines and notes created below, by number and line quantity */
 let first: string;
@@ -176,7 +165,7 @@ describe("an owned item under its owner", () => {
     ],
   ])("%s is a 404 naming it, for the item and what follows it", async (_, path, after, message) => {
     for (const more of after) {
-      const error = await refusal(get(`${path()}${more}`));
+      const error = await rejection(get(`${path()}${more}`));
       expect(error, more).toBeInstanceOf(ServiceError);
       expect([error!.status, error!.code, error!.message]).toEqual([404, "NotFound", message()]);
     }
@@ -184,7 +173,7 @@ describe("an owned item under its owner", () => {
 
   it("a reference to the owner that leads nowhere holds no item", async () => {
     const empty = (await get("OiCustomer", "$filter=Code eq 'C-2'")).json.value[0].Guid;
-    const error = await refusal(get(`OiCustomer(${empty})/LastOrder/Lines(${line})`));
+    const error = await rejection(get(`OiCustomer(${empty})/LastOrder/Lines(${line})`));
     expect([error!.status, error!.message]).toEqual([404, `OiCustomer(${empty})/LastOrder/Lines has no item ${line}.`]);
   });
 });
@@ -218,11 +207,11 @@ describe("writes to an owned item under its owner", () => {
       [second, `OiOrder(${second})/Lines has no item ${line}.`],
       [MISSING, `OiOrder(${MISSING}) does not exist.`],
     ] as const) {
-      const patch = await refusal(
+      const patch = await rejection(
         call({ method: "PATCH", path: `OiOrder(${owner})/Lines(${line})`, body: async () => ({ Quantity: 9 }) }),
       );
       expect([patch!.status, patch!.message]).toEqual([404, message]);
-      const remove = await refusal(call({ method: "DELETE", path: `OiOrder(${owner})/Lines(${line})` }));
+      const remove = await rejection(call({ method: "DELETE", path: `OiOrder(${owner})/Lines(${line})` }));
       expect([remove!.status, remove!.message]).toEqual([404, message]);
     }
     expect(await quantity(line)).toBe(2);
