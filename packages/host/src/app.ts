@@ -26,7 +26,7 @@ import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
-import { requestLogger, requestOf, subrequestEnv } from "./observability/request-context.js";
+import { requestDatabase, requestLogger, subrequestEnv } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
 
 export interface AppOptions {
@@ -69,10 +69,10 @@ export function createApp({
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
-  // request ids, the request log line, metrics with each request's statements counted
-  observeHost(app, db, config, logger);
   const service = createODataService({ db, model, basePath: base, queryLimits: config.queryLimits });
   const { basePath } = service;
+  // first: request ids, the request log line, metrics with each request's statements counted
+  observeHost(app, db, config, logger, basePath);
 
   // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
   // added to a finished response forces a slower copy); onError sets it on errors itself
@@ -181,7 +181,7 @@ export function createApp({
       tenantId,
       // each part through the app as a request of its own, in this request's context
       handle: async (request) => app.fetch(request, subrequestEnv(c)),
-      changeset: (prefetch, parts) => inChangeset(requestOf(c)?.db ?? db, tenantId, prefetch, parts),
+      changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
     });
     return send(c, result);
   });

@@ -1,12 +1,13 @@
 /**
  * An app mounted under another prefix (`createApp({ basePath })`): sign-in, reads, creates,
  * next links, `$batch` part URLs, `$metadata` and workflows with their answer links all live under
- * it, and nothing answers under `/api`.
+ * it, and nothing answers under `/api`; the metrics label its routes under it.
  */
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../test/database.js";
 import { config, dataOf, PASSWORD } from "../../../test/host-app.js";
+import { sample } from "../../../test/prometheus-text.js";
 import { type App, createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import { migrateService } from "./schema.js";
@@ -124,5 +125,23 @@ describe(`createApp({ basePath: "${BASE}" })`, () => {
     expect(href.startsWith(`${BASE}/userprompts/`)).toBe(true);
     expect((await step("POST", href, 2)).status).toBe(200);
     expect((await step("POST", `${BASE}/workflow/commit`, 3)).status).toBe(200);
+  });
+
+  it("labels the entity API's routes and sign-ins under the base path in the metrics", async () => {
+    const created = await json(await request("POST", `${BASE}/Country`, { Code: "BM", Name: "Metrics" }));
+    expect((await request("GET", `${BASE}/Country(${created.Guid})`)).status).toBe(200);
+    expect((await request("GET", `${BASE}/Country/$count`)).status).toBe(200);
+    const signIn = await app.request(`${BASE}/auth/signin`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ TenantId: "no-such-tenant", Username: "x", Password: "wrong-password" }),
+    });
+    expect(signIn.status).toBe(401);
+    const text = await (await app.request("/metrics")).text();
+    for (const route of [`${BASE}/{entity}`, `${BASE}/{entity}({key})`, `${BASE}/{entity}/$count`]) {
+      expect(sample(text, "bizdata_http_requests_total", { route }), route).toBeGreaterThan(0);
+    }
+    expect(sample(text, "bizdata_signin_attempts_total", { outcome: "failed" })).toBeGreaterThan(0);
+    expect(text).not.toContain(created.Guid);
   });
 });

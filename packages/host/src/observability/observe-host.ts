@@ -32,11 +32,12 @@ export function observeHost<A extends Hono<any>>(
   db: Database,
   settings: ObservabilitySettings,
   logger: Logger,
+  basePath: string,
 ): void {
   const enabled = settings.metrics?.enabled ? settings.metrics : undefined;
   const metrics = enabled && hostMetrics(db);
   const clientAddress = clientAddressOf(settings.proxies ?? noProxies);
-  app.use("*", observeRequests({ db, logger, metrics, clientAddress }));
+  app.use("*", observeRequests({ db, logger, metrics, clientAddress, basePath }));
   if (enabled === undefined || metrics === undefined) return;
   app.get("/metrics", metricsRoute(metrics.registry, enabled.token));
 }

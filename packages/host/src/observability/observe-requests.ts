@@ -24,6 +24,8 @@ export interface RequestObserverOptions {
   readonly metrics: HostMetrics | undefined;
   /** the client address from the connection's peer and the request's headers */
   readonly clientAddress: (peer: string | undefined, headers: Headers) => string | undefined;
+  /** where the API is mounted (`/api`): route labels are under it */
+  readonly basePath: string;
 }
 
 export function observeRequests({
@@ -31,13 +33,14 @@ export function observeRequests({
   logger,
   metrics,
   clientAddress,
+  basePath,
 }: RequestObserverOptions): MiddlewareHandler<{ Variables: RequestVariables }> {
   return async (c, next) => {
     const parent = parentRequestOf(c);
     if (parent !== undefined) {
       c.set("request", parent);
       await next();
-      if (metrics) await observeOutcomes(c, routePattern(c), metrics);
+      if (metrics) await observeOutcomes(c, routePattern(c, basePath), metrics, basePath);
       return;
     }
     const start = performance.now();
@@ -60,8 +63,8 @@ export function observeRequests({
     const { status } = c.res;
     context.logger.info({ method, path: c.req.path, status, ms: Math.round(ms * 10) / 10, client }, "request");
     if (!metrics) return;
-    const route = routePattern(c);
+    const route = routePattern(c, basePath);
     metrics.request({ method, route, status, seconds: ms / 1000, statements: counter.statements });
-    await observeOutcomes(c, route, metrics);
+    await observeOutcomes(c, route, metrics, basePath);
   };
 }

@@ -11,7 +11,16 @@ function stubApp(status: number, body: unknown, headers: Record<string, string> 
   const db = { stats: () => ({ size: 1, busy: 0, waiting: 0 }) } as unknown as Database;
   const metrics = hostMetrics(db);
   const app = new Hono();
-  app.use("*", observeRequests({ db, logger: pino({ level: "silent" }), metrics, clientAddress: (peer) => peer }));
+  app.use(
+    "*",
+    observeRequests({
+      db,
+      logger: pino({ level: "silent" }),
+      metrics,
+      clientAddress: (peer) => peer,
+      basePath: "/api",
+    }),
+  );
   const answer = (c: import("hono").Context) => c.json(body, status as 200, headers);
   app.post("/api/workflow/commit", answer);
   app.post("/api/auth/signin", answer);

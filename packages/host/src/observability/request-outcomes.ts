@@ -44,10 +44,18 @@ function signInOutcome(status: number): SignInOutcome {
   return status < 500 ? "invalid" : "error";
 }
 
-/** counts what the answered request `c` (taken by `route`) means for workflows and sign-ins */
-export async function observeOutcomes(c: Context, route: string, metrics: HostMetrics): Promise<void> {
+/**
+ * counts what the answered request `c` (taken by `route`, under `basePath`) means for workflows
+ * and sign-ins
+ */
+export async function observeOutcomes(
+  c: Context,
+  route: string,
+  metrics: HostMetrics,
+  basePath: string,
+): Promise<void> {
   if (c.req.header("workflow-id") !== undefined) metrics.workflowStep(stepOutcome(c));
   if (c.req.method !== "POST") return;
-  if (route === "/api/workflow/commit") metrics.commit(await commitOutcome(c.res));
-  else if (route === "/api/auth/signin") metrics.signIn(signInOutcome(c.res.status));
+  if (route === `${basePath}/workflow/commit`) metrics.commit(await commitOutcome(c.res));
+  else if (route === `${basePath}/auth/signin`) metrics.signIn(signInOutcome(c.res.status));
 }

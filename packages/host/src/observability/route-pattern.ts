@@ -1,7 +1,7 @@
 /**
  * The route a request took, as a low-cardinality label: the matched Hono route with its
  * parameters as `{name}`, and for the entity API's catch-all the shape of the resource path
- * (`/api/{entity}({key})`). Never a key or other value from the URL.
+ * (`/api/{entity}({key})`, under the app's base path). Never a key or other value from the URL.
  */
 import { parseResourcePath } from "@bizdata/odata";
 import type { Context } from "hono";
@@ -11,7 +11,7 @@ import { matchedRoutes } from "hono/route";
 const placeholders = (path: string) => path.replace(/:(\w+)(\{(?:[^{}]|\{[^{}]*\})*\})?/g, "{$1}");
 
 /**
- * The shape of an entity API path (after `/api/`), in the words of api-conventions: the entity
+ * The shape of an entity API path (after the base path), in the words of api-conventions: the entity
  * set, `({key})` where a segment has parentheses, `$count`, and `{segment}` for what follows
  * (a navigation property or a method: which one, only the model knows).
  */
@@ -20,9 +20,9 @@ function resourceShape(path: string): string {
     const [entity, ...rest] = parseResourcePath(path).segments;
     const parens = (s: { readonly args: unknown }) => (s.args === null ? "" : "({key})");
     const tail = rest.map((s) => (s.name === "$count" && s.qualifier === null ? "/$count" : `/{segment}${parens(s)}`));
-    return `/api/{entity}${parens(entity!)}${tail.join("")}`;
+    return `/{entity}${parens(entity!)}${tail.join("")}`;
   } catch {
-    return "/api/{invalid}";
+    return "/{invalid}";
   }
 }
 
@@ -47,12 +47,15 @@ function cachedShape(path: string): string {
   return shape;
 }
 
-/** the route pattern of the request `c` was made for; `unmatched` when no route takes its path */
-export function routePattern(c: Context): string {
+/**
+ * The route pattern of the request `c` was made for, the entity API's under `basePath` (`/api`);
+ * `unmatched` when no route takes its path
+ */
+export function routePattern(c: Context, basePath: string): string {
   // middleware (`app.use`) matches every method; the route that answers names one
   const route = matchedRoutes(c).find((r) => r.method !== "ALL");
   if (route === undefined) return "unmatched";
-  if (route.path !== "/api/*") return placeholders(route.path);
+  if (route.path !== `${basePath}/*`) return placeholders(route.path);
   // as the URL has it, percent-encoded: the parser splits at `/` before it decodes
-  return cachedShape(new URL(c.req.url).pathname.slice("/api/".length));
+  return basePath + cachedShape(new URL(c.req.url).pathname.slice(basePath.length + 1));
 }
