@@ -111,6 +111,45 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
     }
   });
 
+  it("fetches the array types again when the connection closes under that fetch, leaving nothing unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    let sockets = 0;
+    // the first socket fails as the client sends the array-type query it makes on connecting
+    const options: postgres.Options<{}> & { socket: () => Socket } = {
+      max: 1,
+      onnotice: () => {},
+      socket: () => {
+        const socket = connect(cluster.port, "127.0.0.1");
+        if (sockets++ === 0) {
+          const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+          socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+            if (String(chunk).includes("pg_catalog.pg_type")) {
+              socket.destroy(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
+              return false;
+            }
+            return write(chunk, ...rest);
+          }) as Socket["write"];
+        }
+        return socket;
+      },
+    };
+    const pool = postgres(cluster.url, options);
+    try {
+      const reserved = await pool.reserve().catch((err: unknown) => err);
+      if (!(reserved instanceof Error)) (reserved as postgres.ReservedSql).release();
+      // served on the second socket, with the array types fetched there
+      expect(await pool`select array[1, 2]::int[] as a`).toEqual([{ a: [1, 2] }]);
+      await sleep(50);
+      expect(sockets).toBe(2);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+      await pool.end({ timeout: 1 });
+    }
+  });
+
   it("leaves a connection that closed while reserved to the reservation it serves next", async () => {
     const pool = postgres(cluster.url, { max: 1, onnotice: () => {} });
     try {
