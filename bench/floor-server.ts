@@ -11,10 +11,13 @@
  * why. The tenant is fixed (BENCH_TENANT); each query-mix route answers its one URL
  * (scenarios.ts), with the values of that URL in its SQL as parameters.
  *
- * What it pays around the statement is its kind (FLOOR, settings.ts `FLOORS`): `isolated` sets
- * the role and the tenant in a transaction exactly as `inTenant` does, with BEGIN, set-up,
- * statement and COMMIT sent together (row-level security costs both the same); `bare` sends the
- * statement alone; `awaited` waits for each of the four.
+ * What it pays around the statement is its kind (FLOOR, settings.ts `FLOORS`): `isolated` pays
+ * the host's isolation: a read goes alone on a connection opened in the application role,
+ * read-only, holding the tenant (the state the host's tenant-read sessions are in once set), a
+ * write in a transaction that sets the role and the tenant as `inTenant` does, BEGIN, set-up,
+ * statement and COMMIT sent together (row-level security costs both the same); `transaction`
+ * runs reads in that transaction too; `bare` sends the statement alone; `awaited` runs the
+ * transaction waiting for each of its four statements.
  */
 import { randomUUID } from "node:crypto";
 import { serve } from "@hono/node-server";
@@ -25,7 +28,7 @@ import type { Floor } from "./settings.js";
 
 const tenantId = process.env.BENCH_TENANT!;
 const floor = process.env.FLOOR as Floor;
-const sql = postgres(process.env.DATABASE_URL!, {
+const settings = {
   max: 10,
   prepare: true,
   onnotice: () => {},
@@ -33,7 +36,21 @@ const sql = postgres(process.env.DATABASE_URL!, {
   // path filter that plan joins every contact of the tenant to each customer (a nested loop over
   // a materialized scan, 8x slower than the plan for the values). The host plans every run too.
   connection: { plan_cache_mode: "force_custom_plan" },
-});
+};
+const sql = postgres(process.env.DATABASE_URL!, settings);
+/** the isolated floor's reads: role, read-only and tenant set when a connection opens */
+const tenantSql =
+  floor === "isolated"
+    ? postgres(process.env.DATABASE_URL!, {
+        ...settings,
+        connection: {
+          ...settings.connection,
+          role: "bizdata_app",
+          default_transaction_read_only: true,
+          "app.tenant_id": tenantId,
+        },
+      })
+    : undefined;
 
 /** a statement not yet sent: postgres.js sends a query when it is awaited */
 type Rows<T> = PromiseLike<T[]>;
@@ -45,20 +62,23 @@ const setup = (tx: Tx) =>
   tx`SELECT set_config('role', 'bizdata_app', true), set_config('app.tenant_id', ${tenantId}, true)`;
 
 /** the statement `fn` makes, run as the floor's kind says */
+const inTransaction = async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => {
+  const tx = (await sql.reserve()) as unknown as Tx & { release(): void };
+  try {
+    // a query is sent when awaited: Promise.allSettled hands all four to the connection in order, in one tick
+    const sent = [tx.unsafe(mode === "read only" ? "BEGIN READ ONLY" : "BEGIN"), setup(tx), fn(tx), tx`COMMIT`];
+    const outcomes = await Promise.allSettled(sent);
+    const failed = outcomes.find((o) => o.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+    return (outcomes[2] as PromiseFulfilledResult<T[]>).value;
+  } finally {
+    tx.release();
+  }
+};
 const floors: Record<Floor, <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => Promise<T[]>> = {
-  isolated: async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => {
-    const tx = (await sql.reserve()) as unknown as Tx & { release(): void };
-    try {
-      // a query is sent when awaited: Promise.allSettled hands all four to the connection in order, in one tick
-      const sent = [tx.unsafe(mode === "read only" ? "BEGIN READ ONLY" : "BEGIN"), setup(tx), fn(tx), tx`COMMIT`];
-      const outcomes = await Promise.allSettled(sent);
-      const failed = outcomes.find((o) => o.status === "rejected");
-      if (failed !== undefined) throw failed.reason;
-      return (outcomes[2] as PromiseFulfilledResult<T[]>).value;
-    } finally {
-      tx.release();
-    }
-  },
+  isolated: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
+    mode === "read only" ? (fn(tenantSql!) as Promise<T[]>) : inTransaction(mode, fn),
+  transaction: inTransaction,
   bare: <T>(_: Mode, fn: (tx: Tx) => Rows<T>) => fn(sql) as Promise<T[]>,
   awaited: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
     sql.begin(mode, async (tx) => {
@@ -221,4 +241,8 @@ const app = new Hono()
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.send?.({ url: `http://127.0.0.1:${info.port}` });
 });
-process.on("disconnect", () => server.close(() => void sql.end({ timeout: 5 }).then(() => process.exit(0))));
+process.on("disconnect", () =>
+  server.close(
+    () => void Promise.all([sql.end({ timeout: 5 }), tenantSql?.end({ timeout: 5 })]).then(() => process.exit(0)),
+  ),
+);

@@ -52,13 +52,17 @@ export interface BenchSettings {
 /**
  * The hand-written servers the host is compared with (floor-server.ts): all run the same one
  * statement per request; they differ in what they pay around it.
- * - `isolated`: the host's isolation at its cost: a transaction that switches to the application
- *   role and sets the tenant, BEGIN, set-up, statement and COMMIT sent together (one round trip);
+ * - `isolated`: the host's isolation at its cost: a read alone on a connection opened in the
+ *   application role, read-only and holding the tenant, a write in a transaction that switches
+ *   to the application role and sets the tenant, BEGIN, set-up, statement and COMMIT sent
+ *   together (one round trip);
+ * - `transaction`: that transaction for reads too (how the host read before it kept sessions
+ *   set for a tenant);
  * - `bare`: the statement alone, on the pool, no transaction (the tenant predicate in the SQL);
  * - `awaited`: the isolated transaction with every step awaited, four round trips (how the host
  *   and the floor worked before), to measure what pipelining saves.
  */
-export const FLOORS = ["isolated", "bare", "awaited"] as const;
+export const FLOORS = ["isolated", "bare", "transaction", "awaited"] as const;
 export type Floor = (typeof FLOORS)[number];
 
 function floors(raw: string | undefined): Floor[] {

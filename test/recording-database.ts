@@ -8,14 +8,22 @@ import { type Database, type Session, type Statement, toQuery } from "@bizdata/c
 
 /** `db` with every statement appended to `log` */
 export function recording(db: Database, log: string[]): Database {
-  const record = (session: Session): Session => ({
-    query: <R>(statement: Statement) => {
-      const { sql } = toQuery(statement);
-      log.push(sql);
-      return session.query<R>(statement);
-    },
-    store: session.store,
-  });
+  const record = (session: Session): Session => {
+    const commitWith = session.commitWith;
+    return {
+      query: <R>(statement: Statement) => {
+        log.push(toQuery(statement).sql);
+        return session.query<R>(statement);
+      },
+      store: session.store,
+      commitWith:
+        commitWith &&
+        ((statements) => {
+          for (const statement of statements) log.push(toQuery(statement).sql);
+          return commitWith(statements);
+        }),
+    };
+  };
   return {
     driver: db.driver,
     query: (statement) => record(db).query(statement),

@@ -20,11 +20,26 @@ export interface Session {
   query<R = Row>(statement: Statement): Promise<R[]>;
   /** where records are loaded from and written to: the base tables, or a workflow's staged state */
   readonly store: RecordStore;
+  /**
+   * A transaction's last statements, sent with its COMMIT right behind them without waiting in
+   * between (one round trip for a write's final inserts): the first failure is thrown, and then
+   * nothing was committed (PostgreSQL turns the COMMIT of a failed transaction into a rollback).
+   * It must be the work's last act; a statement after it is refused. Absent where there is no
+   * round trip to save (PGlite, or outside a transaction): the caller then sends the statements
+   * and the transaction commits when the work returns.
+   */
+  readonly commitWith?: ((statements: readonly Statement[]) => Promise<void>) | undefined;
 }
 
 export interface TransactionOptions {
   /** enforce read-only (read methods, GET requests) */
   readonly readOnly?: boolean;
+  /**
+   * The tenant the work runs for. With `setup` (tenant-scope.ts) it lets a driver serve a
+   * one-statement read on a connection already set for that tenant, without a transaction
+   * (postgres-database.ts); a driver that cannot simply runs the set-up.
+   */
+  readonly tenant?: string;
   /**
    * The statement that opens the transaction (a tenant's role and settings). The PostgreSQL
    * driver sends it right behind BEGIN and ahead of the first statement without waiting for

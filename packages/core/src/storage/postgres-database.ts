@@ -23,6 +23,7 @@ import { PoolGate } from "./pool-gate.js";
 import { poolUsage } from "./pool-usage.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import { baseStore } from "./record-store.js";
+import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 
 export type { PostgresOptions };
 
@@ -105,9 +106,12 @@ async function pipelined<T>(
         if (!closed) await send(reserved, ROLLBACK).catch(() => {});
       }
     }
+    let ended = false;
     try {
       const result = await fn({
         query: async <R = Row>(statement: Statement) => {
+          if (ended)
+            throw new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
           try {
             return await send<R>(reserved, statement);
           } catch (error) {
@@ -117,12 +121,23 @@ async function pipelined<T>(
           }
         },
         store: baseStore,
+        commitWith: async (statements) => {
+          if (ended) throw new Error("The transaction's last statements were sent already.");
+          ended = true;
+          const sent = [...statements.map((statement) => send(reserved, statement)), send(reserved, COMMIT)];
+          // in the order sent: a failed set-up first, then the statement that failed
+          const failure = firstFailure(await Promise.allSettled([...opening, ...sent]));
+          if (failure !== undefined) throw failure;
+        },
       });
-      await opened();
-      await send(reserved, COMMIT);
+      if (!ended) {
+        await opened();
+        await send(reserved, COMMIT);
+      }
       return result;
     } catch (error) {
-      await send(reserved, ROLLBACK).catch(() => {});
+      // after commitWith the transaction is over: committed, or rolled back by its COMMIT
+      if (!ended) await send(reserved, ROLLBACK).catch(() => {});
       throw error;
     }
   } finally {
@@ -130,9 +145,64 @@ async function pipelined<T>(
   }
 }
 
+/** a connection's backend session, which the patched postgres.js updates in place when the connection reconnects */
+interface Backend {
+  readonly pid: number | null;
+  readonly secret: number | null;
+}
+
+/**
+ * One-statement tenant reads without a transaction: the statement alone, the way a hand-written
+ * server would send it, as safe as a tenant transaction. They run on a pool of their own whose
+ * connections are opened in the application role and read-only (startup parameters, so no
+ * statement on this pool runs as the owner or writes), and whose sessions keep the tenant they
+ * were last set to, at session level. A read meets a session known to hold its tenant and goes
+ * alone, or goes right behind the statement that sets it, in the same packet; its rows are handed
+ * out only when that set-up succeeded (it ran first, on the same session). Which tenant a session
+ * holds is kept per backend, by process id and cancel key, which a reconnect replaces: a
+ * connection that reconnected is set again before its first read. Row-level security applies as
+ * in a tenant transaction (the compiled statement carries its own tenant predicate besides). A
+ * postgres.js without the patch that tells the backend (patches/postgres@3.4.9.patch) still
+ * reads correctly, sending the set-up with every read.
+ */
+function tenantReads(url: string, settings: postgres.Options<{}>) {
+  const sql = postgres(url, {
+    ...settings,
+    connection: { ...settings.connection, role: APP_ROLE, default_transaction_read_only: true },
+  });
+  const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
+  const holds = (backend: Backend | undefined, tenant: string): boolean => {
+    const session = backend && held.get(backend);
+    return session?.tenant === tenant && session.pid === backend!.pid && session.secret === backend!.secret;
+  };
+  const read = async <T>(tenant: string, fn: (tx: Session) => Promise<T>): Promise<T> => {
+    const reserved = await sql.reserve();
+    try {
+      return await fn(
+        oneStatementSession(baseStore, async <R>(statement: Statement) => {
+          const backend = (reserved as { backend?: Backend }).backend;
+          if (holds(backend, tenant)) return send<R>(reserved, statement);
+          // the session this set-up reaches: if the connection reconnects meanwhile, it is another one
+          const session = backend && backend.pid !== null ? { pid: backend.pid, secret: backend.secret, tenant } : null;
+          if (backend) held.delete(backend);
+          const setup = { sql: `SELECT set_config('${TENANT_SETTING}', $1, false)`, params: [tenant] };
+          const outcomes = await Promise.allSettled([send(reserved, setup), send<R>(reserved, statement)]);
+          const failure = firstFailure(outcomes);
+          if (failure !== undefined) throw failure;
+          if (backend && session) held.set(backend, session);
+          return (outcomes[1] as PromiseFulfilledResult<R[]>).value;
+        }),
+      );
+    } finally {
+      reserved.release();
+    }
+  };
+  return { sql, read };
+}
+
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
   const o = { ...defaultPostgresOptions, ...options };
-  const sql = postgres(url, {
+  const settings: postgres.Options<{}> = {
     max: o.max,
     prepare: true,
     onnotice: () => {},
@@ -149,7 +219,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       lock_timeout: o.lockTimeout,
       idle_in_transaction_session_timeout: o.idleInTransactionTimeout,
     },
-  });
+  };
+  const sql = postgres(url, settings);
+  const reads = tenantReads(url, settings);
   const gate = new PoolGate(o.max, o.poolTimeout);
   const root = session(sql);
   const usage = poolUsage(o.max);
@@ -160,12 +232,16 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     transaction: (fn, options) =>
       usage.track(
         gate.run(async () =>
-          options?.setup !== undefined
-            ? pipelined(sql, fn, { ...options, setup: options.setup })
-            : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) => fn(session(tx)))) as any),
+          options?.tenant !== undefined && options.readOnly && options.oneStatement
+            ? reads.read(options.tenant, fn)
+            : options?.setup !== undefined
+              ? pipelined(sql, fn, { ...options, setup: options.setup })
+              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) => fn(session(tx)))) as any),
         ),
       ),
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 })]);
+    },
     stats: usage.stats,
   };
 }

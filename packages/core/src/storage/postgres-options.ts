@@ -4,7 +4,11 @@
  * without loading the `postgres` package.
  */
 export interface PostgresOptions {
-  /** pool size */
+  /**
+   * pool size; the driver has two pools of this size, one for one-statement tenant reads (its
+   * connections hold the application role and a tenant) and one for everything else, and at
+   * most this many operations use a connection at a time
+   */
   readonly max?: number;
   /** milliseconds to establish a connection (TCP, TLS, authentication) */
   readonly connectTimeout?: number;

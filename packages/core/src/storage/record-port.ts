@@ -6,7 +6,7 @@
  * forget to stage, and none decides on its own whether it stages or saves.
  */
 import type { AnyEntity } from "../model/model.js";
-import type { Session } from "./database.js";
+import type { Session, Statement } from "./database.js";
 import type { StagedView } from "./staged-view.js";
 
 export type StoredRecord = Record<string, unknown>;
@@ -37,6 +37,11 @@ export interface RecordStore {
   ): Promise<StoredRecord[]>;
   /** new records, each with its Guid */
   insert(session: Session, def: AnyEntity, tenantId: string, records: readonly StoredRecord[]): Promise<void>;
+  /**
+   * The one statement `insert` sends for these records, where it is one: what lets a
+   * transaction's last inserts go out with its COMMIT (write-behind.ts)
+   */
+  readonly insertStatement?: (def: AnyEntity, tenantId: string, records: readonly StoredRecord[]) => Statement;
   /** an existing record: `record` is its whole state after the change, `changes` what changed */
   update(
     session: Session,

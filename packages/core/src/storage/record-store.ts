@@ -4,7 +4,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
-import type { Session } from "./database.js";
+import type { Session, SqlQuery } from "./database.js";
 import { durationText } from "./interval-text.js";
 import { persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
@@ -163,14 +163,17 @@ export async function insertRecords(
   records: readonly Record<string, unknown>[],
 ): Promise<void> {
   if (records.length === 0) return;
-  const columns = persistedColumns(def);
+  await session.query(insertStatement(def, tenantId, records));
+}
+
+/** the statement insertRecords sends for one or more records */
+export function insertStatement(def: AnyEntity, tenantId: string, records: readonly Record<string, unknown>[]): SqlQuery {
   const texts = insertTextsOf(def);
   if (records.length === 1) {
     const values = recordColumns(def, records[0]!);
-    await session.query({ sql: texts.one, params: [tenantId, ...columns.map((c) => values.get(c) ?? null)] });
-    return;
+    return { sql: texts.one, params: [tenantId, ...persistedColumns(def).map((c) => values.get(c) ?? null)] };
   }
-  await session.query({ sql: texts.many, params: [tenantId, ...columnArrays(def, records)] });
+  return { sql: texts.many, params: [tenantId, ...columnArrays(def, records)] };
 }
 
 /** Updates the given properties of one record; false when there is no such record. */
@@ -220,6 +223,7 @@ export const baseStore: RecordStore = {
   defersSave: false,
   ...recordReads(undefined),
   insert: insertRecords,
+  insertStatement,
   update: async (session, def, tenantId, record, changes) => {
     await updateRecordRow(session, def, tenantId, record.Guid as string, changes);
   },

@@ -2,9 +2,10 @@
  * Every tenant's work runs in a transaction that has switched to the application role and set
  * the current tenant, so row-level security holds even for a statement that forgot its tenant
  * predicate. Both settings go in one statement, the transaction's set-up, which the driver sends
- * together with BEGIN and the first statement (and for a one-statement read with COMMIT too): one
- * round trip per read. The work's inserts wait and go together (write-behind.ts) unless
- * `deferInserts` is false.
+ * together with BEGIN and the first statement: one round trip. A one-statement read on PostgreSQL
+ * needs no transaction at all: it runs on a connection that was opened in the application role
+ * and already holds the tenant (postgres-database.ts, `tenantReads`). The work's inserts wait and
+ * go together (write-behind.ts) unless `deferInserts` is false.
  */
 import type { Database, Session, TransactionOptions } from "./database.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
@@ -31,11 +32,12 @@ export function inTenant<T>(
     // a read-only transaction inserts nothing: no waiting, and no check before each statement
     const writes = options?.deferInserts === false || options?.readOnly ? writeThrough(tx) : writeBehind(tx);
     const result = await fn(writes.session, writes);
-    await writes.flush();
+    await writes.finish();
     return result;
   };
   return db.transaction(work, {
     ...options,
+    tenant: tenantId,
     setup: {
       sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true)`,
       params: [tenantId],

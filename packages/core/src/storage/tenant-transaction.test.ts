@@ -20,7 +20,8 @@ import { APP_ROLE } from "./tenant-policy.js";
 import { inTenant } from "./tenant-scope.js";
 
 const Secret = entity("TtSecret", { naturalKey: "Code", fields: { Code: text({ required: true }) } });
-const model = defineModel([Secret]);
+const Note = entity("TtNote", { naturalKey: "Code", fields: { Code: text({ required: true }) } });
+const model = defineModel([Secret, Note]);
 
 let db: Database;
 beforeAll(async () => {
@@ -28,6 +29,8 @@ beforeAll(async () => {
   await migrate(db, model);
 });
 afterAll(() => db.close());
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
 
 const READ: TransactionOptions = { readOnly: true, oneStatement: true };
 const read = <R = Record<string, unknown>>(tenant: string, statement: SQL) =>
@@ -125,6 +128,35 @@ describe("a one-statement tenant read", () => {
     expect(await connectionState()).toEqual(CLEAN);
   });
 
+  it("runs in the application role, read-only, with its tenant, however the tenants alternate", async () => {
+    const { a, b } = await seeded();
+    const state = sql`SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant,
+      current_setting('transaction_read_only') AS "readOnly", (SELECT count(*)::int FROM tt_secret) AS n`;
+    // one connection: each read meets the session the read before it left, set for the other tenant or the same
+    for (const tenant of [a, b, b, a, b, a, a])
+      expect(await read(tenant, state)).toEqual([{ role: APP_ROLE, tenant, readOnly: "on", n: tenant === a ? 1 : 2 }]);
+    expect(await connectionState()).toEqual(CLEAN);
+  });
+
+  it.runIf(onPostgres)("sets the tenant again on a connection that reconnected to a new session", async () => {
+    const { a, b } = await seeded();
+    const who = sql`SELECT pg_backend_pid() AS pid, current_setting('app.tenant_id', true) AS tenant,
+      (SELECT count(*)::int FROM tt_secret) AS n`;
+    for (const tenant of [a, b]) {
+      const [before] = await read<{ pid: number }>(tenant, who);
+      await db.query(sql`SELECT pg_terminate_backend(${before!.pid})`);
+      // the read that meets the dead session fails; the pool reconnects and the next one succeeds
+      let after: { pid: number; tenant: string; n: number } | undefined;
+      for (let attempt = 0; after === undefined && attempt < 50; attempt++)
+        after = await read<{ pid: number; tenant: string; n: number }>(tenant, who).then(
+          ([row]) => row,
+          () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20)),
+        );
+      expect(after).toEqual({ pid: expect.any(Number), tenant, n: tenant === a ? 1 : 2 });
+      expect(after!.pid).not.toBe(before!.pid);
+    }
+  });
+
   it("ends its transaction when the work sends no statement", async () => {
     const { a } = await seeded();
     expect(await inTenant(db, a, async () => 42, READ)).toBe(42);
@@ -148,5 +180,44 @@ describe("a tenant transaction of several statements", () => {
     expect(await connectionState()).toEqual(CLEAN);
     const rows = await read(a, sql`SELECT code FROM tt_secret ORDER BY code`);
     expect(rows).toEqual([{ code: "W1" }, { code: "W2" }]);
+  });
+
+  it("sends its last inserts with its COMMIT: all of them are stored, or none when one fails", async () => {
+    const a = uniqueTenant("tt-c");
+    const codes = async () =>
+      (
+        await read<{ code: string }>(a, sql`SELECT code FROM tt_secret UNION ALL SELECT code FROM tt_note ORDER BY 1`)
+      ).map((r) => r.code);
+    // inserts through the store wait for the end of the work: two tables, two statements, then COMMIT
+    const create = (secret: string, note: string) =>
+      inTenant(db, a, async (tx) => {
+        await tx.store.insert(tx, Secret, a, [{ Guid: crypto.randomUUID(), Code: secret }]);
+        await tx.store.insert(tx, Note, a, [{ Guid: crypto.randomUUID(), Code: note }]);
+      });
+    await create("S1", "N1");
+    expect(await codes()).toEqual(["N1", "S1"]);
+    // the second statement fails (N1 exists): the first one's row must not be stored either
+    await expect(create("S2", "N1")).rejects.toThrow(/duplicate key|unique/);
+    expect(await connectionState()).toEqual(CLEAN);
+    expect(await codes()).toEqual(["N1", "S1"]);
+  });
+
+  it.runIf(onPostgres)("refuses a statement after its last ones, and commits nothing more", async () => {
+    const a = uniqueTenant("tt-l");
+    // the tenant set-up as inTenant sends it: the transaction that offers commitWith
+    const setup = sql`SELECT set_config('role', ${APP_ROLE}, true), set_config('app.tenant_id', ${a}, true)`;
+    const insert = (code: string) =>
+      sql`INSERT INTO tt_secret (tenant_id, guid, code) VALUES (${a}, ${crypto.randomUUID()}, ${code})`;
+    await expect(
+      db.transaction(
+        async (tx) => {
+          await tx.commitWith!([insert("L1")]);
+          await tx.query(insert("L2"));
+        },
+        { setup },
+      ),
+    ).rejects.toThrow(/A statement after the transaction's last ones: INSERT INTO tt_secret/);
+    expect(await connectionState()).toEqual(CLEAN);
+    expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([{ code: "L1" }]);
   });
 });

@@ -11,6 +11,9 @@
  * A record that refers to a waiting record of a group after its own (possible only where
  * references form a cycle) sends the waiting ones first, so a foreign key always finds its target.
  *
+ * When the work is done (`finish`), the inserts still waiting go out with the transaction's COMMIT
+ * where the driver can send them together (`Session.commitWith`): a create costs one round trip.
+ *
  * The price: an insert that fails (a duplicate key) fails the statement that sent it, which may
  * be a later part's read or the end of the work. `failed` says that this happened, so whoever
  * needs to know which write caused it (a changeset) can run the work again with immediate writes.
@@ -26,6 +29,11 @@ export interface WriteBehind {
   readonly session: Session;
   /** sends the waiting inserts (and waits for those already sent) */
   flush(): Promise<void>;
+  /**
+   * The work is done: sends the waiting inserts as the transaction's last statements, with its
+   * COMMIT right behind them where the session can (`commitWith`), else as `flush`
+   */
+  finish(): Promise<void>;
   /** whether a waiting insert failed when it was sent */
   readonly failed: boolean;
 }
@@ -67,6 +75,21 @@ export function writeBehind(session: Session): WriteBehind {
       }
     });
     return sent;
+  };
+
+  const finish = async (): Promise<void> => {
+    const insertStatement = inner.insertStatement;
+    if (session.commitWith === undefined || insertStatement === undefined) return flush();
+    await sent;
+    const taken = groups.splice(0);
+    waiting.clear();
+    try {
+      await session.commitWith(taken.map((group) => insertStatement(group.def, group.tenantId, group.records)));
+    } catch (err) {
+      // the COMMIT itself may have failed, but which write is to blame is for a run with immediate writes to say
+      if (taken.length > 0) failed = true;
+      throw err;
+    }
   };
 
   /** whether a record refers to a waiting record of a group after position `at` */
@@ -134,6 +157,7 @@ export function writeBehind(session: Session): WriteBehind {
       store,
     },
     flush,
+    finish,
     get failed() {
       return failed;
     },
@@ -141,4 +165,9 @@ export function writeBehind(session: Session): WriteBehind {
 }
 
 /** a session whose inserts do not wait, for work that must fail where it fails */
-export const writeThrough = (session: Session): WriteBehind => ({ session, flush: async () => {}, failed: false });
+export const writeThrough = (session: Session): WriteBehind => ({
+  session,
+  flush: async () => {},
+  finish: async () => {},
+  failed: false,
+});

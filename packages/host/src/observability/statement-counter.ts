@@ -5,13 +5,22 @@
  */
 import type { Database, Session, Statement } from "@bizdata/core";
 
-const counted = (session: Session, counter: { statements: number }): Session => ({
-  query: <R>(statement: Statement) => {
-    counter.statements++;
-    return session.query<R>(statement);
-  },
-  store: session.store,
-});
+const counted = (session: Session, counter: { statements: number }): Session => {
+  const commitWith = session.commitWith;
+  return {
+    query: <R>(statement: Statement) => {
+      counter.statements++;
+      return session.query<R>(statement);
+    },
+    store: session.store,
+    commitWith:
+      commitWith &&
+      ((statements) => {
+        counter.statements += statements.length;
+        return commitWith(statements);
+      }),
+  };
+};
 
 /** `db` with every statement counted in `counter` */
 export function countStatements(db: Database, counter: { statements: number }): Database {
