@@ -63,7 +63,9 @@ const firstFailure = (outcomes: readonly PromiseSettledResult<unknown>[]): unkno
  * A transaction opened by `options.setup` with nothing awaited in between (architecture: one
  * round trip per read). postgres.js writes the queries handed to one connection in the same tick
  * as one packet, each with its own Sync, and PostgreSQL answers them in order; so BEGIN, the
- * set-up and the first statement travel together, and for one statement COMMIT too.
+ * set-up and the first statement travel together, for one statement COMMIT too, and a write's
+ * last statements go with its COMMIT (`commitWith`). A tenant's one-statement read needs no
+ * transaction at all (`tenantReads`).
  *
  * As safe as waiting for each: the connection is reserved, so only this transaction's statements
  * reach it, in the order they were sent. A statement runs after BEGIN and the set-up in the same

@@ -31,12 +31,13 @@ export function authenticate(
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   const verified = new VerifiedTokens();
   return async (c, next) => {
-    const metadata = `resource_metadata="${options.resourceMetadata(c.req.url)}"`;
+    // the challenges name it: made only for a request that is refused
+    const metadata = () => `resource_metadata="${options.resourceMetadata(c.req.url)}"`;
     // OAuth 2.1: tokens travel only in the Authorization header, never in a URL
-    if (new URL(c.req.url).searchParams.has("access_token")) {
+    if (c.req.url.includes("access_token") && new URL(c.req.url).searchParams.has("access_token")) {
       throw unauthorized(
         "Send the access token in the Authorization header, not in the URL.",
-        `Bearer realm="api", error="invalid_request", ${metadata}`,
+        `Bearer realm="api", error="invalid_request", ${metadata()}`,
       );
     }
     const header = c.req.header("authorization");
@@ -44,7 +45,7 @@ export function authenticate(
     if (match === null) {
       throw unauthorized(
         "An access token is required: send Authorization: Bearer <token>.",
-        `Bearer realm="api", ${metadata}`,
+        `Bearer realm="api", ${metadata()}`,
       );
     }
     const token = match[1]!;
@@ -58,12 +59,12 @@ export function authenticate(
       if (!(err instanceof TokenRejected)) throw err;
       throw unauthorized(
         "The access token is invalid or has expired.",
-        `Bearer realm="api", error="invalid_token", error_description="The access token is invalid or has expired", ${metadata}`,
+        `Bearer realm="api", error="invalid_token", error_description="The access token is invalid or has expired", ${metadata()}`,
       );
     }
     if (!canRead(principal)) {
       throw new ServiceError(403, "Forbidden", "The token grants no scope of this API.").withHeaders({
-        "WWW-Authenticate": `Bearer realm="api", error="insufficient_scope", scope="${SCOPES.read} ${SCOPES.write}", ${metadata}`,
+        "WWW-Authenticate": `Bearer realm="api", error="insufficient_scope", scope="${SCOPES.read} ${SCOPES.write}", ${metadata()}`,
       });
     }
     c.set("principal", principal);

@@ -206,8 +206,8 @@ export async function readEntities(service: ServiceContext, request: ODataReques
           return { body: await runRelated(tx, read.prepared, args) } as Read;
       }
     },
-    // a read is one statement (architecture): BEGIN, tenant set-up, statement and COMMIT in one
-    // round trip; an item named under its owners checks them first, a statement of its own
+    // a read is one statement (architecture), which on PostgreSQL goes alone on a session set for
+    // the tenant; an item named under its owners checks them first, a statement of its own
     { readOnly: true, oneStatement: (read.owners ?? []).length === 0 },
   );
   // a navigation from a record that does not exist, or the record itself
