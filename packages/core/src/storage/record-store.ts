@@ -167,7 +167,11 @@ export async function insertRecords(
 }
 
 /** the statement insertRecords sends for one or more records */
-export function insertStatement(def: AnyEntity, tenantId: string, records: readonly Record<string, unknown>[]): SqlQuery {
+export function insertStatement(
+  def: AnyEntity,
+  tenantId: string,
+  records: readonly Record<string, unknown>[],
+): SqlQuery {
   const texts = insertTextsOf(def);
   if (records.length === 1) {
     const values = recordColumns(def, records[0]!);
