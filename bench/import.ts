@@ -167,9 +167,12 @@ export async function prepareImport(databaseUrl: string): Promise<void> {
       journals: 0,
     });
     if (seeded.seeded) console.log(`seeded ${seeded.records} catalog records into tenant ${importTenant.id}`);
+    // statistics from before the last import say the tenant has no lines: the cascade's plan would
+    // then scan all of its lines once per order deleted
+    const t = orderTables();
+    await db.query({ sql: `ANALYZE ${t.order}, ${t.detail}`, params: [] });
     const removed = await deleteOrders(db);
     if (removed > 0) console.error(`removed ${removed} orders of an earlier import`);
-    const t = orderTables();
     await db.query({ sql: `VACUUM (ANALYZE) ${t.order}, ${t.detail}`, params: [] });
   } finally {
     await db.close();

@@ -7,7 +7,9 @@ import { PGlite, types } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { type Database, oneStatementSession, type Row, type Session, type Statement, toQuery } from "./database.js";
 import { poolUsage } from "./pool-usage.js";
+import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
+import { analyzingGrowth } from "./table-growth.js";
 
 // the same text forms postgres.js is configured to return, so results match across drivers
 const asText = (value: string) => value;
@@ -23,32 +25,34 @@ interface Queryable {
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
 }
 
-const session = (db: Queryable): Session => ({
+const session = (db: Queryable, store: RecordStore): Session => ({
   async query<R = Row>(statement: Statement) {
     const { sql, params } = toQuery(statement);
     return (await db.query<R>(sql, params as unknown[])).rows;
   },
-  store: baseStore,
+  store,
 });
 
 export async function openPglite(dataDir: string): Promise<Database> {
   const db = await PGlite.create(dataDir, { parsers, extensions: { btree_gin } });
   // plans made for the actual values, as the PostgreSQL driver asks for (postgres-database.ts)
   await db.exec("SET plan_cache_mode = force_custom_plan");
-  const root = session(db);
+  // PGlite runs no autovacuum; an ANALYZE asked for inside a transaction waits for it to end
+  const store = analyzingGrowth(baseStore, (statement) => db.query(statement));
+  const root = session(db, store);
   const usage = poolUsage(1);
   return {
     driver: "pglite",
     query: (statement) => usage.track(root.query(statement)),
-    store: baseStore,
+    store,
     transaction: (fn, options) =>
       usage.track(
         // in process, with no round trips to save: the set-up simply runs first
         db.transaction(async (tx) => {
           if (options?.readOnly) await tx.query("SET TRANSACTION READ ONLY");
-          const work = session(tx);
+          const work = session(tx, store);
           if (options?.setup !== undefined) await work.query(options.setup);
-          return fn(options?.oneStatement ? oneStatementSession(baseStore, work.query) : work);
+          return fn(options?.oneStatement ? oneStatementSession(store, work.query) : work);
         }),
       ),
     close: () => db.close(),

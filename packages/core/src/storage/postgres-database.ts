@@ -22,7 +22,9 @@ import {
 import { PoolGate } from "./pool-gate.js";
 import { poolUsage } from "./pool-usage.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
+import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
+import { analyzingGrowth } from "./table-growth.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 
 export type { PostgresOptions };
@@ -47,9 +49,9 @@ const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
     .execute() as unknown as Promise<R[]>;
 };
 
-const session = (sql: Connection): Session => ({
+const session = (sql: Connection, store: RecordStore): Session => ({
   query: <R = Row>(statement: Statement) => send<R>(sql, statement),
-  store: baseStore,
+  store,
 });
 
 const COMMIT = { sql: "COMMIT", params: [] };
@@ -76,6 +78,7 @@ const firstFailure = (outcomes: readonly PromiseSettledResult<unknown>[]): unkno
  */
 async function pipelined<T>(
   sql: postgres.Sql<any>,
+  store: RecordStore,
   fn: (tx: Session) => Promise<T>,
   options: TransactionOptions & { readonly setup: Statement },
 ): Promise<T> {
@@ -93,7 +96,7 @@ async function pipelined<T>(
     };
     if (options.oneStatement) {
       let closed = false;
-      const tx = oneStatementSession(baseStore, async <R>(statement: Statement) => {
+      const tx = oneStatementSession(store, async <R>(statement: Statement) => {
         closed = true;
         const sent = [...opening, send<R>(reserved, statement), send(reserved, COMMIT)];
         const outcomes = await Promise.allSettled(sent);
@@ -122,7 +125,7 @@ async function pipelined<T>(
             throw error;
           }
         },
-        store: baseStore,
+        store,
         commitWith: async (statements) => {
           if (ended) throw new Error("The transaction's last statements were sent already.");
           ended = true;
@@ -225,11 +228,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const sql = postgres(url, settings);
   const reads = tenantReads(url, settings);
   const gate = new PoolGate(o.max, o.poolTimeout);
-  const root = session(sql);
+  const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute());
+  const root = session(sql, store);
   const usage = poolUsage(o.max);
   return {
     driver: "postgres",
-    store: baseStore,
+    store,
     query: (statement) => usage.track(gate.run(() => root.query(statement))),
     transaction: (fn, options) =>
       usage.track(
@@ -237,8 +241,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
           options?.tenant !== undefined && options.readOnly && options.oneStatement
             ? reads.read(options.tenant, fn)
             : options?.setup !== undefined
-              ? pipelined(sql, fn, { ...options, setup: options.setup })
-              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) => fn(session(tx)))) as any),
+              ? pipelined(sql, store, fn, { ...options, setup: options.setup })
+              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
+                  fn(session(tx, store)),
+                )) as any),
         ),
       ),
     close: async () => {
