@@ -1,7 +1,9 @@
 /**
  * A steady write load against a running host: workers POST products with unique SKUs back to
  * back, in bounded loops, and record every request's outcome (status and Retry-After, or the
- * connection error, or `timeout` when no answer came within the deadline).
+ * connection error, or `timeout` when no answer came within the deadline). With `reads`, the
+ * workers read the tenant's product count instead (one-statement reads, which the PostgreSQL
+ * driver serves from a pool of their own).
  */
 
 export interface Outcome {
@@ -17,7 +19,7 @@ export interface Outcome {
 
 export interface WriteLoad {
   readonly outcomes: readonly Outcome[];
-  /** the SKUs of the writes the host acknowledged (2xx) */
+  /** the SKUs of the writes the host acknowledged (2xx); none for reads */
   acknowledged(): string[];
   /** stops the workers after their current request and waits for them */
   stop(): Promise<void>;
@@ -33,6 +35,8 @@ export interface WriteLoadOptions {
   readonly deadlineMs?: number;
   /** a worker stops at its first connection error (the host has closed its listener) */
   readonly stopOnConnectionError?: boolean;
+  /** GET the product count instead of POSTing products */
+  readonly reads?: boolean;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,7 +63,14 @@ const errorCode = (error: unknown): string => {
 };
 
 export function startWriteLoad(url: string, token: string, options: WriteLoadOptions): WriteLoad {
-  const { label, workers = 4, maxPerWorker = 5000, deadlineMs = 10_000, stopOnConnectionError = false } = options;
+  const {
+    label,
+    workers = 4,
+    maxPerWorker = 5000,
+    deadlineMs = 10_000,
+    stopOnConnectionError = false,
+    reads = false,
+  } = options;
   const outcomes: Outcome[] = [];
   let stopped = false;
   const worker = async (w: number) => {
@@ -67,12 +78,17 @@ export function startWriteLoad(url: string, token: string, options: WriteLoadOpt
       const sku = `${label}-${w}-${i}`;
       const started = Date.now();
       try {
-        const res = await fetch(`${url}/api/Product`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: JSON.stringify({ SKU: sku, SalesDescription: "written under load", Price: 1 }),
-          signal: AbortSignal.timeout(deadlineMs),
-        });
+        const res = reads
+          ? await fetch(`${url}/api/Product/$count`, {
+              headers: { authorization: `Bearer ${token}` },
+              signal: AbortSignal.timeout(deadlineMs),
+            })
+          : await fetch(`${url}/api/Product`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              body: JSON.stringify({ SKU: sku, SalesDescription: "written under load", Price: 1 }),
+              signal: AbortSignal.timeout(deadlineMs),
+            });
         await res.arrayBuffer();
         outcomes.push({
           sku,
@@ -93,7 +109,8 @@ export function startWriteLoad(url: string, token: string, options: WriteLoadOpt
   const running = Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
   return {
     outcomes,
-    acknowledged: () => outcomes.filter((o) => o.status !== undefined && o.status < 300).map((o) => o.sku),
+    acknowledged: () =>
+      reads ? [] : outcomes.filter((o) => o.status !== undefined && o.status < 300).map((o) => o.sku),
     async stop() {
       stopped = true;
       await running;
