@@ -20,7 +20,7 @@ export * from "./model/model.js";
 export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";
 export type { Database, Row, Session, SqlQuery, Statement, TransactionOptions } from "./storage/database.js";
-export { toQuery } from "./storage/database.js";
+export { toQuery, watchStatements } from "./storage/database.js";
 export { durationText, intervalInput } from "./storage/interval-text.js";
 export { migrate } from "./storage/migrate.js";
 export {

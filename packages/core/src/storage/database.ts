@@ -87,6 +87,39 @@ export function oneStatementSession(store: Session["store"], run: <R>(statement:
 }
 
 /**
+ * `db` with `seen` told of every statement its work runs, inside a transaction or not, as it
+ * goes out (a transaction's last statements together): what counts statements per request, or
+ * records them in a test. A transaction's set-up belongs to the transaction, not to the work, and
+ * is not seen.
+ */
+export function watchStatements(db: Database, seen: (statements: readonly Statement[]) => void): Database {
+  const watched = (session: Session): Session => {
+    const commitWith = session.commitWith;
+    return {
+      query: <R>(statement: Statement) => {
+        seen([statement]);
+        return session.query<R>(statement);
+      },
+      store: session.store,
+      commitWith:
+        commitWith &&
+        ((statements) => {
+          seen(statements);
+          return commitWith(statements);
+        }),
+    };
+  };
+  return {
+    driver: db.driver,
+    query: watched(db).query,
+    store: db.store,
+    transaction: (fn, options) => db.transaction((tx) => fn(watched(tx)), options),
+    close: () => db.close(),
+    stats: () => db.stats(),
+  };
+}
+
+/**
  * A one-dimensional array as a PostgreSQL array literal. Both drivers then send it as text and
  * the statement's cast (`$1::uuid[]`) types it, which is the one array form PGlite and
  * postgres.js agree on.

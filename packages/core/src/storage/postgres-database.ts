@@ -57,9 +57,17 @@ const session = (sql: Connection, store: RecordStore): Session => ({
 const COMMIT = { sql: "COMMIT", params: [] };
 const ROLLBACK = { sql: "ROLLBACK", params: [] };
 
-/** what failed first, in the order the statements were sent, or nothing */
-const firstFailure = (outcomes: readonly PromiseSettledResult<unknown>[]): unknown =>
-  outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected")?.reason;
+/**
+ * The results of statements sent together, in the order sent; the first failure is thrown (a
+ * failed set-up, then, rather than the error of the statement it aborted). Every one is awaited,
+ * so none fails unhandled.
+ */
+async function settled(sent: readonly Promise<unknown>[]): Promise<unknown[]> {
+  const outcomes = await Promise.allSettled(sent);
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value);
+}
 
 /**
  * A transaction opened by `options.setup` with nothing awaited in between (architecture: one
@@ -90,19 +98,13 @@ async function pipelined<T>(
     ];
     // each is awaited below; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
-    const opened = async () => {
-      const failure = firstFailure(await Promise.allSettled(opening));
-      if (failure !== undefined) throw failure;
-    };
+    const opened = () => settled(opening);
     if (options.oneStatement) {
       let closed = false;
       const tx = oneStatementSession(store, async <R>(statement: Statement) => {
         closed = true;
-        const sent = [...opening, send<R>(reserved, statement), send(reserved, COMMIT)];
-        const outcomes = await Promise.allSettled(sent);
-        const failure = firstFailure(outcomes);
-        if (failure !== undefined) throw failure;
-        return (outcomes[2] as PromiseFulfilledResult<R[]>).value;
+        const results = await settled([...opening, send<R>(reserved, statement), send(reserved, COMMIT)]);
+        return results[2] as R[];
       });
       try {
         return await fn(tx);
@@ -130,9 +132,7 @@ async function pipelined<T>(
           if (ended) throw new Error("The transaction's last statements were sent already.");
           ended = true;
           const sent = [...statements.map((statement) => send(reserved, statement)), send(reserved, COMMIT)];
-          // in the order sent: a failed set-up first, then the statement that failed
-          const failure = firstFailure(await Promise.allSettled([...opening, ...sent]));
-          if (failure !== undefined) throw failure;
+          await settled([...opening, ...sent]);
         },
       });
       if (!ended) {
@@ -149,6 +149,9 @@ async function pipelined<T>(
     reserved.release();
   }
 }
+
+/** sets the tenant of a tenant-read session, for the session (its reads run without a transaction) */
+const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
 
 /** a connection's backend session, which the patched postgres.js updates in place when the connection reconnects */
 interface Backend {
@@ -170,7 +173,7 @@ interface Backend {
  * postgres.js without the patch that tells the backend (patches/postgres@3.4.9.patch) still
  * reads correctly, sending the set-up with every read.
  */
-function tenantReads(url: string, settings: postgres.Options<{}>) {
+function tenantReads(url: string, settings: postgres.Options<{}>, store: RecordStore) {
   const sql = postgres(url, {
     ...settings,
     connection: { ...settings.connection, role: APP_ROLE, default_transaction_read_only: true },
@@ -184,18 +187,18 @@ function tenantReads(url: string, settings: postgres.Options<{}>) {
     const reserved = await sql.reserve();
     try {
       return await fn(
-        oneStatementSession(baseStore, async <R>(statement: Statement) => {
+        oneStatementSession(store, async <R>(statement: Statement) => {
           const backend = (reserved as { backend?: Backend }).backend;
           if (holds(backend, tenant)) return send<R>(reserved, statement);
           // the session this set-up reaches: if the connection reconnects meanwhile, it is another one
           const session = backend && backend.pid !== null ? { pid: backend.pid, secret: backend.secret, tenant } : null;
           if (backend) held.delete(backend);
-          const setup = { sql: `SELECT set_config('${TENANT_SETTING}', $1, false)`, params: [tenant] };
-          const outcomes = await Promise.allSettled([send(reserved, setup), send<R>(reserved, statement)]);
-          const failure = firstFailure(outcomes);
-          if (failure !== undefined) throw failure;
+          const [, rows] = await settled([
+            send(reserved, { sql: SESSION_TENANT, params: [tenant] }),
+            send<R>(reserved, statement),
+          ]);
           if (backend && session) held.set(backend, session);
-          return (outcomes[1] as PromiseFulfilledResult<R[]>).value;
+          return rows as R[];
         }),
       );
     } finally {
@@ -226,9 +229,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     },
   };
   const sql = postgres(url, settings);
-  const reads = tenantReads(url, settings);
-  const gate = new PoolGate(o.max, o.poolTimeout);
   const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute());
+  const reads = tenantReads(url, settings, store);
+  const gate = new PoolGate(o.max, o.poolTimeout);
   const root = session(sql, store);
   const usage = poolUsage(o.max);
   return {

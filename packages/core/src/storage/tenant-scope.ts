@@ -16,6 +16,9 @@ export interface TenantTransactionOptions extends TransactionOptions {
   readonly deferInserts?: boolean;
 }
 
+/** the tenant transaction's set-up: the application role and the tenant, for the transaction */
+const SETUP = `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true)`;
+
 const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** Tenant ids are short identifiers; anything else is rejected before it reaches SQL. */
@@ -38,9 +41,6 @@ export function inTenant<T>(
   return db.transaction(work, {
     ...options,
     tenant: tenantId,
-    setup: {
-      sql: `SELECT set_config('role', '${APP_ROLE}', true), set_config('${TENANT_SETTING}', $1, true)`,
-      params: [tenantId],
-    },
+    setup: { sql: SETUP, params: [tenantId] },
   });
 }

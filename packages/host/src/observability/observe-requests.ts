@@ -6,7 +6,7 @@
  * replayed through the app is not an HTTP request of its own: it runs in its batch's context
  * (request-context.ts: subrequestEnv), and only its workflow and sign-in outcomes are counted.
  */
-import type { Database } from "@bizdata/core";
+import { type Database, watchStatements } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { HostMetrics } from "./host-metrics.js";
@@ -15,7 +15,6 @@ import { parentRequestOf, type RequestContext, type RequestVariables } from "./r
 import { requestId } from "./request-id.js";
 import { observeOutcomes } from "./request-outcomes.js";
 import { routePattern } from "./route-pattern.js";
-import { countStatements } from "./statement-counter.js";
 
 export interface RequestObserverOptions {
   readonly db: Database;
@@ -53,7 +52,13 @@ export function observeRequests({
       id,
       logger: logger.child({ reqId: id }),
       clientAddress: client,
-      db: metrics ? countStatements(db, counter) : db,
+      // every statement, inside a transaction or not, counts toward the request: statements per
+      // request show an N+1 pattern or a plan that loads too much long before the latency does
+      db: metrics
+        ? watchStatements(db, (statements) => {
+            counter.statements += statements.length;
+          })
+        : db,
       counter,
     };
     c.set("request", context);
