@@ -5,43 +5,14 @@
  * single record are refused here, each named; whether the owner holds the item is the read's
  * business (service/owned-items.test.ts).
  */
-import { collection, defineModel, entity, method, reference, ServiceError, text } from "@bizdata/core";
+import { ServiceError } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
+import { containmentModel } from "../../../../test/containment-model.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import { type BoundPath, bindResourcePath } from "./bind-resource-path.js";
 
-const Describe = method({
-  description: "Says what the line is",
-  type: "read",
-  returns: { kind: "scalar", type: text() },
-});
-const Note = entity("BrNote", {
-  naturalKey: "Guid",
-  fields: { Line: reference("BrLine", { required: true }), Text: text() },
-});
-const Line = entity("BrLine", {
-  naturalKey: "Guid",
-  fields: {
-    Order: reference("BrOrder", { required: true }),
-    Product: reference("BrProduct"),
-    Notes: collection(Note, { inverse: "Line" }),
-  },
-  methods: { Describe },
-});
-const Product = entity("BrProduct", { naturalKey: "SKU", fields: { SKU: text({ required: true }) } });
-const Order = entity("BrOrder", {
-  naturalKey: "Number",
-  fields: {
-    Number: text({ required: true }),
-    Customer: reference("BrCustomer"),
-    Lines: collection(Line, { inverse: "Order" }),
-  },
-});
-const Customer = entity("BrCustomer", {
-  naturalKey: "Code",
-  fields: { Code: text({ required: true }), LastOrder: reference("BrOrder") },
-});
-const model = defineModel([Note, Line, Product, Order, Customer], { namespace: "acme" });
+const model = containmentModel("Br", { namespace: "acme" });
+const Line = model.entity("BrLine");
 
 const K1 = "6f1d2b3c-0000-4000-8000-000000000001";
 const K2 = "6f1d2b3c-0000-4000-8000-000000000002";

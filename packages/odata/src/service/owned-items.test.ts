@@ -6,54 +6,16 @@
  * their items, its methods), and an owner that does not hold it — or does not exist — is a 404
  * naming which, before anything is read, written or called.
  */
-import {
-  collection,
-  type Database,
-  defineModel,
-  entity,
-  integer,
-  method,
-  migrate,
-  reference,
-  ServiceError,
-  text,
-} from "@bizdata/core";
+import { type Database, migrate, ServiceError } from "@bizdata/core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { containmentModel, Describe } from "../../../../test/containment-model.js";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { serviceCaller } from "../../../../test/odata-service-caller.js";
 import { rejection } from "../../../../test/service-error.js";
 import type { Access } from "./odata-request.js";
 import { createODataService, type ODataService } from "./odata-service.js";
 
-const Describe = method({
-  description: "Says what the line is",
-  type: "read",
-  returns: { kind: "scalar", type: text() },
-});
-const Note = entity("OiNote", {
-  naturalKey: "Guid",
-  fields: { Line: reference("OiLine", { required: true }), Text: text() },
-});
-const Line = entity("OiLine", {
-  naturalKey: "Guid",
-  fields: {
-    Order: reference("OiOrder", { required: true }),
-    Product: reference("OiProduct"),
-    Quantity: integer(),
-    Notes: collection(Note, { inverse: "Line" }),
-  },
-  methods: { Describe },
-});
-const Product = entity("OiProduct", { naturalKey: "SKU", fields: { SKU: text({ required: true }) } });
-const Order = entity("OiOrder", {
-  naturalKey: "Number",
-  fields: { Number: text({ required: true }), Lines: collection(Line, { inverse: "Order" }) },
-});
-const Customer = entity("OiCustomer", {
-  naturalKey: "Code",
-  fields: { Code: text({ required: true }), LastOrder: reference("OiOrder") },
-});
-const model = defineModel([Note, Line, Product, Order, Customer]);
+const model = containmentModel("Oi");
 model.subscribe(Describe, { name: "describe", run: ({ record }) => `${record!.Quantity} pieces` });
 
 const MISSING = "00000000-0000-4000-8000-000000000000";
