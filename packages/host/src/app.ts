@@ -6,11 +6,11 @@
  * be embedded in another Node server or driven in tests through `app.request`.
  */
 import type { Database, Model } from "@bizdata/core";
-import { createODataService, inChangeset, odataVersion, runBatch } from "@bizdata/odata";
+import { createODataService, inChangeset, jsonResult, type ODataResult, odataVersion, runBatch } from "@bizdata/odata";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import pino, { type Logger } from "pino";
-import { entityRoutes, send } from "./api/entity-routes.js";
+import { callService, entityRoutes, send } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
 import { metadataRoutes } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
@@ -77,17 +77,21 @@ export function createApp({
   // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
   // added to a finished response forces a slower copy); onError sets it on errors itself
   const version = (c: Context) => odataVersion(c.req.header("odata-maxversion"), "4.01");
+  const partVersion = (headers: Headers) => odataVersion(headers.get("odata-maxversion") ?? undefined, "4.01");
   app.use("*", async (c, next) => {
     c.header("OData-Version", version(c));
     await next();
   });
 
-  app.onError((err, c) => {
+  /** the answer to an error thrown while serving `c` (at `path`), logged when unexpected */
+  const errorResult = (err: unknown, c: Context, path: string): ODataResult => {
     const { status, error, headers, unexpected } = errorResponse(err, model);
-    if (unexpected) requestLogger(c, logger).error({ err, method: c.req.method, path: c.req.path }, "request failed");
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    if (unexpected) requestLogger(c, logger).error({ err, method: c.req.method, path }, "request failed");
+    return jsonResult(status, JSON.stringify(error.toJSON()), headers);
+  };
+  app.onError((err, c) => {
     c.header("OData-Version", version(c));
-    return c.json(error.toJSON(), status as 400);
+    return send(c, errorResult(err, c, c.req.path));
   });
 
   app.notFound((c) => c.json({ error: { code: "NotFound", message: `No resource at ${c.req.path}.` } }, 404));
@@ -179,7 +183,15 @@ export function createApp({
       basePath,
       bodyLimits: config.bodyLimits,
       tenantId,
-      // each part through the app as a request of its own, in this request's context
+      // a part for the service as a call of it, as the entity routes make it; a workflow step
+      // (which the workflow middleware runs) and any other route through the app as a request of
+      // its own, in this request's context
+      serve: (request, headers) =>
+        headers.has("workflow-id")
+          ? undefined
+          : callService(service, config.roles, c, request)
+              .catch((err: unknown) => errorResult(err, c, `${basePath}/${request.path}`))
+              .then((result) => ({ ...result, headers: { ...result.headers, "OData-Version": partVersion(headers) } })),
       handle: async (request) => app.fetch(request, subrequestEnv(c)),
       changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
     });

@@ -12,6 +12,7 @@ import {
   testApp,
 } from "../../../../test/host-app.js";
 import { recording } from "../../../../test/recording-database.js";
+import { workflow } from "../../../../test/workflow-steps.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";
@@ -146,6 +147,55 @@ describe("$batch, JSON format", () => {
     );
     expect(responses.map((r: { status: number }) => r.status)).toEqual([404, 404, 404]);
     expect((await other.request("GET", `/api/Product(${created.Guid})`)).status).toBe(200);
+  });
+
+  it("answers a part as its route would alone: the service's parts, the host's own routes, a workflow's step", async () => {
+    const wf = await workflow(admin);
+    const answered = await json(
+      await batch(admin, [
+        { id: "meta", method: "GET", url: "$metadata" },
+        { id: "doc", method: "GET", url: "/api/" },
+        { id: "v40", method: "GET", url: "Product/$count", headers: { "odata-maxversion": "4.0" } },
+        { id: "missing", method: "GET", url: "NoSuchSet" },
+        { id: "bad", method: "GET", url: "Product?$filter=SKU eq", headers: { "odata-maxversion": "4.0" } },
+        {
+          id: "staged",
+          method: "POST",
+          url: "Product",
+          body: { SKU: "B-STAGED" },
+          headers: { "workflow-id": wf.id, "workflow-index": "1" },
+        },
+        {
+          id: "media",
+          method: "POST",
+          url: "Product",
+          body: { SKU: "B-TEXT" },
+          headers: { "content-type": "text/plain" },
+        },
+      ]),
+    );
+    const byId = Object.fromEntries(answered.responses.map((r: { id: string }) => [r.id, r]));
+    expect(byId.meta.status).toBe(200);
+    expect(byId.meta.headers["content-type"]).toMatch(/^application\/xml/);
+    expect(byId.meta.body).toMatch(/<edmx:Edmx Version="4\.0"/);
+    expect(byId.doc.body.value).toContainEqual({ name: "Product", kind: "EntitySet", url: "Product" });
+    expect(byId.v40).toMatchObject({ status: 200, headers: { "odata-version": "4.0" } });
+    // errors of the service answer as the app answers them: status, code, version and media type
+    expect(byId.missing).toMatchObject({ status: 404, headers: { "odata-version": "4.01" } });
+    expect(byId.bad).toMatchObject({
+      status: 400,
+      headers: { "odata-version": "4.0", "content-type": "application/json" },
+      body: { error: { code: "QuerySyntaxError", target: "$filter" } },
+    });
+    expect(byId.media).toMatchObject({ status: 415, body: { error: { code: "UnsupportedMediaType" } } });
+    // the step was staged in the workflow, not stored
+    expect(byId.staged.status).toBe(201);
+    expect(await count("/api/Product/$count?$filter=SKU eq 'B-STAGED'")).toBe(0);
+    expect(
+      await json(await wf.step("GET", "/api/Product?$filter=SKU eq 'B-STAGED'&$select=SKU", undefined, 2)),
+    ).toMatchObject({
+      value: [{ SKU: "B-STAGED" }],
+    });
   });
 
   it.each([

@@ -3,7 +3,13 @@
  * @bizdata/odata's service with the caller's tenant and permissions; this file only adapts Hono's
  * request and response to the service's plain data.
  */
-import { type BodyLimits, type ODataResult, type ODataService, odataRequestOf } from "@bizdata/odata";
+import {
+  type BodyLimits,
+  type ODataRequest,
+  type ODataResult,
+  type ODataService,
+  odataRequestOf,
+} from "@bizdata/odata";
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { authorize, type Roles } from "../auth/permissions.js";
@@ -22,17 +28,27 @@ export const send = (c: Context, result: ODataResult) =>
     ? c.body(null, result.status as 204, result.headers)
     : c.body(result.body, result.status as 200, result.headers);
 
+/**
+ * The service's answer to `request` made by the caller of `c`, with their permissions and on the
+ * request's database: what an entity route answers, and a `$batch` part addressed to the service.
+ */
+export const callService = (service: ODataService, roles: Roles, c: Context<Env>, request: ODataRequest) => {
+  const principal = c.get("principal");
+  return service.handle({
+    ...request,
+    authorize: (access) => authorize(roles, principal, access),
+    ...requestDatabase(c),
+  });
+};
+
 export function entityRoutes(service: ODataService, settings: EntityRouteSettings) {
   const handle = async (c: Context<Env>) => {
-    const principal = c.get("principal");
     const request = odataRequestOf(c.req.raw, {
       basePath: service.basePath,
-      tenantId: principal.tenantId,
+      tenantId: c.get("principal").tenantId,
       bodyLimits: settings.bodyLimits,
-      authorize: (access) => authorize(settings.roles, principal, access),
-      ...requestDatabase(c),
     });
-    return send(c, await service.handle(request));
+    return send(c, await callService(service, settings.roles, c, request));
   };
   return new Hono<Env>().get("/*", handle).post("/*", handle).patch("/*", handle).delete("/*", handle);
 }

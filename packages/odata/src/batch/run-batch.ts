@@ -1,8 +1,9 @@
 /**
  * Runs a `$batch` (spec 4.5, api-conventions: Batch), in the OData 4.01 JSON format or the 4.0
- * multipart format. Every part is replayed through an injected handler (the host's own fetch),
- * so it passes authentication, permissions, features, hooks, logic, save logic and natural-key
- * resolution exactly as a standalone request would. A changeset (atomicity group) runs in one
+ * multipart format. A part addressed to the service is a call of it with the caller's
+ * permissions (`serve`), any other part is replayed through the host's own fetch (`handle`), so
+ * each passes permissions, features, hooks, logic, save logic and natural-key resolution exactly
+ * as a standalone request would. A changeset (atomicity group) runs in one
  * transaction with its natural-key lookups prefetched together: the first failing part rolls all
  * of them back, and the others answer 424. `dependsOn` on a failed request answers 424 too, and
  * `$<id>` of an earlier part (at the start of a URL, or as a whole string value in a body) stands
@@ -11,11 +12,14 @@
  * changeset the whole changeset.
  */
 import { type Model, prefetchReferences, type ReadCache, ServiceError, type Session } from "@bizdata/core";
+import { parseJson } from "../json-body/parse-json.js";
 import { readBody } from "../json-body/read-body.js";
-import { isJsonInUtf8, readJsonBody, withParsedBody } from "../json-body/request-json.js";
+import { isJsonInUtf8, readJsonBody, requireJsonInUtf8, withParsedBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
 import { resolveResource } from "../read/read-planner.js";
+import { type ODataRequest, serviceRequest } from "../service/odata-request.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
+import { isServiceResource } from "../service/operation-import-path.js";
 import { currentScope } from "../service/request-scope.js";
 import type { BatchPart, BatchResponsePart, ParsedBatch } from "./batch-types.js";
 import { formatJsonBatchResponse } from "./format-json-response.js";
@@ -30,6 +34,14 @@ export interface BatchOptions {
   readonly bodyLimits: BodyLimits;
   /** answers one part as a standalone request (a Hono host passes `app.fetch`) */
   readonly handle: (request: Request) => Promise<Response>;
+  /**
+   * Answers a part addressed to the service (an entity set or operation import of the model) as
+   * a direct call instead of a sub-request through `handle`: the host adds what its entity routes
+   * add (the caller's permissions, the request's database, the OData-Version) and answers an error
+   * as those routes would. `undefined` sends the part through `handle` after all (the host's own
+   * concern, e.g. a part that is a workflow step). Left out, every part goes through `handle`.
+   */
+  readonly serve?: (request: ODataRequest, headers: Headers) => Promise<ODataResult> | undefined;
   /**
    * Runs `parts` (the requests of one changeset) in one transaction that every part finds as
    * its scope, after `prefetch` made the changeset's lookups in it; a throw rolls all back.
@@ -58,6 +70,9 @@ const KEPT = [
 
 /** the headers whose value may be `$<id>`, the ETag a preceding part answered */
 const CONDITIONS = ["if-match", "if-none-match"];
+
+/** what a part answered */
+type Answer = Pick<BatchResponsePart, "status" | "headers" | "body">;
 
 class ChangesetFailed extends Error {
   constructor(readonly responses: BatchResponsePart[]) {
@@ -117,6 +132,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
   const created = new Map<string, string>();
   const etags = new Map<string, string>();
   const responses = new Map<string, BatchResponsePart>();
+  const ids = new Set(parsed.parts.map((part) => part.id));
 
   /** a part's URL under the base path: absolute, relative to the base path, or starting with `$<id>` */
   const resolvePath = (url: string): string => {
@@ -133,7 +149,8 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     if (path.startsWith(`${basePath}/`)) path = path.slice(basePath.length + 1);
     path = path.replace(/^\//, "");
     const ref = /^\$([^/?(]+)/.exec(path);
-    if (ref) {
+    // `$metadata` is the service's, unless a part of the batch is called "metadata"
+    if (ref && (ref[1] !== "metadata" || ids.has("metadata"))) {
       const location = locations.get(ref[1]!);
       if (location === undefined)
         throw new ServiceError(400, "InvalidBatch", `"${url}" refers to $${ref[1]}, which created nothing.`);
@@ -168,26 +185,89 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     }
     for (const [name, value] of inherited) headers.set(name, value);
     for (const [name, value] of defaulted) if (!headers.has(name)) headers.set(name, value);
+    if (part.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+    const url = `${origin}${basePath}/${path}`;
+    const answer =
+      (options.serve !== undefined && isServiceResource(model, path.split("?")[0]!)
+        ? await serveDirectly(part, url, headers, options.serve)
+        : undefined) ?? (await replay(part, url, headers));
+    if (answer.headers.etag) etags.set(part.id, answer.headers.etag);
+    if (answer.headers.location) {
+      locations.set(part.id, answer.headers.location);
+      const guid = guidOf(answer.headers.location);
+      if (guid) created.set(part.id, guid);
+    }
+    return {
+      id: part.id,
+      ...answer,
+      ...(part.atomicityGroup !== undefined && { atomicityGroup: part.atomicityGroup }),
+    };
+  };
+
+  /** whether the part's body was parsed with the batch under the service's rules (exact numbers, depth) */
+  const parsedWithBatch = (headers: Headers) => parsed.format === "json" && isJsonInUtf8(headers.get("content-type"));
+
+  /** the part's body text as sent, with `$<id>` of earlier parts replaced */
+  const bodyText = (part: BatchPart): string => {
+    const text = part.bodyText ?? JSON.stringify(part.body);
+    return created.size > 0 && text.includes('"$') ? JSON.stringify(substitute(part.body, created)) : text;
+  };
+
+  /** a part the service answers, as a call of it: no sub-request, no second parse of its body */
+  const serveDirectly = async (
+    part: BatchPart,
+    url: string,
+    headers: Headers,
+    serve: NonNullable<BatchOptions["serve"]>,
+  ): Promise<Answer | undefined> => {
+    let body: (() => Promise<unknown>) | undefined;
+    if (part.body !== undefined) {
+      if (parsedWithBatch(headers)) {
+        // a copy: substitute builds one
+        const value = substitute(part.body, created);
+        body = async () => value;
+      } else {
+        const text = bodyText(part);
+        body = async () => {
+          requireJsonInUtf8(headers.get("content-type"));
+          return parseJson(text, options.bodyLimits);
+        };
+      }
+    }
+    const request = serviceRequest(part.method, new URL(url), headers, body, {
+      basePath,
+      tenantId: options.tenantId,
+      bodyLimits: options.bodyLimits,
+    });
+    const result = await serve(request, headers);
+    if (result === undefined) return undefined;
+    const kept: Record<string, string> = {};
+    for (const [name, value] of Object.entries(result.headers)) {
+      const lower = name.toLowerCase();
+      if (KEPT.includes(lower)) kept[lower] = value;
+    }
+    return {
+      status: result.status,
+      headers: kept,
+      ...(result.body !== undefined && result.body !== "" && { body: result.body }),
+    };
+  };
+
+  /** a part replayed through the host as a request of its own */
+  const replay = async (part: BatchPart, url: string, headers: Headers): Promise<Answer> => {
     let body: string | undefined;
     let parsedBody: { readonly value: unknown } | undefined;
     if (part.body !== undefined) {
-      if (!headers.has("content-type")) headers.set("content-type", "application/json");
-      if (parsed.format === "json" && isJsonInUtf8(headers.get("content-type"))) {
-        // parsed with the batch under the same rules (exact numbers, depth): the service takes it
-        // as it is (a copy: substitute builds one) rather than parsing the text again; the text
-        // still goes along for any other route that reads the body itself
+      if (parsedWithBatch(headers)) {
+        // the service takes it as it is (a copy: substitute builds one) rather than parsing the
+        // text again; the text still goes along for any other route that reads the body itself
         parsedBody = { value: substitute(part.body, created) };
         body = JSON.stringify(parsedBody.value);
       } else {
-        const hasRefs = created.size > 0 && (part.bodyText ?? JSON.stringify(part.body)).includes('"$');
-        body = hasRefs ? JSON.stringify(substitute(part.body, created)) : (part.bodyText ?? JSON.stringify(part.body));
+        body = bodyText(part);
       }
     }
-    const partRequest = new Request(`${origin}${basePath}/${path}`, {
-      method: part.method,
-      headers,
-      ...(body !== undefined && { body }),
-    });
+    const partRequest = new Request(url, { method: part.method, headers, ...(body !== undefined && { body }) });
     const response = await options.handle(
       parsedBody === undefined ? partRequest : withParsedBody(partRequest, parsedBody.value),
     );
@@ -197,19 +277,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       if (value !== null) kept[name] = value;
     }
     const text = await response.text();
-    if (kept.etag) etags.set(part.id, kept.etag);
-    if (kept.location) {
-      locations.set(part.id, kept.location);
-      const guid = guidOf(kept.location);
-      if (guid) created.set(part.id, guid);
-    }
-    return {
-      id: part.id,
-      status: response.status,
-      headers: kept,
-      ...(text !== "" && { body: text }),
-      ...(part.atomicityGroup !== undefined && { atomicityGroup: part.atomicityGroup }),
-    };
+    return { status: response.status, headers: kept, ...(text !== "" && { body: text }) };
   };
 
   /** the writes of a changeset whose target entity the URL names, for one prefetch */

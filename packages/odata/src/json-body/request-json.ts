@@ -11,7 +11,15 @@ import { readBody } from "./read-body.js";
  * must be UTF-8 because the body is decoded as UTF-8. Otherwise 415 UnsupportedMediaType.
  */
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
-  if (!isJsonInUtf8(request.headers.get("content-type"))) {
+  requireJsonInUtf8(request.headers.get("content-type"));
+  const handed = parsedBodies.get(request);
+  if (handed !== undefined) return handed.body;
+  return parseJson(await readBody(request, limits.maxBytes), limits);
+}
+
+/** throws 415 UnsupportedMediaType unless `contentType` is JSON in UTF-8 (isJsonInUtf8) */
+export function requireJsonInUtf8(contentType: string | null): void {
+  if (!isJsonInUtf8(contentType)) {
     throw new ServiceError(
       415,
       "UnsupportedMediaType",
@@ -19,9 +27,6 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
       "Content-Type",
     );
   }
-  const handed = parsedBodies.get(request);
-  if (handed !== undefined) return handed.body;
-  return parseJson(await readBody(request, limits.maxBytes), limits);
 }
 
 /** whether a Content-Type is application/json (any parameters) with no charset other than UTF-8 */

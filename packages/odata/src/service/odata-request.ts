@@ -73,18 +73,31 @@ export const hasBody = (headers: Headers): boolean =>
  * @example
  * const result = await service.handle(odataRequestOf(request, { basePath: "/api", tenantId, bodyLimits }));
  */
-export function odataRequestOf(
-  request: Request,
-  options: {
-    readonly basePath: string;
-    readonly tenantId: string;
-    readonly bodyLimits: BodyLimits;
-    readonly authorize?: (access: Access) => void;
-    readonly db?: Database;
-  },
+export function odataRequestOf(request: Request, options: ServiceRequestOptions): ODataRequest {
+  const body = hasBody(request.headers) ? () => readJsonBody(request, options.bodyLimits) : undefined;
+  return serviceRequest(request.method, new URL(request.url), request.headers, body, options);
+}
+
+export interface ServiceRequestOptions {
+  readonly basePath: string;
+  readonly tenantId: string;
+  readonly bodyLimits: BodyLimits;
+  readonly authorize?: (access: Access) => void;
+  readonly db?: Database;
+}
+
+/**
+ * The service request for a verb, URL and headers, with `body` reading its JSON body (none when
+ * it carries none): what odataRequestOf makes of a fetch `Request`, and a `$batch` part of its
+ * parsed form, so both are read by the same rules.
+ */
+export function serviceRequest(
+  method: string,
+  url: URL,
+  headers: Headers,
+  body: (() => Promise<unknown>) | undefined,
+  options: ServiceRequestOptions,
 ): ODataRequest {
-  const url = new URL(request.url);
-  const headers = request.headers;
   const formatName = [...url.searchParams.keys()].find(isFormatOption);
   const formatOption = formatName === undefined ? undefined : (url.searchParams.get(formatName) ?? undefined);
   const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
@@ -93,12 +106,12 @@ export function odataRequestOf(
   return {
     // HEAD is GET without the content (RFC 9110 §9.3.2), and clients send it as a probe: the SAP
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
-    method: request.method === "HEAD" ? "GET" : request.method,
+    method: method === "HEAD" ? "GET" : method,
     path: resourcePath(url.pathname, options.basePath),
     search: new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
-    ...(hasBody(headers) && { body: () => readJsonBody(request, options.bodyLimits) }),
+    ...(body !== undefined && { body }),
     returnMinimal: wantsMinimal(headers.get("prefer")),
     ieee754Compatible: format.ieee754Compatible,
     metadata: format.metadata,

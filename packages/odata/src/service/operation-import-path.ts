@@ -19,16 +19,30 @@ export interface ImportPath {
   readonly asWritten: (error: unknown) => unknown;
 }
 
-/** the bound address of `path` when it calls an operation import, else undefined */
-export function importPath(model: Model, path: string): ImportPath | undefined {
-  const name = LEADING_NAME.exec(path)?.[1];
-  if (name === undefined || model.entity(name) !== undefined) return undefined;
+function importsOf(model: Model): ReadonlyMap<string, OperationImport> {
   let imports = importsByModel.get(model);
   if (imports === undefined) {
     imports = operationImports(model);
     importsByModel.set(model, imports);
   }
-  const target = imports.get(name);
+  return imports;
+}
+
+/**
+ * Whether `path` (a resource path after the base path) starts at an entity set or an operation
+ * import of the model: an address the service answers, right or wrong, rather than another route
+ * of the host (`$metadata`, `auth/…`, `workflow/…`).
+ */
+export function isServiceResource(model: Model, path: string): boolean {
+  const name = LEADING_NAME.exec(path)?.[1];
+  return name !== undefined && (model.entity(name) !== undefined || importsOf(model).has(name));
+}
+
+/** the bound address of `path` when it calls an operation import, else undefined */
+export function importPath(model: Model, path: string): ImportPath | undefined {
+  const name = LEADING_NAME.exec(path)?.[1];
+  if (name === undefined || model.entity(name) !== undefined) return undefined;
+  const target = importsOf(model).get(name);
   if (target === undefined) return undefined;
   const bound = `${target.entity}/${target.method}`;
   const shift = bound.length - name.length;
