@@ -121,7 +121,8 @@ export async function prefetchReferences(
   cache: ReadCache = new ReadCache(),
 ): Promise<ReadCache> {
   const sites: Site[] = [];
-  for (const { entity, body } of writes) if (isObject(body)) collect(model, entity, structuredClone(body), "", sites);
+  // the sites' setters are never called here: the bodies stay as they are
+  for (const { entity, body } of writes) if (isObject(body)) collect(model, entity, body, "", sites);
   await lookUp(session, tenantId, sites, cache);
   return cache;
 }

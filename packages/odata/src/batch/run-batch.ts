@@ -11,7 +11,14 @@
  * (JSON Format 4.01 §19.3). A part's conditions are its own: a 412 fails that part, and in a
  * changeset the whole changeset.
  */
-import { type Model, prefetchReferences, type ReadCache, ServiceError, type Session } from "@bizdata/core";
+import {
+  type AnyEntity,
+  type Model,
+  prefetchReferences,
+  type ReadCache,
+  ServiceError,
+  type Session,
+} from "@bizdata/core";
 import { parseJson } from "../json-body/parse-json.js";
 import { readBody } from "../json-body/read-body.js";
 import { isJsonInUtf8, readJsonBody, requireJsonInUtf8, withParsedBody } from "../json-body/request-json.js";
@@ -280,16 +287,25 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     return { status: response.status, headers: kept, ...(text !== "" && { body: text }) };
   };
 
+  /** the entity a part's URL writes to, if it names one (the same URLs recur: each is bound once) */
+  const targets = new Map<string, AnyEntity | undefined>();
+  const targetOf = (url: string): AnyEntity | undefined => {
+    if (!targets.has(url)) {
+      let entity: AnyEntity | undefined;
+      try {
+        const path = resolveResource(model, resolvePath(url).split("?")[0]!);
+        if (path.kind === "collection" || path.kind === "entity") entity = path.entity;
+      } catch {}
+      targets.set(url, entity);
+    }
+    return targets.get(url);
+  };
+
   /** the writes of a changeset whose target entity the URL names, for one prefetch */
   const writesOf = (parts: readonly BatchPart[]) =>
     parts.flatMap((p) => {
-      if (p.body === undefined || p.url.includes("$")) return [];
-      try {
-        const path = resolveResource(model, resolvePath(p.url).split("?")[0]!);
-        return path.kind === "collection" || path.kind === "entity" ? [{ entity: path.entity, body: p.body }] : [];
-      } catch {
-        return [];
-      }
+      const entity = p.body === undefined || p.url.includes("$") ? undefined : targetOf(p.url);
+      return entity === undefined ? [] : [{ entity, body: p.body }];
     });
 
   const parts = parsed.parts;

@@ -133,6 +133,7 @@ export const resolveResource = (model: Model, path: string, limits: QueryLimits 
 
 export class ReadPlanner {
   private readonly cache = new Map<string, PlannedRead>();
+  private readonly paths = new Map<string, BoundPath>();
   private readonly limits: QueryLimits;
   private readonly cacheSize: number;
 
@@ -142,6 +143,24 @@ export class ReadPlanner {
   ) {
     this.limits = options.limits ?? defaultQueryLimits;
     this.cacheSize = options.cacheSize ?? 1000;
+  }
+
+  /**
+   * The resource `path` names (resolveResource), from a cache when it has no key: an entity set or
+   * a method bound to one, as every create of a `$batch` names the same set. A keyed path is bound
+   * each time (its keys would fill the cache).
+   */
+  resolve(path: string): BoundPath {
+    if (path.includes("(")) return resolveResource(this.model, path, this.limits);
+    let bound = this.paths.get(path);
+    if (bound === undefined) {
+      bound = resolveResource(this.model, path, this.limits);
+      if (this.cacheSize > 0) {
+        if (this.paths.size >= this.cacheSize) this.paths.delete(this.paths.keys().next().value!);
+        this.paths.set(path, bound);
+      }
+    }
+    return bound;
   }
 
   /**

@@ -232,7 +232,7 @@ export async function readEntities(service: ServiceContext, request: ODataReques
 /** `POST`: creates a record on an entity set, or calls a Modify method */
 export async function createEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
-  const path = resolveResource(service.model, request.path);
+  const path = service.planner.resolve(request.path);
   if (path.kind === "method") return callMethod(service, request, path);
   if (path.kind !== "collection") {
     throw new ServiceError(
