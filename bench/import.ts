@@ -6,6 +6,10 @@
  * - `$batch`: `POST /api/$batch` with 64 creates a request, all in one changeset;
  * - single: one `POST /api/SalesOrder` per order.
  *
+ * The two take turns in (at least) four rounds, each round a slice of the orders, the first way
+ * alternating, so a busy spell of the shared machine meets both; each way's orders/s is its
+ * orders over its rounds' time summed.
+ *
  * Every order refers by natural key (SellToCustomer by customer Id, PriceLevel by Name,
  * Details[].Product by SKU) and leaves pricing and totals to the business logic, which runs on
  * every write. Every response must be 2xx and afterwards the tenant must hold exactly the orders
@@ -255,6 +259,23 @@ async function pool(
   return { seconds, latencies: latencies.sort((a, b) => a - b) };
 }
 
+type Measured = Awaited<ReturnType<typeof pool>>;
+
+/** the rounds of the measurement: slices of whole batches, at least 4 rounds when there are orders for them */
+function roundsOf(orders: number): [number, number][] {
+  const batches = Math.ceil(orders / IMPORT_BATCH_SIZE);
+  const perRound = Math.max(1, Math.ceil(batches / 4)) * IMPORT_BATCH_SIZE;
+  const rounds: [number, number][] = [];
+  for (let from = 0; from < orders; from += perRound) rounds.push([from, Math.min(orders, from + perRound)]);
+  return rounds;
+}
+
+/** the rounds of one way as one measurement: their time summed, their latencies together */
+const combined = (rounds: readonly Measured[]): Measured => ({
+  seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
+  latencies: rounds.flatMap((r) => r.latencies).sort((a, b) => a - b),
+});
+
 interface Client {
   readonly url: string;
   readonly token: string;
@@ -289,7 +310,7 @@ const batchRequests = (client: Client, orders: readonly OrderBody[]) =>
 const singleRequests = (client: Client, orders: readonly OrderBody[]) =>
   orders.map((o) => JSON.stringify(o)).map((body) => () => post(client, "/api/SalesOrder", body));
 
-function summarize(requests: number, orders: readonly OrderBody[], measured: Awaited<ReturnType<typeof pool>>) {
+function summarize(requests: number, orders: readonly OrderBody[], measured: Measured) {
   const lines = orders.reduce((n, o) => n + o.Details.length, 0);
   return {
     requests,
@@ -456,16 +477,23 @@ export async function runImport(
     await pool(batchRequests(client, withPrefix(`WB-${runId}-`, warm)), connections);
     await pool(singleRequests(client, withPrefix(`WS-${runId}-`, warm)), connections);
 
+    // in rounds that alternate which way goes first, so that both meet the same load of this
+    // shared machine (one way after the other lets a busy minute decide the ratio)
     const viaBatch = withPrefix(`B-${runId}-`, measured);
-    log(`import: ${viaBatch.length} orders in $batch requests of ${IMPORT_BATCH_SIZE}…`);
-    const batchRequestsList = batchRequests(client, viaBatch);
-    const batch = summarize(batchRequestsList.length, viaBatch, await pool(batchRequestsList, connections));
-    await check(db, `B-${runId}-`, viaBatch);
-
     const viaSingle = withPrefix(`S-${runId}-`, measured);
-    log(`import: ${viaSingle.length} orders as single POSTs…`);
-    const singleRequestsList = singleRequests(client, viaSingle);
-    const single = summarize(singleRequestsList.length, viaSingle, await pool(singleRequestsList, connections));
+    const rounds = roundsOf(measured.length);
+    log(`import: ${measured.length} orders each way, in ${rounds.length} alternating rounds…`);
+    const timed = { batch: [] as Measured[], single: [] as Measured[] };
+    for (const [i, [from, to]] of rounds.entries()) {
+      const ways = [
+        async () => timed.batch.push(await pool(batchRequests(client, viaBatch.slice(from, to)), connections)),
+        async () => timed.single.push(await pool(singleRequests(client, viaSingle.slice(from, to)), connections)),
+      ];
+      for (const way of i % 2 === 0 ? ways : ways.reverse()) await way();
+    }
+    const batch = summarize(batchRequests(client, viaBatch).length, viaBatch, combined(timed.batch));
+    const single = summarize(viaSingle.length, viaSingle, combined(timed.single));
+    await check(db, `B-${runId}-`, viaBatch);
     await check(db, `S-${runId}-`, viaSingle);
 
     log("import: statements per batch…");
