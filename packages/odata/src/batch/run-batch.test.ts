@@ -48,7 +48,15 @@ function fakeService() {
     handle,
     changeset: async (_prefetch: (tx: Session) => Promise<unknown>, parts) => {
       changesets.push(sent.length);
-      return parts();
+      return parts({
+        tenantId: "t",
+        session: {} as Session,
+        cache: new ReadCache(),
+        prompts: () => {
+          throw new Error("unused");
+        },
+        annotation: "@userprompts",
+      });
     },
   };
   return { sent, changesets, options };

@@ -27,7 +27,7 @@ import { resolveResource } from "../read/read-planner.js";
 import { type ODataRequest, serviceRequest } from "../service/odata-request.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
 import { isServiceResource } from "../service/operation-import-path.js";
-import { currentScope } from "../service/request-scope.js";
+import { currentScope, type RequestScope, runInScope } from "../service/request-scope.js";
 import type { BatchPart, BatchResponsePart, ParsedBatch } from "./batch-types.js";
 import { formatJsonBatchResponse } from "./format-json-response.js";
 import { formatMultipartBatchResponse } from "./format-multipart-response.js";
@@ -54,7 +54,10 @@ export interface BatchOptions {
    * its scope, after `prefetch` made the changeset's lookups in it; a throw rolls all back.
    * `inChangeset(db, tenantId, prefetch, parts)` is the one to pass.
    */
-  readonly changeset: <T>(prefetch: (tx: Session) => Promise<ReadCache>, parts: () => Promise<T>) => Promise<T>;
+  readonly changeset: <T>(
+    prefetch: (tx: Session) => Promise<ReadCache>,
+    parts: (scope: RequestScope) => Promise<T>,
+  ) => Promise<T>;
   readonly tenantId: string;
 }
 
@@ -166,7 +169,8 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     return path;
   };
 
-  const runPart = async (part: BatchPart): Promise<BatchResponsePart> => {
+  /** answers `part`; inside a changeset, in its `scope` */
+  const runPart = async (part: BatchPart, scope?: RequestScope): Promise<BatchResponsePart> => {
     const failed = part.dependsOn.find((d) => {
       const r = responses.get(d) ?? [...responses.values()].find((x) => x.atomicityGroup === d && x.status >= 400);
       return r === undefined || r.status >= 400;
@@ -196,8 +200,8 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     const url = `${origin}${basePath}/${path}`;
     const answer =
       (options.serve !== undefined && isServiceResource(model, path.split("?")[0]!)
-        ? await serveDirectly(part, url, headers, options.serve)
-        : undefined) ?? (await replay(part, url, headers));
+        ? await serveDirectly(part, url, headers, options.serve, scope)
+        : undefined) ?? (await replay(part, url, headers, scope));
     if (answer.headers.etag) etags.set(part.id, answer.headers.etag);
     if (answer.headers.location) {
       locations.set(part.id, answer.headers.location);
@@ -226,6 +230,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     url: string,
     headers: Headers,
     serve: NonNullable<BatchOptions["serve"]>,
+    scope: RequestScope | undefined,
   ): Promise<Answer | undefined> => {
     let body: (() => Promise<unknown>) | undefined;
     if (part.body !== undefined) {
@@ -246,7 +251,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       tenantId: options.tenantId,
       bodyLimits: options.bodyLimits,
     });
-    const result = await serve(request, headers);
+    const result = await serve(scope === undefined ? request : { ...request, scope }, headers);
     if (result === undefined) return undefined;
     const kept: Record<string, string> = {};
     for (const [name, value] of Object.entries(result.headers)) {
@@ -261,7 +266,12 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
   };
 
   /** a part replayed through the host as a request of its own */
-  const replay = async (part: BatchPart, url: string, headers: Headers): Promise<Answer> => {
+  const replay = async (
+    part: BatchPart,
+    url: string,
+    headers: Headers,
+    scope: RequestScope | undefined,
+  ): Promise<Answer> => {
     let body: string | undefined;
     let parsedBody: { readonly value: unknown } | undefined;
     if (part.body !== undefined) {
@@ -275,9 +285,11 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       }
     }
     const partRequest = new Request(url, { method: part.method, headers, ...(body !== undefined && { body }) });
-    const response = await options.handle(
-      parsedBody === undefined ? partRequest : withParsedBody(partRequest, parsedBody.value),
-    );
+    const handled = parsedBody === undefined ? partRequest : withParsedBody(partRequest, parsedBody.value);
+    // the host's routes find the changeset's scope where a request in it finds it
+    const response = await (scope === undefined
+      ? options.handle(handled)
+      : runInScope(scope, () => options.handle(handled)));
     const kept: Record<string, string> = {};
     for (const name of KEPT) {
       const value = response.headers.get(name);
@@ -321,10 +333,10 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     try {
       const done = await options.changeset(
         (tx) => prefetchReferences(tx, model, options.tenantId, writesOf(members)),
-        async () => {
+        async (scope) => {
           const results: BatchResponsePart[] = [];
           for (const part of members) {
-            const result = await runPart(part);
+            const result = await runPart(part, scope);
             results.push(result);
             // later parts of the changeset may depend on this one
             responses.set(result.id, result);

@@ -47,14 +47,14 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
-import { currentScope, inRequestTransaction, requestPrompts } from "./request-scope.js";
+import { inRequestTransaction, requestPrompts } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
 
-const staged = () => currentScope()?.workflowId !== undefined;
+const staged = (service: ServiceContext) => service.scope?.workflowId !== undefined;
 
 /** the prepared read that shapes a write's response body, and its context URL */
 function shapeOf(service: ServiceContext, entity: string, request: ODataRequest) {
@@ -62,7 +62,7 @@ function shapeOf(service: ServiceContext, entity: string, request: ODataRequest)
     path: `${entity}(${ANY_KEY})`,
     search: request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
-    staged: staged(),
+    staged: staged(service),
     metadata: request.metadata ?? "minimal",
   });
   if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
@@ -72,9 +72,9 @@ function shapeOf(service: ServiceContext, entity: string, request: ODataRequest)
 /** what a write needs: its context (tenant features, a scope's lookups) and where its prompts go */
 async function writing(service: ServiceContext, tx: Session, request: ODataRequest) {
   // in a workflow questions wait for the user; on a plain request they take their default
-  const prompts = requestPrompts(tx, request.tenantId);
+  const prompts = requestPrompts(tx, request.tenantId, service.scope);
   const tenant = await tenantInfo(tx, request.tenantId);
-  const cache = currentScope()?.cache;
+  const cache = service.scope?.cache;
   const ctx: WriteContext = {
     session: tx,
     model: service.model,
@@ -113,6 +113,7 @@ const guidOnly = (request: ODataRequest) =>
  * on a plain request — answers with its Guid alone, without an ETag or a context.
  */
 async function written(
+  service: ServiceContext,
   tx: Session,
   request: ODataRequest,
   entity: AnyEntity,
@@ -122,7 +123,7 @@ async function written(
 ): Promise<{ body?: string; version?: string; context?: string }> {
   const { tenantId } = request;
   const { guidAlias, versionAlias } = shape.prepared;
-  const fromBase = entity.storage === undefined && stagedArgs().workflowId === undefined;
+  const fromBase = entity.storage === undefined && stagedArgs(service).workflowId === undefined;
   if (fresh && fromBase && versionAlias !== undefined && guidOnly(request)) {
     // a record this request just created in the base tables is at its first version, and the
     // answer holds its Guid alone: written without reading it back, so that the insert can wait
@@ -139,7 +140,7 @@ async function written(
     const version = await recordVersion(tx, entity, tenantId, guid);
     return version === undefined ? {} : { version };
   }
-  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs() });
+  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs(service) });
   if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
   return { ...record, context: shape.context };
 }
@@ -165,12 +166,12 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     path: request.path,
     search: request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
-    staged: staged(),
+    staged: staged(service),
     metadata: request.metadata ?? "minimal",
   });
   if (read.kind === "method") return callMethod(service, request, read);
   request.authorize?.({ kind: "read", entities: read.reads });
-  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs() };
+  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs(service) };
   // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)
   const conditions = read.kind === "entity" && !read.related ? preconditionsOf(request) : {};
   type Read =
@@ -209,6 +210,7 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     // a read is one statement (architecture), which on PostgreSQL goes alone on a session set for
     // the tenant; an item named under its owners checks them first, a statement of its own
     { readOnly: true, oneStatement: (read.owners ?? []).length === 0 },
+    service.scope,
   );
   // a navigation from a record that does not exist, or the record itself
   const missing = () => notFound(`${read.root.name}(${read.key ?? ""}) does not exist.`);
@@ -245,11 +247,17 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   request.authorize?.({ kind: "create", entity: entity.name });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
-    const { ctx, prompts } = await writing(service, tx, request);
-    const guid = await createRecord(ctx, entity, body);
-    return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
-  });
+  const result = await inRequestTransaction(
+    service.db,
+    tenantId,
+    async (tx) => {
+      const { ctx, prompts } = await writing(service, tx, request);
+      const guid = await createRecord(ctx, entity, body);
+      return { guid, ...(await written(service, tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
+    },
+    undefined,
+    service.scope,
+  );
   return writeResult(service, request, 201, result, {
     Location: recordUrl(service.basePath, entity.name, result.guid),
   });
@@ -270,7 +278,7 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
     );
   }
   request.authorize?.({ kind: action, entity: path.entity.name });
-  const owners = planOwnerChecks(path.owners, { staged: staged() });
+  const owners = planOwnerChecks(path.owners, { staged: staged(service) });
   if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
   return { entity: path.entity, guid: path.key, owners };
 }
@@ -282,13 +290,19 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
   const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inRequestTransaction(service.db, tenantId, async (tx) => {
-    await checkOwners(tx, owners, { tenantId, ...stagedArgs() });
-    await checkWrite(tx, entity, tenantId, guid, conditions);
-    const { ctx, prompts } = await writing(service, tx, request);
-    await updateRecord(ctx, entity, guid, body);
-    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
-  });
+  const result = await inRequestTransaction(
+    service.db,
+    tenantId,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service) });
+      await checkWrite(tx, entity, tenantId, guid, conditions);
+      const { ctx, prompts } = await writing(service, tx, request);
+      await updateRecord(ctx, entity, guid, body);
+      return { ...(await written(service, tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    },
+    undefined,
+    service.scope,
+  );
   return writeResult(service, request, 200, result);
 }
 
@@ -297,15 +311,21 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { tenantId } = request;
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
-  const cache = currentScope()?.cache;
-  await inRequestTransaction(service.db, tenantId, async (tx) => {
-    await checkOwners(tx, owners, { tenantId, ...stagedArgs() });
-    await checkWrite(tx, entity, tenantId, guid, conditions);
-    await deleteRecord(
-      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
-      entity,
-      guid,
-    );
-  });
+  const cache = service.scope?.cache;
+  await inRequestTransaction(
+    service.db,
+    tenantId,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service) });
+      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await deleteRecord(
+        { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
+        entity,
+        guid,
+      );
+    },
+    undefined,
+    service.scope,
+  );
   return noContent();
 }

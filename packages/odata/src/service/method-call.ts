@@ -26,7 +26,13 @@ import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
 import { etagHeader, noContent, type ODataResult, type PayloadControl, payloadResult } from "./odata-result.js";
-import { currentScope, inRequestTransaction, type RequestPrompts, requestPrompts } from "./request-scope.js";
+import {
+  currentScope,
+  inRequestTransaction,
+  type RequestPrompts,
+  type RequestScope,
+  requestPrompts,
+} from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 
@@ -43,10 +49,11 @@ export async function methodEnvironment(
   planner: ReadPlanner,
   tenantId: string,
   ieee754Compatible: boolean,
+  scope: RequestScope | undefined = currentScope(),
 ): Promise<{ env: MethodEnvironment; prompts: RequestPrompts }> {
-  const scope = currentScope();
-  const staged = scope?.workflowId !== undefined;
-  const prompts = requestPrompts(tx, tenantId);
+  const workflowId = scope?.workflowId;
+  const staged = workflowId !== undefined;
+  const prompts = requestPrompts(tx, tenantId, scope);
   const tenant = await tenantInfo(tx, tenantId);
   const query = async (
     entityName: string,
@@ -69,7 +76,7 @@ export async function methodEnvironment(
       aliases: new Map(Object.entries(args)),
     });
     if (read.kind !== "collection") throw new Error("a filter reads a collection");
-    const found = await runCollection(tx, read.prepared, { tenantId, ...stagedArgs() });
+    const found = await runCollection(tx, read.prepared, { tenantId, ...(staged && { workflowId }) });
     const guids = (JSON.parse(found) as { value: { Guid: string }[] }).value.map((r) => r.Guid);
     const records = await loadRecords(tx, target, tenantId, guids);
     const byGuid = new Map(records.map((r) => [r.Guid, r]));
@@ -132,7 +139,7 @@ export async function callMethod(
   }
   const key = path.key === null ? null : path.key.toLowerCase();
   // inside a workflow the method reads (and its writes stage) the workflow's state
-  const staged = currentScope()?.workflowId !== undefined;
+  const staged = service.scope?.workflowId !== undefined;
   // query-string options shape a returned entity or collection
   const options = new URLSearchParams([...request.search].filter(([name]) => !isArgument(name)));
 
@@ -144,9 +151,9 @@ export async function callMethod(
   if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
 
   const run = async (tx: Session): Promise<ODataResult> => {
-    await checkOwners(tx, owners, { tenantId, ...stagedArgs() });
+    await checkOwners(tx, owners, { tenantId, ...stagedArgs(service) });
     if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
-    const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible);
+    const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible, service.scope);
     const outcome = await invokeMethod(
       env,
       {
@@ -191,7 +198,7 @@ export async function callMethod(
           metadata,
         });
         if (read.kind !== "entity") throw new Error("a keyed path reads an entity");
-        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs() });
+        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs(service) });
         if (record === undefined) return answer(204);
         return answer(200, record.body, { context: read.context }, etagHeader(record.version));
       }
@@ -215,11 +222,11 @@ export async function callMethod(
         if (read.kind !== "collection") throw new Error("an entity set reads a collection");
         const context = { context: read.context };
         if (keys.length === 0) return answer(200, '{"value":[]}', context);
-        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs() }), context);
+        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs(service) }), context);
       }
     }
   };
   return declaration.type === "read"
-    ? inRequestTransaction(db, tenantId, run, { readOnly: true })
-    : inRequestTransaction(db, tenantId, run);
+    ? inRequestTransaction(db, tenantId, run, { readOnly: true }, service.scope)
+    : inRequestTransaction(db, tenantId, run, undefined, service.scope);
 }

@@ -8,6 +8,7 @@ import type { Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import type { RequestScope } from "./request-scope.js";
 import { responseFormat } from "./response-format.js";
 
 /** what the service asks permission for, before any record is read or written */
@@ -53,6 +54,11 @@ export interface ODataRequest {
    * it, e.g. one that counts the request's statements.
    */
   readonly db?: Database;
+  /**
+   * The scope the request runs in (a `$batch` changeset's transaction and lookups), handed over
+   * explicitly; without it the service takes the one `runInScope` opened around it, if any.
+   */
+  readonly scope?: RequestScope;
 }
 
 /** `return=minimal` in a `Prefer` header (api-conventions: 204 instead of the entity) */

@@ -10,7 +10,7 @@ import type { PromptEnvelope } from "@bizdata/core";
 import { etagOf } from "../conditional/entity-tags.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import type { ODataRequest } from "./odata-request.js";
-import { promptAnnotation } from "./request-scope.js";
+import { promptAnnotation, type RequestScope } from "./request-scope.js";
 import { jsonContentType } from "./response-format.js";
 
 export interface ODataResult {
@@ -62,7 +62,7 @@ export interface PayloadControl {
  * with the Content-Type saying the metadata level.
  */
 export function payloadResult(
-  service: { readonly basePath: string },
+  service: { readonly basePath: string; readonly scope?: RequestScope },
   request: Pick<ODataRequest, "metadata" | "ieee754Compatible">,
   status: number,
   body: string,
@@ -74,7 +74,8 @@ export function payloadResult(
   if (control.context !== undefined && metadata !== "none") {
     leading.push(`"@odata.context":${JSON.stringify(`${service.basePath}/$metadata#${control.context}`)}`);
   }
-  if (control.prompts !== undefined) leading.push(`"${promptAnnotation()}":${JSON.stringify(control.prompts)}`);
+  if (control.prompts !== undefined)
+    leading.push(`"${promptAnnotation(service.scope)}":${JSON.stringify(control.prompts)}`);
   const text = leading.length === 0 ? body : `{${leading.join(",")}${body === "{}" ? "}" : `,${body.slice(1)}`}`;
   const contentType = jsonContentType({ metadata, ieee754Compatible: request.ieee754Compatible ?? false });
   return { status, headers: { "Content-Type": contentType, ...headers }, body: text };

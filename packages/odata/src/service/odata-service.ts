@@ -10,6 +10,7 @@ import { createEntity, deleteEntity, readEntities, updateEntity } from "./entity
 import type { ODataRequest } from "./odata-request.js";
 import { normalizeBasePath, type ODataResult } from "./odata-result.js";
 import { importPath } from "./operation-import-path.js";
+import { currentScope } from "./request-scope.js";
 import type { ServiceContext } from "./service-context.js";
 
 export interface ODataServiceOptions {
@@ -52,7 +53,11 @@ export function createODataService(options: ODataServiceOptions): ODataService {
   };
 
   function dispatch(request: ODataRequest): Promise<ODataResult> {
-    const service = request.db === undefined ? context : { ...context, db: request.db };
+    const scope = request.scope ?? currentScope();
+    const service =
+      request.db === undefined && scope === undefined
+        ? context
+        : { ...context, db: request.db ?? context.db, ...(scope && { scope }) };
     switch (request.method) {
       case "GET":
         return readEntities(service, request);

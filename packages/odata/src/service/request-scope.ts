@@ -1,16 +1,18 @@
 /**
- * The scope a request runs in, carried through the app by AsyncLocalStorage: a `$batch`
- * changeset runs its parts inside one tenant transaction, and a workflow step runs with a session
- * that sees the workflow's staged state. Each part or step still goes through the same routes and
- * pipeline as a standalone request, and finds its transaction, its natural-key lookups and where
- * its prompts go here instead of opening its own. The scope knows nothing of workflows: the one
- * who opens it says which prompts collect and under which annotation they answer.
+ * The scope a request runs in: a `$batch` changeset runs its parts inside one tenant transaction,
+ * and a workflow step runs with a session that sees the workflow's staged state. Each part or
+ * step still goes through the same pipeline as a standalone request, and finds its transaction,
+ * its natural-key lookups and where its prompts go here instead of opening its own. The scope
+ * knows nothing of workflows: the one who opens it says which prompts collect and under which
+ * annotation they answer.
  *
- * The price on Node 20: once a scope has run, async hooks stay on for the process and every
- * promise pays for them (Node 24's AsyncContextFrame removes that cost). Plain requests carry
- * their context explicitly (the host's request-context.ts) so that a host serving no changeset and
- * no workflow does not pay it. The storage is never disabled between scopes: resources made inside
- * one keep its store, and a later scope would enable them again as if they were inside it.
+ * A changeset hands its scope to each part explicitly (ODataRequest `scope`); a workflow step,
+ * which runs through the host's routes and middleware, and a batch part replayed through them,
+ * find it in an AsyncLocalStorage (`runInScope`). The price of that storage on Node 20: once a
+ * scope has run in it, async hooks stay on for the process and every promise pays for them
+ * (Node 24's AsyncContextFrame removes that cost), which is why plain requests and changesets
+ * carry their context explicitly. The storage is never disabled between scopes: resources made
+ * inside one keep its store, and a later scope would enable them again as if they were inside it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
@@ -64,22 +66,28 @@ export function inRequestTransaction<T>(
   tenantId: string,
   fn: (tx: Session) => Promise<T>,
   options?: TransactionOptions,
+  scope: RequestScope | undefined = current.getStore(),
 ): Promise<T> {
-  const scope = current.getStore();
   if (scope !== undefined && scope.tenantId === tenantId) return fn(scope.session);
   return inTenant(db, tenantId, fn, options);
 }
 
 /** prompts for the current request: the scope's, else a plain collector (questions take their default) */
-export const requestPrompts = (session: Session, tenantId: string): RequestPrompts =>
-  current.getStore()?.prompts(session, tenantId) ?? new PromptCollector();
+export const requestPrompts = (
+  session: Session,
+  tenantId: string,
+  scope: RequestScope | undefined = current.getStore(),
+): RequestPrompts => scope?.prompts(session, tenantId) ?? new PromptCollector();
 
 /** the annotation the current request's prompts go into */
-export const promptAnnotation = (): PromptAnnotation => current.getStore()?.annotation ?? "@userprompts";
+export const promptAnnotation = (scope: RequestScope | undefined = current.getStore()): PromptAnnotation =>
+  scope?.annotation ?? "@userprompts";
 
 /**
  * Runs the parts of a changeset in one tenant transaction, with the lookups `prefetch` made in it
- * shared by every part; a throw rolls all of them back. The parts' inserts wait and go together
+ * shared by every part; a throw rolls all of them back. `fn` gets the changeset's scope to hand
+ * each part: explicitly to a service request (ODataRequest `scope`), or through `runInScope` to
+ * a part replayed through the host's routes; explicitly, the parts' promises pay no async hooks. The parts' inserts wait and go together
  * (one statement per table for the changeset). When one of them fails as it goes, its error lands
  * on whichever statement sent it, not on the part that made it: the changeset then runs once more
  * with every insert at once, so the part that fails is the one to blame, as without waiting.
@@ -88,7 +96,7 @@ export async function inChangeset<T>(
   db: Database,
   tenantId: string,
   prefetch: (tx: Session) => Promise<ReadCache>,
-  fn: () => Promise<T>,
+  fn: (scope: RequestScope) => Promise<T>,
 ): Promise<T> {
   const run = (deferInserts: boolean, seen: { writes?: WriteBehind }) =>
     inTenant(
@@ -98,7 +106,7 @@ export async function inChangeset<T>(
         seen.writes = writes;
         const cache = await prefetch(session);
         const prompts = () => new PromptCollector();
-        return runInScope({ tenantId, session, cache, prompts, annotation: "@userprompts" }, fn);
+        return fn({ tenantId, session, cache, prompts, annotation: "@userprompts" });
       },
       { deferInserts },
     );

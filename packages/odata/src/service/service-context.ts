@@ -4,7 +4,7 @@
  */
 import type { Database, Model } from "@bizdata/core";
 import type { ReadPlanner } from "../read/read-planner.js";
-import { currentScope } from "./request-scope.js";
+import type { RequestScope } from "./request-scope.js";
 
 export interface ServiceContext {
   readonly db: Database;
@@ -12,10 +12,12 @@ export interface ServiceContext {
   readonly planner: ReadPlanner;
   /** `/api` by default; normalized (normalizeBasePath) */
   readonly basePath: string;
+  /** the scope the request being served runs in (a `$batch` changeset, a workflow step), if any */
+  readonly scope?: RequestScope;
 }
 
-/** the workflow whose staged state the current request reads, as RunArgs want it */
-export const stagedArgs = (): { workflowId?: string } => {
-  const workflowId = currentScope()?.workflowId;
+/** the workflow whose staged state the request `service` serves reads, as RunArgs want it */
+export const stagedArgs = (service: ServiceContext): { workflowId?: string } => {
+  const workflowId = service.scope?.workflowId;
   return workflowId === undefined ? {} : { workflowId };
 };
