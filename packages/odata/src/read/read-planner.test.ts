@@ -1,10 +1,11 @@
 /**
  * The planner's cache by URL shape: a repeated shape is the same prepared read, a keyed read
- * shares one entry whatever the Guid, and `cacheSize` bounds what is kept (0: nothing).
+ * shares one entry whatever the Guid, and `cacheSize` bounds what is kept (0: nothing); and its
+ * cache of bound resource paths without a key.
  */
 import { collection, defineModel, entity, reference, text } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
-import { ReadPlanner } from "./read-planner.js";
+import { ReadPlanner, resolveResource } from "./read-planner.js";
 
 const Part = entity("Part", { naturalKey: "Guid", fields: { Product: reference("Product", { required: true }) } });
 const Product = entity("Product", {
@@ -81,5 +82,23 @@ describe("ReadPlanner", () => {
   it("keeps nothing with cacheSize 0", () => {
     const planner = new ReadPlanner(model, { cacheSize: 0 });
     expect(plan(planner, "Product").prepared).not.toBe(plan(planner, "Product").prepared);
+  });
+
+  it("binds a key-free resource path once, and a keyed one each time with its own key", () => {
+    const planner = new ReadPlanner(model);
+    expect(planner.resolve("Product")).toBe(planner.resolve("Product"));
+    expect(planner.resolve("Product")).toEqual(resolveResource(model, "Product"));
+    const a = planner.resolve("Product(6f1d2b3c-0000-4000-8000-000000000001)/Parts");
+    const b = planner.resolve("Product(6f1d2b3c-0000-4000-8000-000000000002)/Parts");
+    expect([a, b]).toEqual([
+      resolveResource(model, "Product(6f1d2b3c-0000-4000-8000-000000000001)/Parts"),
+      resolveResource(model, "Product(6f1d2b3c-0000-4000-8000-000000000002)/Parts"),
+    ]);
+    expect(a).not.toEqual(b);
+    // a path that does not resolve is refused every time, and keeps nothing
+    expect(() => planner.resolve("Nothing")).toThrow();
+    expect(() => planner.resolve("Nothing")).toThrow();
+    const keepsNothing = new ReadPlanner(model, { cacheSize: 0 });
+    expect(keepsNothing.resolve("Product")).not.toBe(keepsNothing.resolve("Product"));
   });
 });
