@@ -53,7 +53,8 @@ interface Slice {
 const data = await prepareDatabase(settings.databaseUrl, Math.min(...settings.scales));
 const runId = Date.now().toString(36);
 let skus = 0;
-const scenarioData = { ...data, uniqueSku: () => `compare-${runId}-${skus++}` };
+// `bench-`: the next run's preparation removes what the create scenario added (prepare.ts)
+const scenarioData = { ...data, uniqueSku: () => `bench-compare-${runId}-${skus++}` };
 const env = { DATABASE_URL: settings.databaseUrl, ACCESS_TOKEN_TTL: String(24 * 3600), BENCH_TENANT: benchTenant.id };
 // one after the other: both hosts migrate the same database at start
 const current = await startServer("./host-server.ts", env);
