@@ -76,8 +76,8 @@ export function createApp({
 
   // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
   // added to a finished response forces a slower copy); onError sets it on errors itself
-  const version = (c: Context) => odataVersion(c.req.header("odata-maxversion"), "4.01");
-  const partVersion = (headers: Headers) => odataVersion(headers.get("odata-maxversion") ?? undefined, "4.01");
+  const versionFor = (maxVersion: string | null | undefined) => odataVersion(maxVersion ?? undefined, "4.01");
+  const version = (c: Context) => versionFor(c.req.header("odata-maxversion"));
   app.use("*", async (c, next) => {
     c.header("OData-Version", version(c));
     await next();
@@ -191,7 +191,10 @@ export function createApp({
           ? undefined
           : callService(service, config.roles, c, request)
               .catch((err: unknown) => errorResult(err, c, `${basePath}/${request.path}`))
-              .then((result) => ({ ...result, headers: { ...result.headers, "OData-Version": partVersion(headers) } })),
+              .then((result) => ({
+                ...result,
+                headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },
+              })),
       handle: async (request) => app.fetch(request, subrequestEnv(c)),
       changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
     });

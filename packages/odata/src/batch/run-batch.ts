@@ -84,6 +84,16 @@ const CONDITIONS = ["if-match", "if-none-match"];
 /** what a part answered */
 type Answer = Pick<BatchResponsePart, "status" | "headers" | "body">;
 
+/** the headers of a part's answer worth passing on (KEPT), lower-cased, from a lookup by lower-cased name */
+function keptHeaders(get: (name: string) => string | null | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT) {
+    const value = get(name);
+    if (value !== null && value !== undefined) kept[name] = value;
+  }
+  return kept;
+}
+
 class ChangesetFailed extends Error {
   constructor(readonly responses: BatchResponsePart[]) {
     super("changeset failed");
@@ -246,21 +256,13 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
         };
       }
     }
-    const request = serviceRequest(part.method, new URL(url), headers, body, {
-      basePath,
-      tenantId: options.tenantId,
-      bodyLimits: options.bodyLimits,
-    });
+    const request = serviceRequest(part.method, new URL(url), headers, body, { basePath, tenantId: options.tenantId });
     const result = await serve(scope === undefined ? request : { ...request, scope }, headers);
     if (result === undefined) return undefined;
-    const kept: Record<string, string> = {};
-    for (const [name, value] of Object.entries(result.headers)) {
-      const lower = name.toLowerCase();
-      if (KEPT.includes(lower)) kept[lower] = value;
-    }
+    const byName = new Map(Object.entries(result.headers).map(([name, value]) => [name.toLowerCase(), value]));
     return {
       status: result.status,
-      headers: kept,
+      headers: keptHeaders((name) => byName.get(name)),
       ...(result.body !== undefined && result.body !== "" && { body: result.body }),
     };
   };
@@ -290,13 +292,12 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     const response = await (scope === undefined
       ? options.handle(handled)
       : runInScope(scope, () => options.handle(handled)));
-    const kept: Record<string, string> = {};
-    for (const name of KEPT) {
-      const value = response.headers.get(name);
-      if (value !== null) kept[name] = value;
-    }
     const text = await response.text();
-    return { status: response.status, headers: kept, ...(text !== "" && { body: text }) };
+    return {
+      status: response.status,
+      headers: keptHeaders((name) => response.headers.get(name)),
+      ...(text !== "" && { body: text }),
+    };
   };
 
   /** the entity a part's URL writes to, if it names one (the same URLs recur: each is bound once) */

@@ -42,6 +42,7 @@ const nullable =
     v === null || v === undefined ? "null" : write(v);
 
 /** what JSON.stringify escapes in a string, and surrogates, whose pairing it checks */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**

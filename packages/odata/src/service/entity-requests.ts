@@ -123,7 +123,7 @@ async function written(
 ): Promise<{ body?: string; version?: string; context?: string }> {
   const { tenantId } = request;
   const { guidAlias, versionAlias } = shape.prepared;
-  const fromBase = entity.storage === undefined && stagedArgs(service).workflowId === undefined;
+  const fromBase = entity.storage === undefined && stagedArgs(service.scope).workflowId === undefined;
   if (fresh && fromBase && versionAlias !== undefined && guidOnly(request)) {
     // a record this request just created in the base tables is at its first version, and the
     // answer holds its Guid alone: written without reading it back, so that the insert can wait
@@ -140,7 +140,7 @@ async function written(
     const version = await recordVersion(tx, entity, tenantId, guid);
     return version === undefined ? {} : { version };
   }
-  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs(service) });
+  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs(service.scope) });
   if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
   return { ...record, context: shape.context };
 }
@@ -171,7 +171,7 @@ export async function readEntities(service: ServiceContext, request: ODataReques
   });
   if (read.kind === "method") return callMethod(service, request, read);
   request.authorize?.({ kind: "read", entities: read.reads });
-  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs(service) };
+  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs(service.scope) };
   // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)
   const conditions = read.kind === "entity" && !read.related ? preconditionsOf(request) : {};
   type Read =
@@ -294,7 +294,7 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     service.db,
     tenantId,
     async (tx) => {
-      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service) });
+      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
       await checkWrite(tx, entity, tenantId, guid, conditions);
       const { ctx, prompts } = await writing(service, tx, request);
       await updateRecord(ctx, entity, guid, body);
@@ -316,7 +316,7 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
     service.db,
     tenantId,
     async (tx) => {
-      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service) });
+      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
       await checkWrite(tx, entity, tenantId, guid, conditions);
       await deleteRecord(
         { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },

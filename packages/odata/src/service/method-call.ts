@@ -51,8 +51,7 @@ export async function methodEnvironment(
   ieee754Compatible: boolean,
   scope: RequestScope | undefined = currentScope(),
 ): Promise<{ env: MethodEnvironment; prompts: RequestPrompts }> {
-  const workflowId = scope?.workflowId;
-  const staged = workflowId !== undefined;
+  const staged = scope?.workflowId !== undefined;
   const prompts = requestPrompts(tx, tenantId, scope);
   const tenant = await tenantInfo(tx, tenantId);
   const query = async (
@@ -76,7 +75,7 @@ export async function methodEnvironment(
       aliases: new Map(Object.entries(args)),
     });
     if (read.kind !== "collection") throw new Error("a filter reads a collection");
-    const found = await runCollection(tx, read.prepared, { tenantId, ...(staged && { workflowId }) });
+    const found = await runCollection(tx, read.prepared, { tenantId, ...stagedArgs(scope) });
     const guids = (JSON.parse(found) as { value: { Guid: string }[] }).value.map((r) => r.Guid);
     const records = await loadRecords(tx, target, tenantId, guids);
     const byGuid = new Map(records.map((r) => [r.Guid, r]));
@@ -151,7 +150,7 @@ export async function callMethod(
   if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
 
   const run = async (tx: Session): Promise<ODataResult> => {
-    await checkOwners(tx, owners, { tenantId, ...stagedArgs(service) });
+    await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
     if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
     const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible, service.scope);
     const outcome = await invokeMethod(
@@ -198,7 +197,7 @@ export async function callMethod(
           metadata,
         });
         if (read.kind !== "entity") throw new Error("a keyed path reads an entity");
-        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs(service) });
+        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs(service.scope) });
         if (record === undefined) return answer(204);
         return answer(200, record.body, { context: read.context }, etagHeader(record.version));
       }
@@ -222,7 +221,11 @@ export async function callMethod(
         if (read.kind !== "collection") throw new Error("an entity set reads a collection");
         const context = { context: read.context };
         if (keys.length === 0) return answer(200, '{"value":[]}', context);
-        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs(service) }), context);
+        return answer(
+          200,
+          await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs(service.scope) }),
+          context,
+        );
       }
     }
   };

@@ -79,7 +79,10 @@ export const hasBody = (headers: Headers): boolean =>
  * @example
  * const result = await service.handle(odataRequestOf(request, { basePath: "/api", tenantId, bodyLimits }));
  */
-export function odataRequestOf(request: Request, options: ServiceRequestOptions): ODataRequest {
+export function odataRequestOf(
+  request: Request,
+  options: ServiceRequestOptions & { readonly bodyLimits: BodyLimits },
+): ODataRequest {
   const body = hasBody(request.headers) ? () => readJsonBody(request, options.bodyLimits) : undefined;
   return serviceRequest(request.method, new URL(request.url), request.headers, body, options);
 }
@@ -87,7 +90,6 @@ export function odataRequestOf(request: Request, options: ServiceRequestOptions)
 export interface ServiceRequestOptions {
   readonly basePath: string;
   readonly tenantId: string;
-  readonly bodyLimits: BodyLimits;
   readonly authorize?: (access: Access) => void;
   readonly db?: Database;
 }

@@ -87,8 +87,8 @@ export const promptAnnotation = (scope: RequestScope | undefined = current.getSt
  * Runs the parts of a changeset in one tenant transaction, with the lookups `prefetch` made in it
  * shared by every part; a throw rolls all of them back. `fn` gets the changeset's scope to hand
  * each part: explicitly to a service request (ODataRequest `scope`), or through `runInScope` to
- * a part replayed through the host's routes; explicitly, the parts' promises pay no async hooks. The parts' inserts wait and go together
- * (one statement per table for the changeset). When one of them fails as it goes, its error lands
+ * a part replayed through the host's routes; explicitly, the parts' promises pay no async hooks.
+ * The parts' inserts wait and go together (one statement per table for the changeset). When one of them fails as it goes, its error lands
  * on whichever statement sent it, not on the part that made it: the changeset then runs once more
  * with every insert at once, so the part that fails is the one to blame, as without waiting.
  */

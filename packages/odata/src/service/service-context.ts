@@ -16,8 +16,8 @@ export interface ServiceContext {
   readonly scope?: RequestScope;
 }
 
-/** the workflow whose staged state the request `service` serves reads, as RunArgs want it */
-export const stagedArgs = (service: ServiceContext): { workflowId?: string } => {
-  const workflowId = service.scope?.workflowId;
+/** the workflow whose staged state a request in `scope` reads, as RunArgs want it */
+export const stagedArgs = (scope: RequestScope | undefined): { workflowId?: string } => {
+  const workflowId = scope?.workflowId;
   return workflowId === undefined ? {} : { workflowId };
 };
