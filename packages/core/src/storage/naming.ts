@@ -13,7 +13,17 @@ export const snakeCase = (name: string): string =>
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .toLowerCase();
 
-export const tableName = (def: AnyEntity): string => def.table ?? snakeCase(def.name);
+const tableNames = new WeakMap<AnyEntity, string>();
+
+/** an entity's table (named once per entity: every statement asks) */
+export function tableName(def: AnyEntity): string {
+  let name = tableNames.get(def);
+  if (name === undefined) {
+    name = def.table ?? snakeCase(def.name);
+    tableNames.set(def, name);
+  }
+  return name;
+}
 
 /** Every table's tenant column; it leads the primary key and every index (architecture: Scale). */
 export const TENANT_COLUMN = "tenant_id";

@@ -70,8 +70,17 @@ export function rowToRecord(def: AnyEntity, row: Record<string, unknown>): Recor
   return record;
 }
 
-/** the owned collections of an entity: property name and field */
-export const collectionsOf = (def: AnyEntity) =>
-  Object.entries(def.fields as Record<string, PersistedField>).flatMap(([name, field]) =>
-    field.kind === "collection" ? [{ name, field }] : [],
-  );
+type CollectionProperty = { readonly name: string; readonly field: Extract<PersistedField, { kind: "collection" }> };
+const collections = new WeakMap<AnyEntity, readonly CollectionProperty[]>();
+
+/** the owned collections of an entity: property name and field (found once per entity: every write asks) */
+export function collectionsOf(def: AnyEntity): readonly CollectionProperty[] {
+  let found = collections.get(def);
+  if (found === undefined) {
+    found = Object.entries(def.fields as Record<string, PersistedField>).flatMap(([name, field]) =>
+      field.kind === "collection" ? [{ name, field }] : [],
+    );
+    collections.set(def, found);
+  }
+  return found;
+}
