@@ -56,7 +56,8 @@ let skus = 0;
 // `bench-`: the next run's preparation removes what the create scenario added (prepare.ts)
 const scenarioData = { ...data, uniqueSku: () => `bench-compare-${runId}-${skus++}` };
 const env = { DATABASE_URL: settings.databaseUrl, ACCESS_TOKEN_TTL: String(24 * 3600), BENCH_TENANT: benchTenant.id };
-// one after the other: both hosts migrate the same database at start
+// one after the other: both hosts migrate the same database at start. Both run from their sources
+// (a baseline commit may not know the packages' compiled form), so only the code differs
 const current = await startServer("./host-server.ts", env);
 const servers: RunningServer[] = [current];
 try {

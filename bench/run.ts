@@ -1,6 +1,7 @@
 /**
  * `pnpm bench`: first the parsers' throughput in this process (parser.ts), then, at each scale of
- * sample data (BENCH_SCALES=1,10; each in a database of its own, prepare.ts), the host against
+ * sample data (BENCH_SCALES=1,10; each in a database of its own, prepare.ts), the host (compiled
+ * first, and run as it ships: servers.ts, BUILT_PACKAGES) against
  * hand-written floors on the same PostgreSQL (BENCH_FLOORS: the floor with the host's tenant
  * isolation and the one without a transaction, floor-server.ts), scenario by scenario
  * (scenarios.ts), then the import of sales orders through `$batch` and through single POSTs
@@ -38,7 +39,7 @@ import {
   writeJson,
 } from "./report.js";
 import { scenarios } from "./scenarios.js";
-import { type RunningServer, startServer } from "./servers.js";
+import { BUILT_PACKAGES, buildPackages, type RunningServer, startServer } from "./servers.js";
 import { type Floor, loadSettings } from "./settings.js";
 import { signIn } from "./sign-in.js";
 import { runSoak, SOAK_PART, soakFailed } from "./soak.js";
@@ -84,7 +85,7 @@ async function runScale(scale: number): Promise<ScaleRun> {
   };
   const profile = (name: string) =>
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
-  const host = await startServer("./host-server.ts", env, profile("host"));
+  const host = await startServer("./host-server.ts", env, [...BUILT_PACKAGES, ...profile("host")]);
   // the import and the workflow part need no floor: they measure the host alone
   const floors: { name: Floor; server: RunningServer }[] = [];
   try {
@@ -162,7 +163,9 @@ async function runScale(scale: number): Promise<ScaleRun> {
 }
 
 const runs: ScaleRun[] = [];
-if (selected.length > 0 || importing || workflowing || soaking)
+if (selected.length > 0 || importing || workflowing || soaking) {
+  // the host runs as it ships: compiled (servers.ts, BUILT_PACKAGES)
+  buildPackages();
   for (const scale of settings.scales) {
     const run = await runScale(scale);
     runs.push(run);
@@ -172,6 +175,7 @@ if (selected.length > 0 || importing || workflowing || soaking)
     if (run.workflow !== undefined) console.log(`\n${workflowTable(run.workflow, machine)}`);
     if (run.soak !== undefined) console.log(`\n${soakTable(run.soak, machine)}`);
   }
+}
 if (runs.length > 1) console.log(`\n${growthTable(runs)}`);
 console.log(`\nwritten to ${await writeJson(runs, parser, machine, settings)}`);
 const results = runs.flatMap((run) => run.results.map((r) => ({ ...r, scale: run.scale })));

@@ -4,8 +4,29 @@
  * charged to the server and both would stall each other's event loop, so each server gets a
  * process of its own and the host and the floor are measured under the same conditions.
  */
-import { fork } from "node:child_process";
+import { execFileSync, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+
+/**
+ * Node flags under which the workspace's packages resolve to their compiled JavaScript (`dist`,
+ * the `bizdata-built` export condition) instead of their TypeScript sources: the code an
+ * application that installs them runs. Sources go through tsx, whose transform keeps every
+ * function's name with a call for each closure made (esbuild's `keepNames`): the host spent 13%
+ * more CPU per create that way.
+ */
+export const BUILT_PACKAGES = ["--conditions=bizdata-built"] as const;
+
+/** the packages the host is made of, in the order they depend on each other */
+const PACKAGES = ["core", "odata", "workflow", "host"].map((name) =>
+  fileURLToPath(new URL(`../packages/${name}`, import.meta.url)),
+);
+
+/** compiles the host's packages into their `dist` folders (incremental: quick when nothing changed) */
+export function buildPackages(): void {
+  execFileSync(fileURLToPath(new URL("../node_modules/.bin/tsc", import.meta.url)), ["-b", ...PACKAGES], {
+    stdio: "inherit",
+  });
+}
 
 export interface RunningServer {
   readonly url: string;
