@@ -158,5 +158,12 @@ function mergeItems(
 
 /** every node of the tree, items before their owner (the order logic runs in) */
 export function itemsFirst(node: RecordNode): RecordNode[] {
-  return [...[...node.items.values()].flat().flatMap(itemsFirst), node];
+  // one array for the whole tree: a changeset walks hundreds of trees, each several times
+  const order: RecordNode[] = [];
+  const visit = (n: RecordNode) => {
+    for (const items of n.items.values()) for (const item of items) visit(item);
+    order.push(n);
+  };
+  visit(node);
+  return order;
 }
