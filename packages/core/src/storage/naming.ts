@@ -13,17 +13,22 @@ export const snakeCase = (name: string): string =>
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .toLowerCase();
 
-const tableNames = new WeakMap<AnyEntity, string>();
-
-/** an entity's table (named once per entity: every statement asks) */
-export function tableName(def: AnyEntity): string {
-  let name = tableNames.get(def);
-  if (name === undefined) {
-    name = def.table ?? snakeCase(def.name);
-    tableNames.set(def, name);
-  }
-  return name;
+/**
+ * `derive` worked out once per entity definition, which never changes: what every statement or
+ * write asks of an entity (its table, columns, collections) costs a lookup after the first time.
+ */
+export function perEntity<T>(derive: (def: AnyEntity) => T): (def: AnyEntity) => T {
+  const derived = new WeakMap<AnyEntity, T>();
+  return (def) => {
+    if (derived.has(def)) return derived.get(def) as T;
+    const value = derive(def);
+    derived.set(def, value);
+    return value;
+  };
 }
+
+/** an entity's table */
+export const tableName = perEntity((def): string => def.table ?? snakeCase(def.name));
 
 /** Every table's tenant column; it leads the primary key and every index (architecture: Scale). */
 export const TENANT_COLUMN = "tenant_id";
@@ -46,16 +51,12 @@ export interface ColumnMapping {
 const columnName = (name: string, field: ScalarField | ReferenceField) =>
   field.kind === "reference" ? `${snakeCase(name)}_guid` : snakeCase(name);
 
-const cache = new WeakMap<AnyEntity, readonly ColumnMapping[]>();
-
 /**
  * The persisted columns of an entity in declaration order (`Guid` and `Title` first). Complex
  * members are flattened as `<complex>__<member>`; collections have no column (their items carry
  * the inverse reference).
  */
-export function persistedColumns(def: AnyEntity): readonly ColumnMapping[] {
-  const cached = cache.get(def);
-  if (cached) return cached;
+export const persistedColumns = perEntity((def): readonly ColumnMapping[] => {
   const columns: ColumnMapping[] = [];
   for (const [name, field] of Object.entries(def.fields as Record<string, PersistedField>)) {
     if (field.kind === "collection") continue;
@@ -80,9 +81,8 @@ export function persistedColumns(def: AnyEntity): readonly ColumnMapping[] {
     }
     seen.add(c.column);
   }
-  cache.set(def, columns);
   return columns;
-}
+});
 
 /** The column of a top-level scalar or reference property, or of a complex member path. */
 export function columnOf(def: AnyEntity, path: readonly string[]): ColumnMapping | undefined {

@@ -6,7 +6,7 @@
 import type { PersistedField, ReferenceField, ScalarField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
 import { intervalInput } from "./interval-text.js";
-import { type ColumnMapping, persistedColumns } from "./naming.js";
+import { type ColumnMapping, perEntity, persistedColumns } from "./naming.js";
 
 const get = (record: Record<string, unknown>, path: readonly string[]): unknown => {
   let value: unknown = record;
@@ -70,17 +70,9 @@ export function rowToRecord(def: AnyEntity, row: Record<string, unknown>): Recor
   return record;
 }
 
-type CollectionProperty = { readonly name: string; readonly field: Extract<PersistedField, { kind: "collection" }> };
-const collections = new WeakMap<AnyEntity, readonly CollectionProperty[]>();
-
-/** the owned collections of an entity: property name and field (found once per entity: every write asks) */
-export function collectionsOf(def: AnyEntity): readonly CollectionProperty[] {
-  let found = collections.get(def);
-  if (found === undefined) {
-    found = Object.entries(def.fields as Record<string, PersistedField>).flatMap(([name, field]) =>
-      field.kind === "collection" ? [{ name, field }] : [],
-    );
-    collections.set(def, found);
-  }
-  return found;
-}
+/** the owned collections of an entity: property name and field */
+export const collectionsOf = perEntity((def) =>
+  Object.entries(def.fields as Record<string, PersistedField>).flatMap(([name, field]) =>
+    field.kind === "collection" ? [{ name, field }] : [],
+  ),
+);

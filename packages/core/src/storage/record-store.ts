@@ -6,7 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
 import type { Session, SqlQuery } from "./database.js";
 import { durationText } from "./interval-text.js";
-import { persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { perEntity, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
 import { recordColumns, rowToRecord } from "./record-rows.js";
 import { relation, type StagedView, versionText } from "./staged-view.js";
@@ -133,23 +133,16 @@ export function unnestRecords(def: AnyEntity, records: readonly Record<string, u
 }
 
 /** an entity's insert statements, rendered once: one row from values, many rows from `unnest` arrays */
-const insertTexts = new WeakMap<AnyEntity, { readonly one: string; readonly many: string }>();
-
-function insertTextsOf(def: AnyEntity): { readonly one: string; readonly many: string } {
-  let texts = insertTexts.get(def);
-  if (texts === undefined) {
-    const columns = persistedColumns(def);
-    const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-    const head = `INSERT INTO ${quote(tableName(def))} (${[TENANT_COLUMN, ...columns.map((c) => c.column)].map(quote).join(", ")})`;
-    const casts = columns.map((c, i) => `$${i + 2}::${sqlTypes[c.field.kind]}`);
-    texts = {
-      one: `${head} VALUES ($1, ${casts.join(", ")})`,
-      many: `${head} SELECT $1, * FROM unnest(${casts.map((cast) => `${cast}[]`).join(", ")})`,
-    };
-    insertTexts.set(def, texts);
-  }
-  return texts;
-}
+const insertTextsOf = perEntity((def): { readonly one: string; readonly many: string } => {
+  const columns = persistedColumns(def);
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  const head = `INSERT INTO ${quote(tableName(def))} (${[TENANT_COLUMN, ...columns.map((c) => c.column)].map(quote).join(", ")})`;
+  const casts = columns.map((c, i) => `$${i + 2}::${sqlTypes[c.field.kind]}`);
+  return {
+    one: `${head} VALUES ($1, ${casts.join(", ")})`,
+    many: `${head} SELECT $1, * FROM unnest(${casts.map((cast) => `${cast}[]`).join(", ")})`,
+  };
+});
 
 /**
  * Inserts records in one statement (one row of values, or `unnest` of one array per column for

@@ -8,7 +8,7 @@
 import { bigint, boolean, json, pgPolicy, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
 import { columnBuilders, type EntityTable } from "./entity-tables.js";
-import { TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { perEntity, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export const WORKFLOW_COLUMN = "workflow_id";
@@ -20,14 +20,10 @@ export const BASE_IMAGE_COLUMN = "base_image";
 
 export const stagedTableName = (def: AnyEntity): string => `${tableName(def)}__staged`;
 
-const cache = new WeakMap<AnyEntity, EntityTable>();
-
 /** the staged twin of an entity's table: the same columns plus the workflow and a tombstone flag */
-export function stagedTable(def: AnyEntity): EntityTable {
-  const cached = cache.get(def);
-  if (cached) return cached;
+export const stagedTable = perEntity((def): EntityTable => {
   const name = stagedTableName(def);
-  const table = pgTable(
+  return pgTable(
     name,
     {
       ...columnBuilders(def),
@@ -44,8 +40,6 @@ export function stagedTable(def: AnyEntity): EntityTable {
       pgPolicy(`${name}_tenant`, { for: "all", to: APP_ROLE, ...tenantPolicy(TENANT_COLUMN) }),
     ],
   ).enableRLS() as unknown as EntityTable;
-  cache.set(def, table);
-  return table;
-}
+});
 
 export const stagedTables = (model: Model): EntityTable[] => [...model.entities.values()].map(stagedTable);
