@@ -83,15 +83,15 @@ export function createApp({
     await next();
   });
 
-  /** the answer to an error thrown while serving `c` (at `path`), logged when unexpected */
-  const errorResult = (err: unknown, c: Context, path: string): ODataResult => {
+  /** the answer to an error thrown while serving `method path` for `c`'s request, logged when unexpected */
+  const errorResult = (err: unknown, c: Context, method: string, path: string): ODataResult => {
     const { status, error, headers, unexpected } = errorResponse(err, model);
-    if (unexpected) requestLogger(c, logger).error({ err, method: c.req.method, path }, "request failed");
+    if (unexpected) requestLogger(c, logger).error({ err, method, path }, "request failed");
     return jsonResult(status, JSON.stringify(error.toJSON()), headers);
   };
   app.onError((err, c) => {
     c.header("OData-Version", version(c));
-    return send(c, errorResult(err, c, c.req.path));
+    return send(c, errorResult(err, c, c.req.method, c.req.path));
   });
 
   app.notFound((c) => c.json({ error: { code: "NotFound", message: `No resource at ${c.req.path}.` } }, 404));
@@ -190,7 +190,7 @@ export function createApp({
         headers.has("workflow-id")
           ? undefined
           : callService(service, config.roles, c, request)
-              .catch((err: unknown) => errorResult(err, c, `${basePath}/${request.path}`))
+              .catch((err: unknown) => errorResult(err, c, request.method, `${basePath}/${request.path}`))
               .then((result) => ({
                 ...result,
                 headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },

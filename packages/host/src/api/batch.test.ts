@@ -198,6 +198,27 @@ describe("$batch, JSON format", () => {
     });
   });
 
+  it("takes `$<id>` for a part of the batch before a resource of the service, and refuses one that created nothing", async () => {
+    const { responses } = await json(
+      await batch(admin, [
+        // a request may be called "metadata": `$metadata` is then that part's record
+        { id: "metadata", method: "POST", url: "Product", body: { SKU: "B-REF" } },
+        { id: "read", method: "GET", url: "$metadata?$select=SKU", dependsOn: ["metadata"] },
+        { id: "list", method: "GET", url: "Product/$count" },
+        { id: "nothing", method: "GET", url: "$list", dependsOn: ["list"] },
+        // a system resource that no part is called: the service's answer, not a reference
+        { id: "system", method: "GET", url: "$all" },
+      ]),
+    );
+    const byId = Object.fromEntries(responses.map((r: { id: string }) => [r.id, r]));
+    expect(byId.metadata.status).toBe(201);
+    expect(byId.read).toMatchObject({ status: 200, body: { SKU: "B-REF" } });
+    expect(byId.nothing).toMatchObject({ status: 400, body: { error: { code: "InvalidBatch" } } });
+    expect(byId.nothing.body.error.message).toMatch(/\$list, which created nothing/);
+    expect(byId.system).toMatchObject({ status: 400, body: { error: { code: "QuerySyntaxError", target: "path" } } });
+    expect(byId.system.body.error.message).toMatch(/found '\$all'/);
+  });
+
   it.each([
     [
       "more than 64 parts",

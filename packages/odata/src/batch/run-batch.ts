@@ -169,8 +169,9 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     if (path.startsWith(`${basePath}/`)) path = path.slice(basePath.length + 1);
     path = path.replace(/^\//, "");
     const ref = /^\$([^/?(]+)/.exec(path);
-    // `$metadata` is the service's, unless a part of the batch is called "metadata"
-    if (ref && (ref[1] !== "metadata" || ids.has("metadata"))) {
+    // `$<id>` of a part of the batch; any other `$…` is a resource of the service (`$metadata`),
+    // as parsing decided (batch-rules.ts: a request id wins over a system resource)
+    if (ref && ids.has(ref[1]!)) {
       const location = locations.get(ref[1]!);
       if (location === undefined)
         throw new ServiceError(400, "InvalidBatch", `"${url}" refers to $${ref[1]}, which created nothing.`);
