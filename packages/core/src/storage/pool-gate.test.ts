@@ -24,12 +24,16 @@ describe("PoolGate", () => {
     );
     await new Promise((r) => setTimeout(r, 10));
     expect(started).toEqual([0, 1]);
+    // what the driver reports as its pool usage (the host's pool metrics)
+    expect(gate.stats()).toEqual({ size: 2, busy: 2, waiting: 2 });
     holds[1]!.resolve();
     await runs[1];
     await new Promise((r) => setTimeout(r, 0));
     expect(started).toEqual([0, 1, 2]);
+    expect(gate.stats()).toEqual({ size: 2, busy: 2, waiting: 1 });
     for (const hold of holds) hold.resolve();
     expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect(gate.stats()).toEqual({ size: 2, busy: 0, waiting: 0 });
   });
 
   it("fails a waiter with POOL_TIMEOUT after its deadline, without ever running it", async () => {
@@ -42,6 +46,8 @@ describe("PoolGate", () => {
         ran = true;
       }),
     ).rejects.toMatchObject({ code: "POOL_TIMEOUT" });
+    // a waiter that timed out no longer counts as waiting
+    expect(gate.stats()).toEqual({ size: 1, busy: 1, waiting: 0 });
     hold.resolve();
     await first;
     expect(ran).toBe(false);

@@ -3,8 +3,10 @@
  * connection for as long as it takes: while the database is unreachable or every connection is
  * held, a request would wait without end. Here at most `size` operations are with the driver at
  * once and the rest wait in order, each at most `timeoutMs`; one that times out fails with
- * `POOL_TIMEOUT` before the driver ever saw it, so nothing of it is applied.
+ * `POOL_TIMEOUT` before the driver ever saw it, so nothing of it is applied. What it holds and
+ * keeps waiting is the driver's pool usage (pool-usage.ts), counted without a wrapper of its own.
  */
+import type { PoolStats } from "./pool-usage.js";
 
 /** the error of an operation that found no free connection in time (a transient database error) */
 export const poolTimeout = (timeoutMs: number): Error =>
@@ -28,6 +30,11 @@ export class PoolGate {
     } finally {
       this.release();
     }
+  }
+
+  /** operations with the driver now and operations waiting for a place */
+  stats(): PoolStats {
+    return { size: this.size, busy: this.running, waiting: this.waiting.size };
   }
 
   /** resolves once a finishing operation hands its place over */

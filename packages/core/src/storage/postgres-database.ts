@@ -20,7 +20,6 @@ import {
   toQuery,
 } from "./database.js";
 import { PoolGate } from "./pool-gate.js";
-import { poolUsage } from "./pool-usage.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
@@ -233,26 +232,23 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const reads = tenantReads(url, settings, store);
   const gate = new PoolGate(o.max, o.poolTimeout);
   const root = session(sql, store);
-  const usage = poolUsage(o.max);
   return {
     driver: "postgres",
     store,
-    query: (statement) => usage.track(gate.run(() => root.query(statement))),
+    query: (statement) => gate.run(() => root.query(statement)),
     transaction: (fn, options) =>
-      usage.track(
-        gate.run(async () =>
-          options?.tenant !== undefined && options.readOnly && options.oneStatement
-            ? reads.read(options.tenant, fn)
-            : options?.setup !== undefined
-              ? pipelined(sql, store, fn, { ...options, setup: options.setup })
-              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
-                  fn(session(tx, store)),
-                )) as any),
-        ),
+      gate.run(async () =>
+        options?.tenant !== undefined && options.readOnly && options.oneStatement
+          ? reads.read(options.tenant, fn)
+          : options?.setup !== undefined
+            ? pipelined(sql, store, fn, { ...options, setup: options.setup })
+            : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
+                fn(session(tx, store)),
+              )) as any),
       ),
     close: async () => {
       await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 })]);
     },
-    stats: usage.stats,
+    stats: () => gate.stats(),
   };
 }

@@ -4,6 +4,7 @@
  * request and response to the service's plain data.
  */
 import {
+  type Access,
   type BodyLimits,
   type ODataRequest,
   type ODataResult,
@@ -32,23 +33,25 @@ export const send = (c: Context, result: ODataResult) =>
  * The service's answer to `request` made by the caller of `c`, with their permissions and on the
  * request's database: what an entity route answers, and a `$batch` part addressed to the service.
  */
-export const callService = (service: ODataService, roles: Roles, c: Context<Env>, request: ODataRequest) => {
+export const callService = (service: ODataService, roles: Roles, c: Context<Env>, request: ODataRequest) =>
+  service.handle({ ...request, ...callerOf(roles, c) });
+
+/** the caller's permissions and the request's database, as a service request carries them */
+const callerOf = (roles: Roles, c: Context<Env>) => {
   const principal = c.get("principal");
-  return service.handle({
-    ...request,
-    authorize: (access) => authorize(roles, principal, access),
-    ...requestDatabase(c),
-  });
+  return { authorize: (access: Access) => authorize(roles, principal, access), ...requestDatabase(c) };
 };
 
 export function entityRoutes(service: ODataService, settings: EntityRouteSettings) {
   const handle = async (c: Context<Env>) => {
+    // made with the caller in it: not copied again to add them (callService)
     const request = odataRequestOf(c.req.raw, {
       basePath: service.basePath,
       tenantId: c.get("principal").tenantId,
       bodyLimits: settings.bodyLimits,
+      ...callerOf(settings.roles, c),
     });
-    return send(c, await callService(service, settings.roles, c, request));
+    return send(c, await service.handle(request));
   };
   return new Hono<Env>().get("/*", handle).post("/*", handle).patch("/*", handle).delete("/*", handle);
 }

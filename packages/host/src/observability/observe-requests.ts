@@ -48,9 +48,14 @@ export function observeRequests({
     c.header("X-Request-Id", id);
     const client = clientAddress(peerAddress(c), c.req.raw.headers);
     const counter = { statements: 0 };
+    // a child logger serializes its bindings when made: made for a request that logs, not for every one
+    let child: Logger | undefined;
     const context: RequestContext = {
       id,
-      logger: logger.child({ reqId: id }),
+      get logger() {
+        child ??= logger.child({ reqId: id });
+        return child;
+      },
       clientAddress: client,
       // every statement, inside a transaction or not, counts toward the request: statements per
       // request show an N+1 pattern or a plan that loads too much long before the latency does
@@ -66,7 +71,8 @@ export function observeRequests({
     const ms = performance.now() - start;
     const { method } = c.req;
     const { status } = c.res;
-    context.logger.info({ method, path: c.req.path, status, ms: Math.round(ms * 10) / 10, client }, "request");
+    if (logger.isLevelEnabled("info"))
+      context.logger.info({ method, path: c.req.path, status, ms: Math.round(ms * 10) / 10, client }, "request");
     if (!metrics) return;
     const route = routePattern(c, basePath);
     metrics.request({ method, route, status, seconds: ms / 1000, statements: counter.statements });

@@ -57,5 +57,12 @@ export function routePattern(c: Context, basePath: string): string {
   if (route === undefined) return "unmatched";
   if (route.path !== `${basePath}/*`) return placeholders(route.path);
   // as the URL has it, percent-encoded: the parser splits at `/` before it decodes
-  return basePath + cachedShape(new URL(c.req.url).pathname.slice(basePath.length + 1));
+  return basePath + cachedShape(pathnameOf(c.req.url).slice(basePath.length + 1));
+}
+
+/** the path of an absolute URL as sent, without parsing the whole URL again (a request's URL is well formed) */
+function pathnameOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const end = url.search(/[?#]/);
+  return url.slice(start, end === -1 ? undefined : end);
 }

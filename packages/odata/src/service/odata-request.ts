@@ -106,7 +106,13 @@ export function serviceRequest(
   body: (() => Promise<unknown>) | undefined,
   options: ServiceRequestOptions,
 ): ODataRequest {
-  const formatName = [...url.searchParams.keys()].find(isFormatOption);
+  let formatName: string | undefined;
+  for (const name of url.searchParams.keys()) {
+    if (isFormatOption(name)) {
+      formatName = name;
+      break;
+    }
+  }
   const formatOption = formatName === undefined ? undefined : (url.searchParams.get(formatName) ?? undefined);
   const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
   const ifMatch = headers.get("if-match");
@@ -116,7 +122,11 @@ export function serviceRequest(
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
     method: method === "HEAD" ? "GET" : method,
     path: resourcePath(url.pathname, options.basePath),
-    search: new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
+    // the URL's own parameters when there is no `$format` to leave out (the URL is not used again)
+    search:
+      formatName === undefined
+        ? url.searchParams
+        : new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
     ...(body !== undefined && { body }),
