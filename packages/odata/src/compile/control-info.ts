@@ -31,8 +31,8 @@ const navigationOf = (entity: AnyEntity): string[] =>
     field.kind === "reference" || field.kind === "collection" ? [name] : [],
   );
 
-/** a control value as it is made: text, and the record's Guid and version where they go */
-type Template = readonly (string | { readonly column: "guid" | "version" })[];
+/** a control value as it is made, or its JSON text: text, and the record's Guid and version where they go */
+export type Template = readonly (string | { readonly column: "guid" | "version" })[];
 
 const GUID = { column: "guid" } as const;
 const VERSION = { column: "version" } as const;
@@ -67,30 +67,20 @@ function controlPlan(entity: AnyEntity, options: EntityOutput): ControlPlan {
 export const writesControl = (options: EntityOutput): boolean => (options.metadata ?? "none") !== "none";
 
 /**
- * The control information as JSON text (`"@odata.etag":"W/\"3\""`, members joined by commas, ""
- * when there are none), before and after the properties. Each member is compiled once into its
- * escaped text around the places of the Guid and version, which are spliced in unescaped: a
- * uuid's and a number's text need no escaping in JSON. Written for every row of every page, so
- * it builds one string and nothing else.
+ * The control information as JSON text (`"@odata.etag":"W/\"3\""`, members joined by commas,
+ * empty when there are none), before and after the properties: each member's escaped text around
+ * the places of the Guid and version, which are written in unescaped (a uuid's and a number's text
+ * need no escaping in JSON).
  */
-export function controlText(entity: AnyEntity, options: EntityOutput) {
+export function controlText(entity: AnyEntity, options: EntityOutput): { leading: Template; trailing: Template } {
   const plan = controlPlan(entity, options);
-  const compile = (items: ControlPlan["leading"]) => {
-    const pieces: (string | Template[number])[] = [];
-    items.forEach(([key, template], i) => {
-      pieces.push(`${i === 0 ? "" : ","}${JSON.stringify(key)}:"`);
-      for (const p of template) pieces.push(typeof p === "string" ? JSON.stringify(p).slice(1, -1) : p);
-      pieces.push('"');
-    });
-    return (guid: string, version: string) => {
-      let text = "";
-      for (const p of pieces) text += typeof p === "string" ? p : p.column === "guid" ? guid : version;
-      return text;
-    };
-  };
-  const leading = compile(plan.leading);
-  const trailing = compile(plan.trailing);
-  return { leading, trailing: (guid: string) => trailing(guid, "") };
+  const compile = (items: ControlPlan["leading"]) =>
+    items.flatMap(([key, template], i) => [
+      `${i === 0 ? "" : ","}${JSON.stringify(key)}:"`,
+      ...template.map((p) => (typeof p === "string" ? JSON.stringify(p).slice(1, -1) : p)),
+      '"',
+    ]);
+  return { leading: compile(plan.leading), trailing: compile(plan.trailing) };
 }
 
 /**

@@ -21,11 +21,57 @@ import {
   needsFeatures,
   needsFinishing,
 } from "./json-object.js";
-import { rowValue, writerFor } from "./output-value.js";
+import { rowValue, type Writer, writerFor } from "./output-value.js";
 import type { QueryScope } from "./query-scope.js";
 
 type Row = Record<string, unknown>;
 type Part = (row: Row) => string;
+
+/**
+ * A piece of an object's JSON text: fixed text, a column's value as its writer writes it, or
+ * text made from the whole row (a virtual property, an expanded reference).
+ */
+type Segment = string | { readonly alias: string; readonly write: Writer } | { readonly row: Part };
+
+/** one step of a compiled writer: fixed text, then a value (a column's, or the row's when `alias` is undefined) */
+interface Step {
+  readonly text: string;
+  readonly alias: string | undefined;
+  readonly write: (value: never) => string;
+}
+
+/**
+ * The writer of a sequence of segments, with adjacent fixed text joined. Written for every row of
+ * every page: one loop over steps of one shape that appends to one string, which measured half the
+ * time per page of a closure per property returning its own string.
+ */
+function textWriter(segments: readonly Segment[]): Part {
+  const steps: Step[] = [];
+  let text = "";
+  for (const s of segments) {
+    if (typeof s === "string") text += s;
+    else {
+      steps.push("row" in s ? { text, alias: undefined, write: s.row } : { text, alias: s.alias, write: s.write });
+      text = "";
+    }
+  }
+  const last = text;
+  return (row) => {
+    let out = "";
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      out += step.text + step.write((step.alias === undefined ? row : row[step.alias]) as never);
+    }
+    return out + last;
+  };
+}
+
+/** a value's writer for text that is already JSON (a collection PostgreSQL built, a count) */
+const asIs: Writer = (value) => `${value}`;
+
+/** the segments of members joined by commas */
+const joined = (members: readonly (readonly Segment[])[]): Segment[] =>
+  members.flatMap((m, i) => (i === 0 ? m : [",", ...m]));
 
 export interface RowPlan {
   readonly columns: SQL;
@@ -66,13 +112,12 @@ function objectWriter(
   };
   const guid = column({ path: ["Guid"], column: "guid", field: { kind: "guid", required: false, readOnly: true } });
   const version = () => columns.add(`${scope.alias}.$version`, versionText(scope.alias));
-  const parts: { key: string; part: Part }[] = query.select.map((p) => {
+  /** each property as `"name":value`; `members` counts the members of a complex value's object */
+  const parts: { key: string; segments: Segment[]; members?: number }[] = query.select.map((p) => {
     const key = JSON.stringify(p.name);
     switch (p.kind) {
-      case "column": {
-        const { alias, write } = column(p.column);
-        return { key: p.name, part: (row) => `${key}:${write(row[alias])}` };
-      }
+      case "column":
+        return { key: p.name, segments: [`${key}:`, column(p.column)] };
       case "complex": {
         // a member expanded as a reference (`MailingAddress/Country`) is written by its expansion
         const expanded = new Set(
@@ -80,42 +125,34 @@ function objectWriter(
         );
         const members = p.members
           .filter((m) => !expanded.has(m.path[1]))
-          .map((m) => ({ key: JSON.stringify(m.path[1]), ...column(m) }));
-        return {
-          key: p.name,
-          part: (row) => `${key}:{${members.map((m) => `${m.key}:${m.write(row[m.alias])}`).join(",")}}`,
-        };
+          .map((m): Segment[] => [`${JSON.stringify(m.path[1])}:`, column(m)]);
+        return { key: p.name, segments: [`${key}:{`, ...joined(members), "}"], members: members.length };
       }
       case "virtual": {
         const deps = p.dependsOn.map((c) => ({ c, alias: column(c).alias }));
-        return {
-          key: p.name,
-          part: (row) => {
-            const source: Row = {};
-            for (const { c, alias } of deps) assignPath(source, c.path, fromColumnValue(c.field, row[alias]));
-            const value = p.field.compute(source);
-            return `${key}:${value === undefined ? "null" : JSON.stringify(value)}`;
-          },
+        const value: Part = (row) => {
+          const source: Row = {};
+          for (const { c, alias } of deps) assignPath(source, c.path, fromColumnValue(c.field, row[alias]));
+          const computed = p.field.compute(source);
+          return computed === undefined ? "null" : JSON.stringify(computed);
         };
+        return { key: p.name, segments: [`${key}:`, { row: value }] };
       }
       case "computed": {
         const value = rowValue(compileExpr(p.expr, { scopes: new Map([[null, scope]]) }), p.expr.type);
         const alias = columns.add(`${scope.alias}.$compute.${p.name}`, value);
-        const write = writerFor(p.expr.type, options);
-        return { key: p.name, part: (row) => `${key}:${write(row[alias])}` };
+        return { key: p.name, segments: [`${key}:`, { alias, write: writerFor(p.expr.type, options) }] };
       }
       case "recordReadOnly": {
-        if (p.dependsOn.length === 0) return { key: p.name, part: () => `${key}:[]` };
+        if (p.dependsOn.length === 0) return { key: p.name, segments: [`${key}:[]`] };
         const deps = p.dependsOn.map((c) => ({ c, alias: column(c).alias }));
         const features = columns.add("$features", featuresColumn(scope));
-        return {
-          key: p.name,
-          part: (row) => {
-            const source: Row = {};
-            for (const { c, alias } of deps) assignPath(source, c.path, fromColumnValue(c.field, row[alias]));
-            return `${key}:${JSON.stringify(disabledMethods(p.model, p.entity, source, featureSet(row[features])))}`;
-          },
+        const value: Part = (row) => {
+          const source: Row = {};
+          for (const { c, alias } of deps) assignPath(source, c.path, fromColumnValue(c.field, row[alias]));
+          return JSON.stringify(disabledMethods(p.model, p.entity, source, featureSet(row[features])));
         };
+        return { key: p.name, segments: [`${key}:`, { row: value }] };
       }
       default:
         return p satisfies never;
@@ -125,67 +162,56 @@ function objectWriter(
     if (e.kind === "collection") {
       const alias = columns.add(`${scope.alias}.$expand.${e.name}`, sql`${collectionJson(e, scope, options)}::text`);
       const key = JSON.stringify(e.name);
-      const finish = needsFinishing(e.query);
       const features = needsFeatures(e.query) ? columns.add("$features", featuresColumn(scope)) : undefined;
+      const finished: Part = (row) => {
+        // numbers keep their text: a decimal is never rounded on the way through
+        const items = parseExactJson(String(row[alias])) as Row[];
+        for (const item of items) finishVirtuals(e.query, item, featureSet(row[features!]));
+        return writeExactJson(items);
+      };
       parts.push({
         key: e.name,
-        part: finish
-          ? (row) => {
-              // numbers keep their text: a decimal is never rounded on the way through
-              const items = parseExactJson(String(row[alias])) as Row[];
-              for (const item of items) finishVirtuals(e.query, item, featureSet(row[features!]));
-              return `${key}:${writeExactJson(items)}`;
-            }
-          : (row) => `${key}:${row[alias]}`,
+        segments: [`${key}:`, needsFinishing(e.query) ? { row: finished } : { alias, write: asIs }],
       });
       if (e.query.count) {
         const countAlias = columns.add(`${scope.alias}.$count.${e.name}`, collectionCount(e, scope));
         const countKey = JSON.stringify(`${e.name}@odata.count`);
-        parts.push({ key: `${e.name}@odata.count`, part: (row) => `${countKey}:${row[countAlias]}` });
+        parts.push({ key: `${e.name}@odata.count`, segments: [`${countKey}:`, { alias: countAlias, write: asIs }] });
       }
       continue;
     }
     const target = scope.at(scope.navigate([e.navigation]), e.navigation.target);
     const nested = objectWriter(e.query, target, columns, options);
-    const key = JSON.stringify(e.path.at(-1));
-    const part: Part = (row) => `${key}:${row[nested.guid] === null ? "null" : nested.write(row)}`;
+    const reference: Segment[] = [
+      `${JSON.stringify(e.path.at(-1))}:`,
+      { row: (row) => (row[nested.guid] === null ? "null" : nested.write(row)) },
+    ];
     if (e.path.length === 1) {
-      parts.push({ key: e.path[0]!, part });
+      parts.push({ key: e.path[0]!, segments: reference });
       continue;
     }
     // a reference inside a complex value is written inside that value's object
     const complex = parts.find((p) => p.key === e.path[0]);
     if (complex) {
-      const outer = complex.part;
-      complex.part = (row) => {
-        const object = outer(row);
-        return `${object.slice(0, -1)}${object.endsWith("{}") ? "" : ","}${part(row)}}`;
-      };
+      // before the object's closing brace, after its members
+      complex.segments.splice(-1, 0, ...(complex.members ? [","] : []), ...reference);
+      complex.members = (complex.members ?? 0) + 1;
     } else {
       const outerKey = JSON.stringify(e.path[0]);
-      parts.push({ key: e.path[0]!, part: (row) => `${outerKey}:{${part(row)}}` });
+      parts.push({ key: e.path[0]!, segments: [`${outerKey}:{`, ...reference, "}"], members: 1 });
     }
   }
-  const list = parts.map((p) => p.part);
-  // written for every row of every page: one string, no arrays
-  const properties = (row: Row) => {
-    let text = "";
-    for (let i = 0; i < list.length; i++) text += i === 0 ? list[i]!(row) : `,${list[i]!(row)}`;
-    return text;
-  };
-  if (!writesControl(options)) return { write: (row) => `{${properties(row)}}`, guid: guid.alias, version };
+  const properties = joined(parts.map((p) => p.segments));
+  if (!writesControl(options)) return { write: textWriter(["{", ...properties, "}"]), guid: guid.alias, version };
   const control = controlText(query.entity, options);
   const versionAlias = version();
-  const write: Part = (row) => {
-    const key = String(row[guid.alias]);
-    let text = control.leading(key, String(row[versionAlias]));
-    const own = properties(row);
-    if (own !== "") text = text === "" ? own : `${text},${own}`;
-    const trailing = control.trailing(key);
-    if (trailing !== "") text = text === "" ? trailing : `${text},${trailing}`;
-    return `{${text}}`;
-  };
-  return { write, guid: guid.alias, version };
+  // the Guid and version as their text: a uuid's and a number's need no escaping
+  const record = (template: typeof control.leading): Segment[] =>
+    template.map((p) =>
+      typeof p === "string" ? p : { alias: p.column === "guid" ? guid.alias : versionAlias, write: String },
+    );
+  const sections = [record(control.leading), properties, record(control.trailing)].filter((x) => x.length > 0);
+  return { write: textWriter(["{", ...joined(sections), "}"]), guid: guid.alias, version };
 }
 
 export function rowPlan(query: ReadQuery, scope: QueryScope, options: EntityOutput): RowPlan {
