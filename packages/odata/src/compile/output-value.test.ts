@@ -29,4 +29,13 @@ describe("writerFor", () => {
     expect(writerFor("decimal", { ieee754Compatible: true })("12.5000")).toBe('"12.5000"');
     expect(writerFor("boolean", plain)(true)).toBe("true");
   });
+
+  it("writes a uuid's text as JSON.stringify does (without looking for what to escape: a uuid has nothing)", () => {
+    const write = writerFor("guid", plain);
+    fc.assert(
+      fc.property(fc.uuid(), (guid) => {
+        expect(write(guid)).toBe(JSON.stringify(guid));
+      }),
+    );
+  });
 });

@@ -36,11 +36,6 @@ export const jsonValue = (value: SQL, type: ValueType, options: OutputOptions): 
 
 export type Writer = (value: unknown) => string;
 
-const nullable =
-  (write: Writer): Writer =>
-  (v) =>
-    v === null || v === undefined ? "null" : write(v);
-
 /** what JSON.stringify escapes in a string, and surrogates, whose pairing it checks */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -51,8 +46,12 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
  */
 const jsonString = (s: string): string => (ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`);
 
-const json: Writer = nullable((v) => (typeof v === "string" ? jsonString(v) : JSON.stringify(v)));
-const raw: Writer = nullable((v) => String(v));
+// one function each, null included: called for every value of every row
+const json: Writer = (v) =>
+  v === null || v === undefined ? "null" : typeof v === "string" ? jsonString(v) : JSON.stringify(v);
+const raw: Writer = (v) => (v === null || v === undefined ? "null" : String(v));
+/** a uuid's text (hex digits and hyphens) between quotes: nothing in it is escaped in JSON */
+const quoted: Writer = (v) => (v === null || v === undefined ? "null" : `"${v}"`);
 
 /** writes a flat-row value of `type` as JSON text */
 export const writerFor = (type: ValueType, options: OutputOptions): Writer => {
@@ -63,6 +62,8 @@ export const writerFor = (type: ValueType, options: OutputOptions): Writer => {
     case "integer":
     case "boolean":
       return raw;
+    case "guid":
+      return quoted;
     default:
       return json;
   }
