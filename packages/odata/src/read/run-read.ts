@@ -101,7 +101,10 @@ function collectionBody(
   const page = truncated ? records.slice(0, limit) : records;
   let body = "{";
   if (count !== undefined) body += `"@odata.count":${count},`;
-  body += `"value":[${page.map(prepared.write).join(",")}]`;
+  // appended one by one: a page's records are joined once, when the body is sent, not here first
+  body += '"value":[';
+  for (let i = 0; i < page.length; i++) body += i === 0 ? prepared.write(page[i]!) : `,${prepared.write(page[i]!)}`;
+  body += "]";
   if (truncated && args.nextLink) body += `,"@odata.nextLink":${JSON.stringify(args.nextLink(prepared.skip + limit))}`;
   return `${body}}`;
 }
