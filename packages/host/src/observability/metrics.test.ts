@@ -51,6 +51,8 @@ describe("GET /metrics", () => {
     const requests: [string, string, string][] = [
       ["GET", `/api/Product(${created.Guid})`, "/api/{entity}({key})"],
       ["GET", "/api/Product/$count", "/api/{entity}/$count"],
+      // the query string is no part of the shape
+      ["GET", `/api/Product(${created.Guid})/Uoms?$top=1&$select=Name`, "/api/{entity}({key})/{segment}"],
       ["GET", "/api/NoSuchEntity", "/api/{entity}"],
       ["GET", "/api/Product(", "/api/{invalid}"],
       ["GET", `/api/workflow/${created.Guid}`, "/api/workflow/{id}"],
@@ -66,6 +68,7 @@ describe("GET /metrics", () => {
     }
     expect(text).not.toContain(created.Guid);
     expect(text).not.toContain("NoSuchEntity");
+    expect(text).not.toContain("$top");
     expect(text).not.toContain("/nowhere");
   });
 

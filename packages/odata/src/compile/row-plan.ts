@@ -112,8 +112,8 @@ function objectWriter(
   };
   const guid = column({ path: ["Guid"], column: "guid", field: { kind: "guid", required: false, readOnly: true } });
   const version = () => columns.add(`${scope.alias}.$version`, versionText(scope.alias));
-  /** each property as `"name":value`; `members` counts the members of a complex value's object */
-  const parts: { key: string; segments: Segment[]; members?: number }[] = query.select.map((p) => {
+  /** each property as `"name":value` */
+  const parts: { key: string; segments: Segment[] }[] = query.select.map((p) => {
     const key = JSON.stringify(p.name);
     switch (p.kind) {
       case "column":
@@ -126,7 +126,7 @@ function objectWriter(
         const members = p.members
           .filter((m) => !expanded.has(m.path[1]))
           .map((m): Segment[] => [`${JSON.stringify(m.path[1])}:`, column(m)]);
-        return { key: p.name, segments: [`${key}:{`, ...joined(members), "}"], members: members.length };
+        return { key: p.name, segments: [`${key}:{`, ...joined(members), "}"] };
       }
       case "virtual": {
         const deps = p.dependsOn.map((c) => ({ c, alias: column(c).alias }));
@@ -193,12 +193,13 @@ function objectWriter(
     // a reference inside a complex value is written inside that value's object
     const complex = parts.find((p) => p.key === e.path[0]);
     if (complex) {
-      // before the object's closing brace, after its members
-      complex.segments.splice(-1, 0, ...(complex.members ? [","] : []), ...reference);
-      complex.members = (complex.members ?? 0) + 1;
+      // before the object's closing brace, after a comma unless the object is still `{}`
+      const before = complex.segments.at(-2);
+      const empty = typeof before === "string" && before.endsWith("{");
+      complex.segments.splice(-1, 0, ...(empty ? [] : [","]), ...reference);
     } else {
       const outerKey = JSON.stringify(e.path[0]);
-      parts.push({ key: e.path[0]!, segments: [`${outerKey}:{`, ...reference, "}"], members: 1 });
+      parts.push({ key: e.path[0]!, segments: [`${outerKey}:{`, ...reference, "}"] });
     }
   }
   const properties = joined(parts.map((p) => p.segments));
