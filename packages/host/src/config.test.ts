@@ -72,7 +72,29 @@ describe("the OAuth server settings", () => {
     expect(loadConfig({}).oauthServer).toEqual({ enabled: undefined, publicUrl: undefined });
     expect(loadConfig({ OAUTH_SERVER: "on" }).oauthServer.enabled).toBe(true);
     expect(loadConfig({ OAUTH_SERVER: "off" }).oauthServer.enabled).toBe(false);
-    expect(() => loadConfig({ OAUTH_SERVER: "yes" })).toThrow("OAUTH_SERVER=yes is neither on nor off.");
+    expect(() => loadConfig({ OAUTH_SERVER: "yes" })).toThrow(
+      "OAUTH_SERVER=yes is neither on nor off (true/false and 1/0 are taken too).",
+    );
+  });
+});
+
+describe("on/off settings", () => {
+  const switches = {
+    METRICS: (env: NodeJS.ProcessEnv) => loadConfig(env).metrics.enabled,
+    OAUTH_SERVER: (env: NodeJS.ProcessEnv) => loadConfig(env).oauthServer.enabled,
+    WORKFLOW_WARM_SCOPES: (env: NodeJS.ProcessEnv) => loadConfig(env).warmWorkflowScopes,
+  };
+
+  // every switch takes the same words: a METRICS=off that failed while OAUTH_SERVER=off worked was a trap
+  it.each(Object.keys(switches))("%s takes on/off, true/false and 1/0 in any case", (name) => {
+    const read = switches[name as keyof typeof switches];
+    for (const word of ["on", "ON", "true", "True", "1", " on "]) expect(read({ [name]: word })).toBe(true);
+    for (const word of ["off", "Off", "false", "FALSE", "0"]) expect(read({ [name]: word })).toBe(false);
+  });
+
+  it.each(Object.keys(switches))("%s refuses anything else, naming the setting and the words it takes", (name) => {
+    for (const word of ["yes", "enabled", "2"])
+      expect(() => loadConfig({ [name]: word })).toThrow(`${name}=${word} is neither on nor off`);
   });
 
   it.each([

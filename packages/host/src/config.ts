@@ -39,7 +39,7 @@ export interface HostConfig {
   readonly signingKey: JWK | undefined;
   /** SHUTDOWN_GRACE_MS: milliseconds requests in flight get to finish on SIGTERM/SIGINT */
   readonly shutdownGrace: number;
-  /** METRICS (default true), METRICS_TOKEN: Prometheus text at `/metrics` */
+  /** METRICS (on|off, default on), METRICS_TOKEN: Prometheus text at `/metrics` */
   readonly metrics: MetricsSettings;
   /** TRUSTED_PROXIES, PROXY_HEADER: whose forwarding header names the client (sign-in throttling, logs) */
   readonly proxies: ProxySettings;
@@ -105,18 +105,17 @@ function roles(raw: string | undefined): Roles {
   }
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return undefined;
-  if (raw === "true" || raw === "false") return raw === "true";
-  throw new Error(`${name}=${raw} is neither true nor false.`);
-}
-
+/**
+ * An on/off setting. Every switch takes the same words, so nobody has to remember which one
+ * wants `true` and which `on`: on, true, 1 and off, false, 0, in any case.
+ */
 function onOff(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
-  if (raw === "on" || raw === "off") return raw === "on";
-  throw new Error(`${name}=${raw} is neither on nor off.`);
+  const word = raw.trim().toLowerCase();
+  if (word === "on" || word === "true" || word === "1") return true;
+  if (word === "off" || word === "false" || word === "0") return false;
+  throw new Error(`${name}=${raw} is neither on nor off (true/false and 1/0 are taken too).`);
 }
 
 /** an http(s) origin: the OAuth metadata lives at its root (RFC 8414), so it has no path */
@@ -175,12 +174,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     },
     logLevel: env.LOG_LEVEL || "info",
     workflowTtl: integer(env, "WORKFLOW_TTL", 24 * 3600, 10, 365 * 24 * 3600),
-    warmWorkflowScopes: flag(env, "WORKFLOW_WARM_SCOPES"),
+    warmWorkflowScopes: onOff(env, "WORKFLOW_WARM_SCOPES"),
     oauthIssuers: issuers(env.OAUTH_ISSUERS),
     roles: roles(env.ROLES),
     signingKey: env.AUTH_SIGNING_KEY ? jwk(env.AUTH_SIGNING_KEY) : undefined,
     shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
-    metrics: { enabled: flag(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
+    metrics: { enabled: onOff(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
     oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
     mcpRowLimit: integer(
