@@ -35,11 +35,15 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** `nodeOptions`: more Node flags for the child, such as `--cpu-prof` (not allowed in NODE_OPTIONS) */
+/**
+ * `nodeOptions`: more Node flags for the child, such as `--cpu-prof` (not allowed in NODE_OPTIONS);
+ * `setup`: a message sent to the child once it runs, for what does not fit the environment
+ */
 export function startServer(
   entry: string,
   env: NodeJS.ProcessEnv,
   nodeOptions: readonly string[] = [],
+  setup?: unknown,
 ): Promise<RunningServer> {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), {
     // the young generation the reference host runs with (`pnpm start`; README, Operating the host),
@@ -48,6 +52,7 @@ export function startServer(
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  if (setup !== undefined) child.send(setup as object);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${entry} exited with code ${code} before listening.`)));

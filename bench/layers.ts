@@ -1,0 +1,289 @@
+/**
+ * `pnpm bench:layers`: where the host's CPU time per request goes, layer by layer, for a point
+ * read and a create (the read-one and create scenarios), on the bench tenant's data. `pnpm bench`
+ * says how far the host is from its floors; this says which layer the distance is in.
+ *
+ * In this process, `BENCH_CONNECTIONS` requests in flight, CPU per request from
+ * `process.cpuUsage`, the median of `LAYERS_ROUNDS` rounds of `LAYERS_OPS` requests per layer,
+ * the layers taking turns in each round:
+ * - `postgres.js`: the statements the service sent for the request, straight on postgres.js the
+ *   way the driver sends them: a read on a connection opened in the application role holding the
+ *   tenant, a write's BEGIN, set-up, statements and COMMIT together on a reserved connection;
+ * - `core database`: the same statements through @bizdata/core's database and tenant scope;
+ * - `OData service`: the request through `service.handle` over the real database;
+ * - `OData service, no I/O`: the same over a database that replays the real one's answers at
+ *   once (replay-database.ts): what the service's own code costs.
+ *
+ * Over HTTP, each layer a child process over the replaying database (layers-server.ts), loaded by
+ * autocannon at one fixed rate (`LAYERS_RATE` requests/s) so that all meet the same load, CPU per
+ * request from /proc, the median of `LAYERS_ROUNDS` slices of `LAYERS_SLICE` seconds: `hono` (the
+ * recorded answer, no service), `service` (a Hono route into the OData service) and `app` (the
+ * host's whole app). Each layer's figure includes the layers under it.
+ */
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { APP_ROLE, inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
+import { sampleModel } from "@bizdata/examples";
+import { createApp, loadConfig, loadSigningKeys } from "@bizdata/host";
+import { createODataService, type ODataRequest, type ODataResult } from "@bizdata/odata";
+import autocannon from "autocannon";
+import postgres from "postgres";
+import type { HttpLayer, LayerSetup } from "./layers-server.js";
+import { benchTenant, prepareDatabase } from "./prepare.js";
+import { cpuSeconds } from "./process-cpu.js";
+import { type Answers, recordAnswers, replaying } from "./replay-database.js";
+import { describeMachine } from "./report.js";
+import { READ_ONE_OPTIONS, readOneUrl } from "./scenarios.js";
+import { BUILT_PACKAGES, startServer } from "./servers.js";
+import { loadSettings } from "./settings.js";
+
+const settings = loadSettings();
+const whole = (name: string, fallback: number) => {
+  const n = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}=${process.env[name]} is not a whole number from 1.`);
+  return n;
+};
+const rounds = whole("LAYERS_ROUNDS", 5);
+const ops = whole("LAYERS_OPS", 3000);
+const rate = whole("LAYERS_RATE", 2000);
+const slice = whole("LAYERS_SLICE", 3);
+const inFlight = settings.connections;
+const tenant = benchTenant.id;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+const data = await prepareDatabase(settings.databaseUrl, 1);
+const url = data.databaseUrl;
+const db = await openDatabase({ url, max: inFlight });
+const pg = { max: inFlight, prepare: true, onnotice: () => {}, connection: { plan_cache_mode: "force_custom_plan" } };
+const sql = postgres(url, pg);
+const tenantSql = postgres(url, {
+  ...pg,
+  connection: { ...pg.connection, role: APP_ROLE, default_transaction_read_only: true, "app.tenant_id": tenant },
+});
+const SETUP = `SELECT set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', $1, true)`;
+
+const runId = randomUUID().slice(0, 8);
+let made = 0;
+const createBody = () =>
+  JSON.stringify({ SKU: `bench-layers-${runId}-${made++}`, SalesDescription: "Bench product", Cost: 12.5 });
+let turn = 0;
+const nextGuid = () => data.guids[turn++ % data.guids.length]!;
+
+interface LayeredScenario {
+  readonly name: "read-one" | "create";
+  readonly write: boolean;
+  /** the next request, as the service takes it */
+  readonly request: () => ODataRequest;
+  /** the next request over HTTP */
+  readonly http: () => { method: "GET" | "POST"; path: string; body?: string };
+  /** what the recorded statements' parameters hold that must differ in the next request */
+  readonly varied: (answer: ODataResult, request: ODataRequest) => Promise<ReadonlyMap<string, () => string>>;
+}
+
+const scenarios: readonly LayeredScenario[] = [
+  {
+    name: "read-one",
+    write: false,
+    request: () => ({
+      method: "GET",
+      path: `Product(${nextGuid()})`,
+      search: new URLSearchParams(READ_ONE_OPTIONS.map(([name, value]): [string, string] => [name, value])),
+      tenantId: tenant,
+    }),
+    http: () => ({ method: "GET", path: readOneUrl(nextGuid()) }),
+    varied: async (_, request) => new Map([[request.path.slice(8, -1).toLowerCase(), nextGuid]]),
+  },
+  {
+    name: "create",
+    write: true,
+    request: () => {
+      const text = createBody();
+      return {
+        method: "POST",
+        path: "Product",
+        search: new URLSearchParams(),
+        tenantId: tenant,
+        body: async () => JSON.parse(text),
+      };
+    },
+    http: () => ({ method: "POST", path: "/api/Product", body: createBody() }),
+    varied: async (answer, request) => {
+      const { Guid } = JSON.parse(answer.body!) as { Guid: string };
+      const { SKU } = (await request.body!()) as { SKU: string };
+      return new Map([
+        [Guid, randomUUID],
+        [SKU, () => `bench-layers-${runId}-${made++}`],
+      ]);
+    },
+  },
+];
+
+/** CPU microseconds per call of `op`, `count` calls with `inFlight` at a time */
+async function cpuPerCall(op: () => Promise<unknown>, count: number): Promise<number> {
+  let left = count;
+  const start = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (left-- > 0) await op();
+    }),
+  );
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / count;
+}
+
+/** the layers in this process, each an operation for the next request */
+async function inProcessLayers(scenario: LayeredScenario) {
+  const answers: Answers = new Map();
+  const statements: SqlQuery[] = [];
+  const recorded = watchStatements(recordAnswers(db, answers), (sent) => statements.push(...sent.map(toQuery)));
+  const request = scenario.request();
+  const answer = await createODataService({ db: recorded, model: sampleModel }).handle(request);
+  if (answer.status >= 300) throw new Error(`${scenario.name}: ${answer.status} ${answer.body}`);
+  const varied = await scenario.varied(answer, request);
+  const next = () =>
+    statements.map((s) => ({
+      sql: s.sql,
+      params: s.params.map((p) => (typeof p === "string" && varied.has(p) ? varied.get(p)!() : p)),
+    }));
+  const send = (on: postgres.Sql, s: SqlQuery) => on.unsafe(s.sql, s.params as never[], { prepare: true });
+  const direct = scenario.write
+    ? async () => {
+        const reserved = await sql.reserve();
+        try {
+          const outcomes = await Promise.allSettled([
+            reserved.unsafe("BEGIN"),
+            send(reserved, { sql: SETUP, params: [tenant] }),
+            ...next().map((s) => send(reserved, s)),
+            reserved.unsafe("COMMIT"),
+          ]);
+          const failed = outcomes.find((o) => o.status === "rejected");
+          if (failed !== undefined) throw failed.reason;
+        } finally {
+          reserved.release();
+        }
+      }
+    : () => send(tenantSql, next()[0]!);
+  const core = scenario.write
+    ? () => inTenant(db, tenant, (tx) => tx.commitWith!(next()), { deferInserts: false })
+    : () => inTenant(db, tenant, (tx) => tx.query(next()[0]!), { readOnly: true, oneStatement: true });
+  const service = createODataService({ db, model: sampleModel });
+  const noIo = createODataService({ db: replaying(db.store, answers), model: sampleModel });
+  return {
+    answers,
+    answer,
+    layers: [
+      ["postgres.js", direct],
+      ["core database", core],
+      ["OData service", () => service.handle(scenario.request())],
+      ["OData service, no I/O", () => noIo.handle(scenario.request())],
+    ] as const,
+  };
+}
+
+async function bearerToken(): Promise<string> {
+  const app = createApp({
+    db,
+    model: sampleModel,
+    keys: await loadSigningKeys(db),
+    config: loadConfig({ LOG_LEVEL: "silent" }),
+  });
+  const response = await app.request("/api/auth/signin", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ TenantId: tenant, Username: benchTenant.username, Password: benchTenant.password }),
+  });
+  if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** CPU microseconds per request of the process `pid` serving `target` at `rate` requests/s for `seconds` */
+async function cpuPerRequest(
+  target: string,
+  pid: number | undefined,
+  scenario: LayeredScenario,
+  token: string,
+  seconds: number,
+) {
+  const before = await cpuSeconds(pid);
+  const result = await autocannon({
+    url: target,
+    connections: inFlight,
+    overallRate: rate,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    requests: [{ setupRequest: (request) => ({ ...request, ...scenario.http() }) }],
+  });
+  const after = await cpuSeconds(pid);
+  if (result.non2xx + result.errors > 0)
+    throw new Error(`${scenario.name} over HTTP: ${result.non2xx} non-2xx answers and ${result.errors} errors.`);
+  const answered = result["2xx"];
+  return before === undefined || after === undefined || answered === 0
+    ? Number.NaN
+    : ((after - before) * 1e6) / answered;
+}
+
+const HTTP_LAYERS: readonly HttpLayer[] = ["hono", "service", "app"];
+const machine = describeMachine();
+const token = await bearerToken();
+const tables: string[] = [];
+try {
+  for (const scenario of scenarios.filter((s) => settings.only?.includes(s.name) ?? true)) {
+    const { answers, answer, layers } = await inProcessLayers(scenario);
+    const cpu = new Map<string, number[]>(layers.map(([name]) => [name, []]));
+    for (const [, op] of layers) await cpuPerCall(op, ops);
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < layers.length; i++) {
+        const [name, op] = layers[(round + i) % layers.length]!;
+        cpu.get(name)!.push(await cpuPerCall(op, ops));
+      }
+      console.error(`${scenario.name} in process: round ${round + 1} of ${rounds}`);
+    }
+    const setup: LayerSetup = { answers: [...answers], answer, tenantId: tenant };
+    const servers = await Promise.all(
+      HTTP_LAYERS.map((layer) =>
+        startServer("./layers-server.ts", { DATABASE_URL: url, LAYER: layer }, BUILT_PACKAGES, setup),
+      ),
+    );
+    try {
+      for (const layer of HTTP_LAYERS) cpu.set(`HTTP: ${layer}`, []);
+      for (const server of servers) await cpuPerRequest(server.url, server.pid, scenario, token, settings.warmup);
+      for (let round = 0; round < rounds; round++) {
+        for (let i = 0; i < servers.length; i++) {
+          const k = (round + i) % servers.length;
+          cpu
+            .get(`HTTP: ${HTTP_LAYERS[k]}`)!
+            .push(await cpuPerRequest(servers[k]!.url, servers[k]!.pid, scenario, token, slice));
+        }
+        console.error(`${scenario.name} over HTTP: round ${round + 1} of ${rounds}`);
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+    const rows = [...cpu].map(([name, xs]) => [name, median(xs)] as const);
+    tables.push(
+      [
+        `### ${scenario.name}`,
+        "",
+        "| layer | CPU µs/request | over the layer above |",
+        "| --- | ---: | ---: |",
+        ...rows.map(([name, us], i) => {
+          // the no-I/O service and the first HTTP layer start anew: nothing above them to subtract
+          const fresh = i === 0 || name === "OData service, no I/O" || name === "HTTP: hono";
+          return `| ${name} | ${us.toFixed(0)} | ${fresh ? "" : `+${(us - rows[i - 1]![1]).toFixed(0)}`} |`;
+        }),
+      ].join("\n"),
+    );
+  }
+} finally {
+  await Promise.all([db.close(), sql.end({ timeout: 5 }), tenantSql.end({ timeout: 5 })]);
+}
+console.log(
+  [
+    `Layers of the host, ${inFlight} in flight, median of ${rounds} rounds (in process: ${ops} requests per layer; over HTTP: ${slice} s at ${rate} requests/s per layer); ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load before ${machine.loadAverageBefore.join(" ")}, after ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+    "",
+    ...tables.flatMap((t) => [t, ""]),
+  ].join("\n"),
+);
