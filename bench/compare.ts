@@ -106,7 +106,7 @@ try {
     const ratio = (a: number | undefined, b: number | undefined) =>
       a === undefined || b === undefined ? "–" : (a / b).toFixed(2);
     rows.push(
-      `| ${scenario.name} | ${fmt(rps("this"))} | ${fmt(rps("baseline"))} | ${ratio(rps("this"), rps("baseline"))} | ${fmt(p50("this"))} / ${fmt(p50("baseline"))} | ${fmt(cpu("this"))} | ${fmt(cpu("baseline"))} | ${ratio(cpu("this"), cpu("baseline"))} | ${ratio(rps("this"), rps("floor"))} | ${ratio(rps("baseline"), rps("floor"))} | ${failed} |`,
+      `| ${scenario.name} | ${fmt(rps("this"))} | ${fmt(rps("baseline"))} | ${ratio(rps("this"), rps("baseline"))} | ${fmt(p50("this"))} / ${fmt(p50("baseline"))} | ${fmt(cpu("this"))} | ${fmt(cpu("baseline"))} | ${ratio(cpu("this"), cpu("baseline"))} | ${fmt(cpu("floor"))} | ${ratio(rps("this"), rps("floor"))} | ${ratio(rps("baseline"), rps("floor"))} | ${failed} |`,
     );
   }
   console.log(
@@ -116,8 +116,8 @@ try {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
       "",
-      "| scenario | this req/s | baseline req/s | this/baseline | p50 ms this / baseline | this CPU µs/req | baseline CPU µs/req | CPU this/baseline | this/floor | baseline/floor | non-2xx + errors |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| scenario | this req/s | baseline req/s | this/baseline | p50 ms this / baseline | this CPU µs/req | baseline CPU µs/req | CPU this/baseline | floor CPU µs/req | this/floor | baseline/floor | non-2xx + errors |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       ...rows,
     ].join("\n"),
   );
