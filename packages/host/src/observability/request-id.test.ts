@@ -4,6 +4,7 @@ import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
 import { type Caller, caller, config, signedInTenant, signIn } from "../../../../test/host-app.js";
+import { workflow } from "../../../../test/workflow-steps.js";
 import { type App, createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 
@@ -79,6 +80,59 @@ describe("X-Request-Id", () => {
       expect(res.headers.get("X-Request-Id"), path).toBe(id);
       expect(logged(id)).toEqual([expect.objectContaining({ status })]);
     }
+  });
+
+  // routes answer in different ways (c.json, the service's results, a route's own OData-Version, a
+  // workflow step's header added after the answer): the headers every response carries are on all
+  it("is on every kind of answer, with OData-Version", async () => {
+    const wf = await workflow(admin);
+    const cases: [string, () => Response | Promise<Response>, number, string][] = [
+      ["health check", () => app.request("/health", { headers: { "X-Request-Id": "kind-0" } }), 200, "4.01"],
+      [
+        "API description",
+        () => app.request("/api/openapi.json", { headers: { "X-Request-Id": "kind-1" } }),
+        200,
+        "4.01",
+      ],
+      [
+        "refused sign-in",
+        () =>
+          app.request("/api/auth/signin", {
+            method: "POST",
+            headers: { "X-Request-Id": "kind-2", "content-type": "application/json" },
+            body: "{}",
+          }),
+        400,
+        "4.01",
+      ],
+      [
+        "entity read",
+        () => admin.request("GET", "/api/Product?$top=1", undefined, { "X-Request-Id": "kind-3" }),
+        200,
+        "4.01",
+      ],
+      [
+        "metadata at 4.0",
+        () =>
+          admin.request("GET", "/api/$metadata", undefined, { "X-Request-Id": "kind-4", "OData-MaxVersion": "4.0" }),
+        200,
+        "4.0",
+      ],
+      [
+        "workflow step",
+        () => wf.step("GET", "/api/Product?$top=1", undefined, 1, { "X-Request-Id": "kind-5" }),
+        200,
+        "4.01",
+      ],
+    ];
+    for (const [i, [what, send, status, version]] of cases.entries()) {
+      const res = await send();
+      expect(res.status, what).toBe(status);
+      expect(res.headers.get("X-Request-Id"), what).toBe(`kind-${i}`);
+      expect(res.headers.get("OData-Version"), what).toBe(version);
+    }
+    // the step's own header, added after its response was made, is there beside them
+    expect(wf.index).toBe(2);
   });
 
   it("is on an unexpected 500 and on the error's log line, with the error", async () => {
