@@ -16,6 +16,7 @@ import os from "node:os";
 import { resolve } from "node:path";
 import { assertAgree, withoutControl } from "./agree.js";
 import { type Measurement, probe, sample, type Target } from "./load.js";
+import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { describeMachine } from "./report.js";
@@ -37,12 +38,6 @@ if (!(Number.isInteger(rounds) && rounds >= 1 && Number.isInteger(slice) && slic
 const settings = loadSettings();
 const machine = describeMachine();
 const selected = scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
-const median = (xs: readonly number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 interface Slice {
   readonly m: Measurement;
   /** CPU microseconds of the target's process per answered request, when /proc tells */

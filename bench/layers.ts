@@ -22,13 +22,22 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { APP_ROLE, inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
+import {
+  APP_ROLE,
+  type Database,
+  inTenant,
+  openDatabase,
+  type SqlQuery,
+  toQuery,
+  watchStatements,
+} from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { createApp, loadConfig, loadSigningKeys } from "@bizdata/host";
 import { createODataService, type ODataRequest, type ODataResult } from "@bizdata/odata";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import type { HttpLayer, LayerSetup } from "./layers-server.js";
+import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { type Answers, recordAnswers, replaying } from "./replay-database.js";
@@ -49,7 +58,6 @@ const rate = whole("LAYERS_RATE", 2000);
 const slice = whole("LAYERS_SLICE", 3);
 const inFlight = settings.connections;
 const tenant = benchTenant.id;
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 const data = await prepareDatabase(settings.databaseUrl, 1);
 const url = data.databaseUrl;
@@ -60,7 +68,6 @@ const tenantSql = postgres(url, {
   ...pg,
   connection: { ...pg.connection, role: APP_ROLE, default_transaction_read_only: true, "app.tenant_id": tenant },
 });
-const SETUP = `SELECT set_config('role', '${APP_ROLE}', true), set_config('app.tenant_id', $1, true)`;
 
 const runId = randomUUID().slice(0, 8);
 let made = 0;
@@ -136,7 +143,16 @@ async function cpuPerCall(op: () => Promise<unknown>, count: number): Promise<nu
 async function inProcessLayers(scenario: LayeredScenario) {
   const answers: Answers = new Map();
   const statements: SqlQuery[] = [];
-  const recorded = watchStatements(recordAnswers(db, answers), (sent) => statements.push(...sent.map(toQuery)));
+  // the tenant transaction's set-up as the tenant scope makes it, which the postgres.js layer sends too
+  let setup: SqlQuery | undefined;
+  const seen: Database = {
+    ...db,
+    transaction: (fn, options) => {
+      if (options?.setup !== undefined) setup = toQuery(options.setup);
+      return db.transaction(fn, options);
+    },
+  };
+  const recorded = watchStatements(recordAnswers(seen, answers), (sent) => statements.push(...sent.map(toQuery)));
   const request = scenario.request();
   const answer = await createODataService({ db: recorded, model: sampleModel }).handle(request);
   if (answer.status >= 300) throw new Error(`${scenario.name}: ${answer.status} ${answer.body}`);
@@ -158,7 +174,7 @@ async function inProcessLayers(scenario: LayeredScenario) {
         try {
           const outcomes = await Promise.allSettled([
             reserved.unsafe("BEGIN"),
-            send(reserved, { sql: SETUP, params: [tenant] }),
+            send(reserved, setup!),
             ...next().map((s) => send(reserved, s)),
             reserved.unsafe("COMMIT"),
           ]);
@@ -244,10 +260,10 @@ try {
       }
       console.error(`${scenario.name} in process: round ${round + 1} of ${rounds}`);
     }
-    const setup: LayerSetup = { answers: [...answers], answer, tenantId: tenant };
+    const served: LayerSetup = { answers: [...answers], answer, tenantId: tenant };
     const servers = await Promise.all(
       HTTP_LAYERS.map((layer) =>
-        startServer("./layers-server.ts", { DATABASE_URL: url, LAYER: layer }, BUILT_PACKAGES, setup),
+        startServer("./layers-server.ts", { DATABASE_URL: url, LAYER: layer }, BUILT_PACKAGES, served),
       ),
     );
     try {
