@@ -1,5 +1,9 @@
+import { sampleModel } from "@bizdata/examples";
 import { describe, expect, it } from "vitest";
-import { testApp } from "../../../test/host-app.js";
+import { testDatabase } from "../../../test/database.js";
+import { config, testApp } from "../../../test/host-app.js";
+import { createApp } from "./app.js";
+import { loadSigningKeys } from "./auth/signing-keys.js";
 
 describe("app", () => {
   it("answers GET /health without authentication", async () => {
@@ -17,6 +21,17 @@ describe("app", () => {
     for (const key of jwks.keys) {
       expect(key).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
       expect(key).not.toHaveProperty("d");
+    }
+  });
+
+  it("routes with Hono's RegExpRouter, with or without the OAuth server", async () => {
+    // a fixed path beside a parameter at the same level would leave every request to the slower trie router
+    const db = await testDatabase();
+    const keys = await loadSigningKeys(db);
+    for (const oauthServer of [undefined, { publicUrl: "http://oauth.test" }]) {
+      const app = createApp({ db, model: sampleModel, keys, config, ...(oauthServer && { oauthServer }) });
+      expect((await app.request("/health")).status).toBe(200);
+      expect(app.router.name).toBe("SmartRouter + RegExpRouter");
     }
   });
 

@@ -12,6 +12,9 @@ import { send } from "./entity-routes.js";
 
 type Env = { Variables: AuthVariables };
 
+/** a Guid as a route parameter's pattern */
+const GUID = "[0-9a-fA-F-]{36}";
+
 const caller = (c: Context<Env>): WorkflowCaller => {
   const { tenantId, username } = c.get("principal");
   return { tenantId, owner: username, ...requestDatabase(c) };
@@ -47,11 +50,17 @@ export function workflowStep(service: WorkflowService, basePath: string): Middle
 export function workflowRoutes(service: WorkflowService) {
   return new Hono<Env>()
     .post("/workflow", async (c) => send(c, await service.create(caller(c), c.req.query("stagingKey") ?? null)))
-    .get("/workflow/active", async (c) => send(c, await service.findActive(caller(c), c.req.query("stagingKey"))))
-    .get("/workflow/:id{[0-9a-fA-F-]{36}}", async (c) => send(c, await service.resume(caller(c), c.req.param("id"))))
-    .delete("/workflow/:id{[0-9a-fA-F-]{36}}", async (c) => send(c, await service.close(caller(c), c.req.param("id"))))
+    .get(`/workflow/:id{active|${GUID}}`, async (c) => {
+      // finding by staging key and resuming by id, in one route: a fixed path beside a parameter
+      // would leave every request of the app to Hono's slower router
+      const id = c.req.param("id");
+      const found =
+        id === "active" ? service.findActive(caller(c), c.req.query("stagingKey")) : service.resume(caller(c), id);
+      return send(c, await found);
+    })
+    .delete(`/workflow/:id{${GUID}}`, async (c) => send(c, await service.close(caller(c), c.req.param("id"))))
     .post("/workflow/commit", async (c) => send(c, await service.commit(caller(c))))
-    .post("/userprompts/:promptId{[0-9a-fA-F-]{36}}/answer/:choice", async (c) =>
+    .post(`/userprompts/:promptId{${GUID}}/answer/:choice`, async (c) =>
       send(c, await service.answer(caller(c), c.req.param("promptId"), c.req.param("choice"))),
     );
 }
