@@ -12,12 +12,13 @@
  * (scenarios.ts), with the values of that URL in its SQL as parameters.
  *
  * What it pays around the statement is its kind (FLOOR, settings.ts `FLOORS`): `isolated` pays
- * the host's isolation: a read goes alone on a connection opened in the application role,
- * read-only, holding the tenant (the state the host's tenant-read sessions are in once set), a
- * write in a transaction that sets the role and the tenant as `inTenant` does, BEGIN, set-up,
- * statement and COMMIT sent together (row-level security costs both the same); `transaction`
- * runs reads in that transaction too; `bare` sends the statement alone; `awaited` runs the
- * transaction waiting for each of its four statements.
+ * the host's isolation: the statement goes alone on a connection opened in the application role
+ * and holding the tenant, read-only for a read (the states the host's tenant sessions are in once
+ * set; a write's one statement goes alone there as the host's does); `transaction` runs every
+ * statement in a transaction that sets the role and the tenant, BEGIN, set-up, statement and
+ * COMMIT sent together (how the host wrote before its sessions kept the tenant); `bare` sends the
+ * statement alone, as the owner; `awaited` runs that transaction waiting for each of its four
+ * statements.
  */
 import { randomUUID } from "node:crypto";
 import { serve } from "@hono/node-server";
@@ -38,19 +39,18 @@ const settings = {
   connection: { plan_cache_mode: "force_custom_plan" },
 };
 const sql = postgres(process.env.DATABASE_URL!, settings);
-/** the isolated floor's reads: role, read-only and tenant set when a connection opens */
-const tenantSql =
-  floor === "isolated"
-    ? postgres(process.env.DATABASE_URL!, {
-        ...settings,
-        connection: {
-          ...settings.connection,
-          role: "bizdata_app",
-          default_transaction_read_only: true,
-          "app.tenant_id": tenantId,
-        },
-      })
-    : undefined;
+/** the isolated floor's sessions: role and tenant set when a connection opens, and read-only for reads */
+const tenantSession = (readOnly: boolean) =>
+  postgres(process.env.DATABASE_URL!, {
+    ...settings,
+    connection: {
+      ...settings.connection,
+      role: "bizdata_app",
+      ...(readOnly && { default_transaction_read_only: true }),
+      "app.tenant_id": tenantId,
+    },
+  });
+const tenantSql = floor === "isolated" ? { reads: tenantSession(true), writes: tenantSession(false) } : undefined;
 
 /** a statement not yet sent: postgres.js sends a query when it is awaited */
 type Rows<T> = PromiseLike<T[]>;
@@ -77,7 +77,7 @@ const inTransaction = async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => {
 };
 const floors: Record<Floor, <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => Promise<T[]>> = {
   isolated: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
-    mode === "read only" ? (fn(tenantSql!) as Promise<T[]>) : inTransaction(mode, fn),
+    fn(mode === "read only" ? tenantSql!.reads : tenantSql!.writes) as Promise<T[]>,
   transaction: inTransaction,
   bare: <T>(_: Mode, fn: (tx: Tx) => Rows<T>) => fn(sql) as Promise<T[]>,
   awaited: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
@@ -243,6 +243,11 @@ const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info
 });
 process.on("disconnect", () =>
   server.close(
-    () => void Promise.all([sql.end({ timeout: 5 }), tenantSql?.end({ timeout: 5 })]).then(() => process.exit(0)),
+    () =>
+      void Promise.all([
+        sql.end({ timeout: 5 }),
+        tenantSql?.reads.end({ timeout: 5 }),
+        tenantSql?.writes.end({ timeout: 5 }),
+      ]).then(() => process.exit(0)),
   ),
 );

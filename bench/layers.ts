@@ -7,8 +7,9 @@
  * `process.cpuUsage`, the median of `LAYERS_ROUNDS` rounds of `LAYERS_OPS` requests per layer,
  * the layers taking turns in each round:
  * - `postgres.js`: the statements the service sent for the request, straight on postgres.js the
- *   way the driver sends them: a read on a connection opened in the application role holding the
- *   tenant, a write's BEGIN, set-up, statements and COMMIT together on a reserved connection;
+ *   way the driver sends them to a session that holds the tenant: on a connection opened in the
+ *   application role holding the tenant (read-only for a read), one statement alone, several
+ *   between BEGIN and COMMIT, together;
  * - `core database`: the same statements through @bizdata/core's database and tenant scope;
  * - `OData service`: the request through `service.handle` over the real database;
  * - `OData service, no I/O`: the same over a database that replays the real one's answers at
@@ -18,19 +19,12 @@
  * autocannon at one fixed rate (`LAYERS_RATE` requests/s) so that all meet the same load, CPU per
  * request from /proc, the median of `LAYERS_ROUNDS` slices of `LAYERS_SLICE` seconds: `hono` (the
  * recorded answer, no service), `service` (a Hono route into the OData service) and `app` (the
- * host's whole app). Each layer's figure includes the layers under it.
+ * host's whole app). Each layer's figure includes the layers under it. `BENCH_PROFILE=<folder>`
+ * writes a CPU profile of each HTTP layer's process (`<folder>/<scenario>-<layer>`) when it stops.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import {
-  APP_ROLE,
-  type Database,
-  inTenant,
-  openDatabase,
-  type SqlQuery,
-  toQuery,
-  watchStatements,
-} from "@bizdata/core";
+import { APP_ROLE, inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { createApp, loadConfig, loadSigningKeys } from "@bizdata/host";
 import { createODataService, type ODataRequest, type ODataResult } from "@bizdata/odata";
@@ -63,11 +57,17 @@ const data = await prepareDatabase(settings.databaseUrl, 1);
 const url = data.databaseUrl;
 const db = await openDatabase({ url, max: inFlight });
 const pg = { max: inFlight, prepare: true, onnotice: () => {}, connection: { plan_cache_mode: "force_custom_plan" } };
-const sql = postgres(url, pg);
-const tenantSql = postgres(url, {
-  ...pg,
-  connection: { ...pg.connection, role: APP_ROLE, default_transaction_read_only: true, "app.tenant_id": tenant },
-});
+const tenantSession = (readOnly: boolean) =>
+  postgres(url, {
+    ...pg,
+    connection: {
+      ...pg.connection,
+      role: APP_ROLE,
+      ...(readOnly && { default_transaction_read_only: true }),
+      "app.tenant_id": tenant,
+    },
+  });
+const tenantSql = { reads: tenantSession(true), writes: tenantSession(false) };
 
 const runId = randomUUID().slice(0, 8);
 let made = 0;
@@ -143,16 +143,7 @@ async function cpuPerCall(op: () => Promise<unknown>, count: number): Promise<nu
 async function inProcessLayers(scenario: LayeredScenario) {
   const answers: Answers = new Map();
   const statements: SqlQuery[] = [];
-  // the tenant transaction's set-up as the tenant scope makes it, which the postgres.js layer sends too
-  let setup: SqlQuery | undefined;
-  const seen: Database = {
-    ...db,
-    transaction: (fn, options) => {
-      if (options?.setup !== undefined) setup = toQuery(options.setup);
-      return db.transaction(fn, options);
-    },
-  };
-  const recorded = watchStatements(recordAnswers(seen, answers), (sent) => statements.push(...sent.map(toQuery)));
+  const recorded = watchStatements(recordAnswers(db, answers), (sent) => statements.push(...sent.map(toQuery)));
   const request = scenario.request();
   const answer = await createODataService({ db: recorded, model: sampleModel }).handle(request);
   if (answer.status >= 300) throw new Error(`${scenario.name}: ${answer.status} ${answer.body}`);
@@ -168,23 +159,23 @@ async function inProcessLayers(scenario: LayeredScenario) {
       params: s.params.map((p) => (typeof p === "string" && varied.has(p) ? varied.get(p)!() : p)),
     }));
   const send = (on: postgres.Sql, s: SqlQuery) => on.unsafe(s.sql, s.params as never[], { prepare: true });
-  const direct = scenario.write
-    ? async () => {
-        const reserved = await sql.reserve();
-        try {
-          const outcomes = await Promise.allSettled([
-            reserved.unsafe("BEGIN"),
-            send(reserved, setup!),
-            ...next().map((s) => send(reserved, s)),
-            reserved.unsafe("COMMIT"),
-          ]);
-          const failed = outcomes.find((o) => o.status === "rejected");
-          if (failed !== undefined) throw failed.reason;
-        } finally {
-          reserved.release();
-        }
-      }
-    : () => send(tenantSql, next()[0]!);
+  const direct =
+    statements.length === 1
+      ? () => send(scenario.write ? tenantSql.writes : tenantSql.reads, next()[0]!)
+      : async () => {
+          const reserved = await tenantSql.writes.reserve();
+          try {
+            const outcomes = await Promise.allSettled([
+              reserved.unsafe("BEGIN"),
+              ...next().map((s) => send(reserved, s)),
+              reserved.unsafe("COMMIT"),
+            ]);
+            const failed = outcomes.find((o) => o.status === "rejected");
+            if (failed !== undefined) throw failed.reason;
+          } finally {
+            reserved.release();
+          }
+        };
   const core = scenario.write
     ? () => inTenant(db, tenant, (tx) => tx.commitWith!(next()), { deferInserts: false })
     : () => inTenant(db, tenant, (tx) => tx.query(next()[0]!), { readOnly: true, oneStatement: true });
@@ -263,7 +254,17 @@ try {
     const served: LayerSetup = { answers: [...answers], answer, tenantId: tenant };
     const servers = await Promise.all(
       HTTP_LAYERS.map((layer) =>
-        startServer("./layers-server.ts", { DATABASE_URL: url, LAYER: layer }, BUILT_PACKAGES, served),
+        startServer(
+          "./layers-server.ts",
+          { DATABASE_URL: url, LAYER: layer },
+          [
+            ...BUILT_PACKAGES,
+            ...(settings.profileDir
+              ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${layer}`]
+              : []),
+          ],
+          served,
+        ),
       ),
     );
     try {
@@ -297,7 +298,7 @@ try {
     );
   }
 } finally {
-  await Promise.all([db.close(), sql.end({ timeout: 5 }), tenantSql.end({ timeout: 5 })]);
+  await Promise.all([db.close(), tenantSql.reads.end({ timeout: 5 }), tenantSql.writes.end({ timeout: 5 })]);
 }
 console.log(
   [

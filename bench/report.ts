@@ -113,7 +113,7 @@ export function table(results: readonly ScenarioResult[], m: Machine, settings: 
     [failures(r.host), ...r.floors.map((f) => failures(f.measured))].join(" / "),
   ]);
   return [
-    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up · floors: isolated = the host's isolation (reads alone on sessions set for the tenant, writes in the tenant transaction); bare = the statement alone; transaction = reads in the tenant transaction too, one round trip; awaited = the tenant transaction, each step awaited`,
+    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up · floors: isolated = the host's isolation (the statement alone on a session set for the tenant); bare = the statement alone, as the owner; transaction = the statement in the tenant transaction, one round trip; awaited = the tenant transaction, each step awaited`,
     "",
     ...markdown(head, rows),
   ].join("\n");

@@ -56,12 +56,12 @@ export interface BenchSettings {
 /**
  * The hand-written servers the host is compared with (floor-server.ts): all run the same one
  * statement per request; they differ in what they pay around it.
- * - `isolated`: the host's isolation at its cost: a read alone on a connection opened in the
- *   application role, read-only and holding the tenant, a write in a transaction that switches
- *   to the application role and sets the tenant, BEGIN, set-up, statement and COMMIT sent
- *   together (one round trip);
- * - `transaction`: that transaction for reads too (how the host read before it kept sessions
- *   set for a tenant);
+ * - `isolated`: the host's isolation at its cost: the statement alone on a connection opened in
+ *   the application role and holding the tenant, read-only for a read (a create's one statement
+ *   goes alone like a read's);
+ * - `transaction`: every statement in a transaction that switches to the application role and
+ *   sets the tenant, BEGIN, set-up, statement and COMMIT sent together, one round trip (how the
+ *   host read before it kept sessions set for a tenant, and wrote before they served writes);
  * - `bare`: the statement alone, on the pool, no transaction (the tenant predicate in the SQL);
  * - `awaited`: the isolated transaction with every step awaited, four round trips (how the host
  *   and the floor worked before), to measure what pipelining saves.

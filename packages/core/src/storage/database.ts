@@ -35,9 +35,10 @@ export interface TransactionOptions {
   /** enforce read-only (read methods, GET requests) */
   readonly readOnly?: boolean;
   /**
-   * The tenant the work runs for. With `setup` (tenant-scope.ts) it lets a driver serve a
-   * one-statement read on a connection already set for that tenant, without a transaction
-   * (postgres-database.ts); a driver that cannot simply runs the set-up.
+   * The tenant the work runs for. With `setup` (tenant-scope.ts) it lets a driver serve the work
+   * on a session already in the application role and set for that tenant (postgres-database.ts:
+   * a one-statement read, or a write's one statement, without a transaction); a driver that
+   * cannot simply runs the set-up.
    */
   readonly tenant?: string;
   /**

@@ -73,8 +73,8 @@ async function settled(sent: readonly Promise<unknown>[]): Promise<unknown[]> {
  * round trip per read). postgres.js writes the queries handed to one connection in the same tick
  * as one packet, each with its own Sync, and PostgreSQL answers them in order; so BEGIN, the
  * set-up and the first statement travel together, for one statement COMMIT too, and a write's
- * last statements go with its COMMIT (`commitWith`). A tenant's one-statement read needs no
- * transaction at all (`tenantReads`).
+ * last statements go with its COMMIT (`commitWith`). A tenant's work (`options.tenant`) runs on
+ * sessions that hold the role and the tenant instead (`tenantRead`, `tenantTransaction`).
  *
  * As safe as waiting for each: the connection is reserved, so only this transaction's statements
  * reach it, in the order they were sent. A statement runs after BEGIN and the set-up in the same
@@ -149,8 +149,9 @@ async function pipelined<T>(
   }
 }
 
-/** sets the tenant of a tenant-read session, for the session (its reads run without a transaction) */
+/** sets a tenant session's tenant for the session: at once outside a transaction, when it commits inside one */
 const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
+const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, params: [tenant] });
 
 /** a connection's backend session, which the patched postgres.js updates in place when the connection reconnects */
 interface Backend {
@@ -159,52 +160,162 @@ interface Backend {
 }
 
 /**
- * One-statement tenant reads without a transaction: the statement alone, the way a hand-written
- * server would send it, as safe as a tenant transaction. They run on a pool of their own whose
- * connections are opened in the application role and read-only (startup parameters, so no
- * statement on this pool runs as the owner or writes), and whose sessions keep the tenant they
- * were last set to, at session level. A read meets a session known to hold its tenant and goes
- * alone, or goes right behind the statement that sets it, in the same packet; its rows are handed
- * out only when that set-up succeeded (it ran first, on the same session). Which tenant a session
- * holds is kept per backend, by process id and cancel key, which a reconnect replaces: a
- * connection that reconnected is set again before its first read. Row-level security applies as
- * in a tenant transaction (the compiled statement carries its own tenant predicate besides). A
- * postgres.js without the patch that tells the backend (patches/postgres@3.4.9.patch) still
- * reads correctly, sending the set-up with every read.
+ * A pool whose connections are opened in the application role (a startup parameter, so no
+ * statement on it runs as the owner) and whose sessions keep the tenant they were last set to,
+ * at session level. Which tenant a session holds is kept per backend, by process id and cancel
+ * key, which a reconnect replaces: a connection that reconnected is set again before its next
+ * statement. A postgres.js without the patch that tells the backend (patches/postgres@3.4.9.patch)
+ * still works correctly, setting the tenant every time.
  */
-function tenantReads(url: string, settings: postgres.Options<{}>, store: RecordStore) {
+function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: boolean) {
   const sql = postgres(url, {
     ...settings,
-    connection: { ...settings.connection, role: APP_ROLE, default_transaction_read_only: true },
+    connection: { ...settings.connection, role: APP_ROLE, ...(readOnly && { default_transaction_read_only: true }) },
   });
   const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
-  const holds = (backend: Backend | undefined, tenant: string): boolean => {
-    const session = backend && held.get(backend);
-    return session?.tenant === tenant && session.pid === backend!.pid && session.secret === backend!.secret;
+  return {
+    sql,
+    /** the backend of a reserved connection */
+    backendOf: (reserved: postgres.ReservedSql<any>) => (reserved as { backend?: Backend }).backend,
+    holds(backend: Backend | undefined, tenant: string): boolean {
+      const session = backend && held.get(backend);
+      return session?.tenant === tenant && session.pid === backend!.pid && session.secret === backend!.secret;
+    },
+    /**
+     * Before a set-up is sent: forgets what the session held, and returns the session that set-up
+     * reaches (if the connection reconnects meanwhile, it is another one), for `hold` once it took
+     */
+    setting(backend: Backend | undefined, tenant: string) {
+      if (backend) held.delete(backend);
+      return backend ? { pid: backend.pid, secret: backend.secret, tenant } : null;
+    },
+    hold(backend: Backend | undefined, session: { pid: number | null; secret: number | null; tenant: string } | null) {
+      if (!backend || !session) return;
+      // a set-up sent while the connection was still opening reached the session it opened
+      const reached = session.pid === null ? { ...session, pid: backend.pid, secret: backend.secret } : session;
+      if (reached.pid !== null) held.set(backend, reached);
+    },
   };
-  const read = async <T>(tenant: string, fn: (tx: Session) => Promise<T>): Promise<T> => {
-    const reserved = await sql.reserve();
-    try {
-      return await fn(
-        oneStatementSession(store, async <R>(statement: Statement) => {
-          const backend = (reserved as { backend?: Backend }).backend;
-          if (holds(backend, tenant)) return send<R>(reserved, statement);
-          // the session this set-up reaches: if the connection reconnects meanwhile, it is another one
-          const session = backend && backend.pid !== null ? { pid: backend.pid, secret: backend.secret, tenant } : null;
-          if (backend) held.delete(backend);
-          const [, rows] = await settled([
-            send(reserved, { sql: SESSION_TENANT, params: [tenant] }),
-            send<R>(reserved, statement),
-          ]);
-          if (backend && session) held.set(backend, session);
-          return rows as R[];
-        }),
-      );
-    } finally {
-      reserved.release();
+}
+
+type TenantSessions = ReturnType<typeof tenantSessions>;
+
+/**
+ * One-statement tenant reads without a transaction: the statement alone, the way a hand-written
+ * server would send it, as safe as a tenant transaction, on tenant sessions opened read-only. A
+ * read meets a session known to hold its tenant and goes alone, or goes right behind the
+ * statement that sets it, in the same packet; its rows are handed out only when that set-up
+ * succeeded (it ran first, on the same session). Row-level security applies as in a tenant
+ * transaction (the compiled statement carries its own tenant predicate besides).
+ */
+async function tenantRead<T>(
+  reads: TenantSessions,
+  store: RecordStore,
+  tenant: string,
+  fn: (tx: Session) => Promise<T>,
+): Promise<T> {
+  const reserved = await reads.sql.reserve();
+  try {
+    return await fn(
+      oneStatementSession(store, async <R>(statement: Statement) => {
+        const backend = reads.backendOf(reserved);
+        if (reads.holds(backend, tenant)) return send<R>(reserved, statement);
+        const session = reads.setting(backend, tenant);
+        const [, rows] = await settled([send(reserved, tenantSetup(tenant)), send<R>(reserved, statement)]);
+        reads.hold(backend, session);
+        return rows as R[];
+      }),
+    );
+  } finally {
+    reserved.release();
+  }
+}
+
+/**
+ * A tenant's transaction on a tenant session (read-write): no role to switch, and the tenant set
+ * only when the session holds another one, inside the transaction, so that a failed set-up aborts
+ * it. Nothing is sent before the work's first statement, which goes with BEGIN (and the set-up):
+ * one round trip, as `pipelined`; work that sends none sends nothing. Writing work whose only
+ * statement comes last (`commitWith`, a create's insert) on a session that holds its tenant sends
+ * that statement alone, without a transaction: a single statement is atomic on its own, and
+ * row-level security checks what it writes as in a transaction.
+ */
+async function tenantTransaction<T>(
+  writes: TenantSessions,
+  store: RecordStore,
+  tenant: string,
+  fn: (tx: Session) => Promise<T>,
+  readOnly: boolean,
+): Promise<T> {
+  const reserved = await writes.sql.reserve();
+  const backend = writes.backendOf(reserved);
+  // changed by the work's calls: typed wide, so that the checks after the work are not narrowed away
+  let state = "unsent" as "unsent" | "open" | "ended";
+  let opening: Promise<unknown>[] = [];
+  let session: ReturnType<TenantSessions["setting"]> = null;
+  /** BEGIN, and the tenant when the session holds another: what the first statement goes behind */
+  const open = () => {
+    state = "open";
+    const setup = writes.holds(backend, tenant) ? [] : [tenantSetup(tenant)];
+    if (setup.length > 0) session = writes.setting(backend, tenant);
+    opening = [{ sql: readOnly ? "BEGIN READ ONLY" : "BEGIN", params: [] }, ...setup].map((s) => send(reserved, s));
+    // each is awaited with the statements sent behind it; until then a failure must not count as unhandled
+    for (const p of opening) p.catch(() => {});
+  };
+  const ended = (statement: Statement) =>
+    new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
+  try {
+    const result = await fn({
+      query: async <R = Row>(statement: Statement) => {
+        if (state === "ended") throw ended(statement);
+        if (state === "unsent") {
+          open();
+          const results = await settled([...opening, send<R>(reserved, statement)]);
+          return results.at(-1) as R[];
+        }
+        try {
+          return await send<R>(reserved, statement);
+        } catch (error) {
+          // a failed set-up aborts the transaction: its error says why, the statement's does not
+          await settled(opening);
+          throw error;
+        }
+      },
+      store,
+      commitWith: async (statements) => {
+        if (state === "ended") throw new Error("The transaction's last statements were sent already.");
+        if (
+          state === "unsent" &&
+          (statements.length === 0 || (statements.length === 1 && !readOnly && writes.holds(backend, tenant)))
+        ) {
+          // nothing to commit, or one statement, atomic on its own
+          state = "ended";
+          if (statements.length === 1) await send(reserved, statements[0]!);
+          return;
+        }
+        if (state === "unsent") open();
+        state = "ended";
+        await settled([
+          ...opening,
+          ...statements.map((statement) => send(reserved, statement)),
+          send(reserved, COMMIT),
+        ]);
+        writes.hold(backend, session);
+      },
+    });
+    if (state === "open") {
+      state = "ended";
+      await send(reserved, COMMIT);
+      writes.hold(backend, session);
     }
-  };
-  return { sql, read };
+    return result;
+  } catch (error) {
+    // after its last statements the transaction is over: committed, or rolled back by its COMMIT
+    if (state === "open") await send(reserved, ROLLBACK).catch(() => {});
+    throw error;
+  } finally {
+    reserved.release();
+  }
 }
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
@@ -229,7 +340,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   };
   const sql = postgres(url, settings);
   const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute());
-  const reads = tenantReads(url, settings, store);
+  const reads = tenantSessions(url, settings, true);
+  const writes = tenantSessions(url, settings, false);
   const gate = new PoolGate(o.max, o.poolTimeout);
   const root = session(sql, store);
   return {
@@ -239,15 +351,17 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     transaction: (fn, options) =>
       gate.run(async () =>
         options?.tenant !== undefined && options.readOnly && options.oneStatement
-          ? reads.read(options.tenant, fn)
-          : options?.setup !== undefined
-            ? pipelined(sql, store, fn, { ...options, setup: options.setup })
-            : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
-                fn(session(tx, store)),
-              )) as any),
+          ? tenantRead(reads, store, options.tenant, fn)
+          : options?.tenant !== undefined
+            ? tenantTransaction(writes, store, options.tenant, fn, options.readOnly ?? false)
+            : options?.setup !== undefined
+              ? pipelined(sql, store, fn, { ...options, setup: options.setup })
+              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
+                  fn(session(tx, store)),
+                )) as any),
       ),
     close: async () => {
-      await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 })]);
+      await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 }), writes.sql.end({ timeout: 5 })]);
     },
     stats: () => gate.stats(),
   };

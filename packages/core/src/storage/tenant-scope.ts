@@ -1,10 +1,10 @@
 /**
- * Every tenant's work runs in a transaction that has switched to the application role and set
- * the current tenant, so row-level security holds even for a statement that forgot its tenant
- * predicate. Both settings go in one statement, the transaction's set-up, which the driver sends
- * together with BEGIN and the first statement: one round trip. A one-statement read on PostgreSQL
- * needs no transaction at all: it runs on a connection that was opened in the application role
- * and already holds the tenant (postgres-database.ts, `tenantReads`). The work's inserts wait and
+ * Every tenant's work runs in the application role with the current tenant set, so row-level
+ * security holds even for a statement that forgot its tenant predicate. Both settings go in one
+ * statement, the transaction's set-up, which a driver sends together with BEGIN and the first
+ * statement: one round trip. On PostgreSQL the work runs instead on a session opened in the
+ * application role that keeps its tenant (postgres-database.ts), where a one-statement read, or a
+ * write whose one statement is its last, needs no transaction at all. The work's inserts wait and
  * go together (write-behind.ts) unless `deferInserts` is false.
  */
 import type { Database, Session, TransactionOptions } from "./database.js";

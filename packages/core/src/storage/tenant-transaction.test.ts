@@ -202,6 +202,140 @@ describe("a tenant transaction of several statements", () => {
     expect(await codes()).toEqual(["N1", "S1"]);
   });
 
+  it("runs in the application role, and stores each write under its tenant however the tenants alternate", async () => {
+    const [a, b] = [uniqueTenant("tt-wa"), uniqueTenant("tt-wb")];
+    const codes = async (tenant: string) =>
+      (await read<{ code: string }>(tenant, sql`SELECT code FROM tt_secret ORDER BY code`)).map((r) => r.code);
+    const written: Record<string, string[]> = { [a]: [], [b]: [] };
+    // one connection: each write meets the session the write before it left, set for the other tenant or the same
+    for (const [i, tenant] of [a, b, b, a, a, b, a].entries()) {
+      const code = `W${i}`;
+      const [state] = await inTenant(db, tenant, async (tx) => {
+        await tx.store.insert(tx, Secret, tenant, [{ Guid: crypto.randomUUID(), Code: code }]);
+        return tx.query<{ role: string; tenant: string }>(
+          sql`SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant`,
+        );
+      });
+      expect(state).toEqual({ role: APP_ROLE, tenant });
+      // a write whose one statement is its last one (a create's insert), alone or not
+      await inTenant(db, tenant, (tx) =>
+        tx.store.insert(tx, Secret, tenant, [{ Guid: crypto.randomUUID(), Code: `${code}x` }]),
+      );
+      written[tenant]!.push(code, `${code}x`);
+    }
+    expect(await codes(a)).toEqual(written[a]!.sort());
+    expect(await codes(b)).toEqual(written[b]!.sort());
+    expect(await connectionState()).toEqual(CLEAN);
+  });
+
+  it("refuses a row of another tenant, however its statement is sent", async () => {
+    const [a, b] = [uniqueTenant("tt-xa"), uniqueTenant("tt-xb")];
+    const foreign = () => sql`INSERT INTO tt_secret (tenant_id, guid, code) VALUES (${b}, ${crypto.randomUUID()}, 'X')`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      // alone, on a session that holds the tenant after the first attempt, and behind another statement
+      await expect(inTenant(db, a, (tx) => tx.query(foreign()), { deferInserts: false })).rejects.toThrow(
+        /row-level security/,
+      );
+      await expect(
+        inTenant(db, a, async (tx) => {
+          await tx.query(sql`SELECT 1`);
+          await tx.query(foreign());
+        }),
+      ).rejects.toThrow(/row-level security/);
+      await inTenant(db, a, (tx) =>
+        tx.store.insert(tx, Secret, a, [{ Guid: crypto.randomUUID(), Code: `A${attempt}` }]),
+      );
+    }
+    expect(await read(b, sql`SELECT code FROM tt_secret`)).toEqual([]);
+    expect(await read(a, sql`SELECT code FROM tt_secret ORDER BY code`)).toEqual([{ code: "A0" }, { code: "A1" }]);
+  });
+
+  it("keeps nothing of a failed write, and sets the tenant again after a failure where it was set", async () => {
+    const [a, b] = [uniqueTenant("tt-fa"), uniqueTenant("tt-fb")];
+    const create = (tenant: string, code: string) =>
+      inTenant(db, tenant, (tx) => tx.store.insert(tx, Secret, tenant, [{ Guid: crypto.randomUUID(), Code: code }]));
+    await create(a, "A1");
+    // fails (A1 exists) in the transaction that set tenant a on a session that held b
+    await create(b, "B1");
+    await expect(create(a, "A1")).rejects.toThrow(/duplicate key|unique/);
+    // the failed transaction's setting rolled back with it: the session holds b, and this write is a's
+    await create(a, "A2");
+    await expect(create(a, "A2")).rejects.toThrow(/duplicate key|unique/);
+    await create(b, "B2");
+    expect(await read(a, sql`SELECT code FROM tt_secret ORDER BY code`)).toEqual([{ code: "A1" }, { code: "A2" }]);
+    expect(await read(b, sql`SELECT code FROM tt_secret ORDER BY code`)).toEqual([{ code: "B1" }, { code: "B2" }]);
+  });
+
+  it.runIf(onPostgres)("sends a write's one last statement alone on a session that holds its tenant", async () => {
+    const [a, b] = [uniqueTenant("tt-one"), uniqueTenant("tt-two")];
+    // VACUUM refuses to run in a transaction block: it succeeds only where it goes alone
+    const vacuum = sql`VACUUM tt_secret`;
+    const last = (tenant: string, statements: SQL[]) =>
+      db.transaction((tx) => tx.commitWith!(statements), { tenant, setup: sql`SELECT 1` });
+    // the session holds another tenant: set in a transaction, which the statement goes behind
+    await expect(last(a, [vacuum])).rejects.toThrow(/transaction block/);
+    await last(a, [sql`SELECT 1`]);
+    await expect(last(a, [vacuum])).resolves.toBeUndefined();
+    // more than one statement, or one after others, go in the transaction
+    await expect(last(a, [vacuum, sql`SELECT 1`])).rejects.toThrow(/transaction block/);
+    await expect(
+      db.transaction(
+        async (tx) => {
+          await tx.query(sql`SELECT 1`);
+          await tx.commitWith!([vacuum]);
+        },
+        { tenant: a, setup: sql`SELECT 1` },
+      ),
+    ).rejects.toThrow(/transaction block/);
+    // once the session is set for another tenant, a write of this one goes behind the set-up again
+    await last(b, [sql`SELECT 1`]);
+    await expect(last(a, [vacuum])).rejects.toThrow(/transaction block/);
+  });
+
+  it.runIf(onPostgres)("sets the tenant again for a write on a connection that reconnected", async () => {
+    const [a, b] = [uniqueTenant("tt-ra"), uniqueTenant("tt-rb")];
+    const who = (tenant: string, code: string) =>
+      inTenant(db, tenant, async (tx) => {
+        await tx.store.insert(tx, Secret, tenant, [{ Guid: crypto.randomUUID(), Code: code }]);
+        return (await tx.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`))[0]!.pid;
+      });
+    for (const [i, tenant] of [a, b, b].entries()) {
+      const before = await who(tenant, `${tenant}-before-${i}`);
+      await db.query(sql`SELECT pg_terminate_backend(${before})`);
+      let after: number | undefined;
+      for (let attempt = 0; after === undefined && attempt < 50; attempt++)
+        after = await who(tenant, `${tenant}-after-${i}-${attempt}`).catch(
+          () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20)),
+        );
+      expect(after).not.toBe(before);
+      // alone on the new session, which holds the tenant now
+      await inTenant(db, tenant, (tx) =>
+        tx.store.insert(tx, Secret, tenant, [{ Guid: crypto.randomUUID(), Code: `alone-${i}` }]),
+      );
+    }
+    const codes = async (tenant: string) =>
+      (await read<{ code: string }>(tenant, sql`SELECT code FROM tt_secret`)).map((r) => r.code);
+    expect((await codes(a)).every((code) => code === "alone-0" || code.startsWith(a))).toBe(true);
+    expect(await codes(b)).toEqual(expect.arrayContaining(["alone-1", "alone-2"]));
+    expect((await codes(b)).every((code) => code.startsWith("alone-") || code.startsWith(b))).toBe(true);
+  });
+
+  it("cannot write in a read-only transaction of several statements", async () => {
+    const a = uniqueTenant("tt-ro");
+    await expect(
+      inTenant(
+        db,
+        a,
+        async (tx) => {
+          await tx.query(sql`SELECT 1`);
+          await tx.query(sql`INSERT INTO tt_secret (tenant_id, guid, code) VALUES (${a}, ${crypto.randomUUID()}, 'R')`);
+        },
+        { readOnly: true },
+      ),
+    ).rejects.toThrow(/read-only/);
+    expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([]);
+  });
+
   it.runIf(onPostgres)("refuses a statement after its last ones, and commits nothing more", async () => {
     const a = uniqueTenant("tt-l");
     // the tenant set-up as inTenant sends it: the transaction that offers commitWith
