@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
 import type { Database, Session } from "./database.js";
 import { openPostgres } from "./postgres-database.js";
+import { APP_ROLE } from "./tenant-policy.js";
 
 const missing = await missingBinaries();
 if (missing) console.warn(`skipping the PostgreSQL restart tests: ${missing}`);
@@ -180,21 +181,35 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
     }
   });
 
-  // transactions awaited step by step (sql.begin), and ones whose set-up is sent with BEGIN and
-  // the first statement on a reserved connection (a tenant's: tenant-scope.ts)
+  const setup = { sql: "SELECT set_config('app.tenant_id', $1, true)", params: ["restart"] } as const;
+  const insert = (table: string, id: number) => ({ sql: `INSERT INTO ${table} (id) VALUES ($1)`, params: [id] });
+  /** an insert and a statement after it, or the insert as the work's one last statement */
+  const twoStatements = async (tx: Session, table: string, id: number) => {
+    await tx.query(insert(table, id));
+    await tx.query({ sql: "SELECT pg_sleep(0.002)", params: [] });
+  };
+  const oneLast = (tx: Session, table: string, id: number) => tx.commitWith!([insert(table, id)]);
+
+  // transactions awaited step by step (sql.begin), ones whose set-up is sent with BEGIN and the
+  // first statement on a reserved connection, and a tenant's on the sessions that keep their
+  // tenant (tenant-scope.ts), where a write whose one statement is its last goes alone
   describe.each([
-    ["awaited", "restart_load", undefined],
-    [
-      "pipelined",
-      "restart_load_pipelined",
-      { sql: "SELECT set_config('app.tenant_id', $1, true)", params: ["restart"] } as const,
-    ],
-  ])("an immediate restart under a load of %s transactions", (_, table, setup) => {
+    ["awaited", "restart_load", undefined, twoStatements],
+    ["pipelined", "restart_load_pipelined", { setup }, twoStatements],
+    ["tenant", "restart_load_tenant", { tenant: "restart", setup }, twoStatements],
+    ["one-statement tenant", "restart_load_alone", { tenant: "restart", setup }, oneLast],
+  ])("an immediate restart under a load of %s transactions", (_, table, options, write) => {
     let db: Database;
-    const transaction = <T>(fn: (tx: Session) => Promise<T>) => db.transaction(fn, setup && { setup });
+    const transaction = <T>(fn: (tx: Session) => Promise<T>) => db.transaction(fn, options);
     beforeAll(async () => {
       db = await openPostgres(cluster.url, { max: 4 });
       await db.query({ sql: `CREATE TABLE ${table} (id int PRIMARY KEY)`, params: [] });
+      // the role a tenant's sessions are opened in (migrate creates it in a real database)
+      await db.query({
+        sql: `DO $$ BEGIN CREATE ROLE ${APP_ROLE} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+        params: [],
+      });
+      await db.query({ sql: `GRANT SELECT, INSERT ON ${table} TO ${APP_ROLE}`, params: [] });
     });
     afterAll(() => db?.close());
 
@@ -208,10 +223,7 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
         while (!done) {
           const id = next++;
           try {
-            await transaction(async (tx) => {
-              await tx.query({ sql: `INSERT INTO ${table} (id) VALUES ($1)`, params: [id] });
-              await tx.query({ sql: "SELECT pg_sleep(0.002)", params: [] });
-            });
+            await transaction((tx) => write(tx, table, id));
             acknowledged.push(id);
           } catch {
             // refused while the server restarts; counted by absence
@@ -241,13 +253,12 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
     });
 
     it("serves again within 2 s of the server's start after a 3 s stop", async () => {
-      const insert = (id: number) =>
-        transaction((tx) => tx.query({ sql: `INSERT INTO ${table} (id) VALUES ($1)`, params: [id] }));
+      const inserted = (id: number) => transaction((tx) => write(tx, table, id));
       let id = 1_000_000;
       let stopped = true;
       // requests keep coming while the server is down: each failed attempt counts toward the backoff
       const knocking = (async () => {
-        for (let i = 0; i < 1000 && stopped; i++) await insert(id++).catch(() => sleep(10));
+        for (let i = 0; i < 1000 && stopped; i++) await inserted(id++).catch(() => sleep(10));
       })();
       await cluster.stop();
       await sleep(3000);
@@ -258,7 +269,7 @@ describe.skipIf(missing !== undefined)("postgres.js when its server goes away", 
       let served: number | undefined;
       for (let i = 0; i < 100 && served === undefined; i++) {
         try {
-          await insert(id++);
+          await inserted(id++);
           served = Date.now() - back;
         } catch {
           await sleep(20);
