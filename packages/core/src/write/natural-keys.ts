@@ -49,27 +49,30 @@ const isKey = (v: unknown): v is string | number | boolean =>
  * skipped and left to validation.
  */
 function collect(model: Model, def: AnyEntity, body: Record<string, unknown>, prefix: string, out: Site[]): void {
-  for (const [name, value] of Object.entries(body)) {
+  // every write's body passes here, a changeset's twice: nothing is made for a property that holds no reference
+  for (const name in body) {
     const field = Object.hasOwn(def.fields, name) ? (def.fields[name] as PersistedField) : undefined;
-    if (field === undefined) continue;
-    const path = `${prefix}${name}`;
+    if (field === undefined || !Object.hasOwn(body, name)) continue;
+    const value = body[name];
     if (field.kind === "reference" && isKey(value)) {
-      out.push({ target: model.entity(field.target)!, value, path, set: (g) => (body[name] = g) });
+      out.push({ target: model.entity(field.target)!, value, path: `${prefix}${name}`, set: (g) => (body[name] = g) });
     } else if (field.kind === "complex" && isObject(value)) {
-      for (const [member, memberField] of Object.entries(field.fields)) {
+      for (const member in field.fields) {
+        const memberField = field.fields[member]!;
         const v = value[member];
         if (memberField.kind !== "reference" || !isKey(v)) continue;
         out.push({
           target: model.entity(memberField.target)!,
           value: v,
-          path: `${path}.${member}`,
+          path: `${prefix}${name}.${member}`,
           set: (g) => (value[member] = g),
         });
       }
     } else if (field.kind === "collection" && Array.isArray(value)) {
-      value.forEach((item, i) => {
-        if (isObject(item)) collect(model, field.target, item, `${path}[${i}].`, out);
-      });
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i];
+        if (isObject(item)) collect(model, field.target, item, `${prefix}${name}[${i}].`, out);
+      }
     }
   }
 }

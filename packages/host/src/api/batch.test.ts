@@ -247,6 +247,20 @@ describe("$batch, JSON format", () => {
     expect(await count("/api/Product/$count")).toBe(before);
   });
 
+  it("refuses a part's `__proto__` property as it refuses a request's, and stores none of its changeset", async () => {
+    const before = await count("/api/Product/$count");
+    // the parts' bodies are copied for the changeset: `__proto__` must stay the property JSON.parse made
+    const parts = [
+      `{"id":"1","atomicityGroup":"g","method":"POST","url":"Product","body":{"SKU":"B-PROTO-1"}}`,
+      `{"id":"2","atomicityGroup":"g","method":"POST","url":"Product","body":{"SKU":"B-PROTO-2","__proto__":{"Cost":1}}}`,
+    ];
+    const res = await admin.request("POST", "/api/$batch", `{"requests":[${parts.join(",")}]}`);
+    const failed = (await json(res)).responses.find((r: { id: string }) => r.id === "2");
+    expect(failed).toMatchObject({ id: "2", status: 400, body: { error: { code: "ValidationError" } } });
+    expect(JSON.stringify(failed.body.error)).toContain('"target":"__proto__"');
+    expect(await count("/api/Product/$count")).toBe(before);
+  });
+
   it("refuses a body that is not a batch", async () => {
     const res = await admin.request("POST", "/api/$batch", { value: [] });
     expect(res.status).toBe(400);

@@ -111,14 +111,22 @@ const failedDependency = (part: BatchPart, message: string): BatchResponsePart =
 /** the Guid in a created entity's Location, for `$id` references */
 const guidOf = (location: string | undefined) => /\(([0-9a-f-]{36})\)$/i.exec(location ?? "")?.[1];
 
-/** string values that are exactly `$<id>` of an earlier part become that part's Guid */
+/** a copy of a part's body in which string values that are exactly `$<id>` of an earlier part are that part's Guid */
 function substitute(value: unknown, created: ReadonlyMap<string, string>): unknown {
-  if (typeof value === "string" && value.startsWith("$")) return created.get(value.slice(1)) ?? value;
+  if (typeof value === "string") return value.startsWith("$") ? (created.get(value.slice(1)) ?? value) : value;
   if (Array.isArray(value)) return value.map((v) => substitute(v, created));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, created)]));
+  if (value === null || typeof value !== "object") return value;
+  // copied key by key (every part's body is, and entries would make an array per key); defined, not
+  // assigned, so that a key named `__proto__` stays a property as JSON.parse made it
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v = substitute((value as Record<string, unknown>)[key], created);
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else copy[key] = v;
   }
-  return value;
+  return copy;
 }
 
 /** the batch in `request`, parsed by its Content-Type */
