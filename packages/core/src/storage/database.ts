@@ -120,16 +120,29 @@ export function watchStatements(db: Database, seen: (statements: readonly Statem
   };
 }
 
+/** what an element of an array literal escapes with a backslash */
+const ESCAPED = /[\\"]/;
+const ESCAPED_ALL = /[\\"]/g;
+
 /**
  * A one-dimensional array as a PostgreSQL array literal. Both drivers then send it as text and
  * the statement's cast (`$1::uuid[]`) types it, which is the one array form PGlite and
  * postgres.js agree on.
  */
 export function arrayLiteral(values: readonly unknown[]): string {
-  const items = values.map((v) =>
-    v === null || v === undefined ? "NULL" : `"${String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`,
-  );
-  return `{${items.join(",")}}`;
+  // a changeset's inserts pass every value of every column here: only a value with a quote or a
+  // backslash makes a new string to escape them
+  let literal = "{";
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) literal += ",";
+    if (v === null || v === undefined) literal += "NULL";
+    else {
+      const text = String(v);
+      literal += `"${ESCAPED.test(text) ? text.replace(ESCAPED_ALL, "\\$&") : text}"`;
+    }
+  }
+  return `${literal}}`;
 }
 
 export const toQuery = (statement: Statement): SqlQuery => {

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { entity } from "../model/entity.js";
@@ -121,6 +122,29 @@ describe("storage", () => {
       // the line went with its owner
       expect(await loadRecords(tx, Line, tenant, [g(3)])).toEqual([]);
     });
+  });
+
+  it("keeps every text of records inserted together exactly, whatever quotes, backslashes, commas or braces it holds", async () => {
+    // records inserted together go as arrays of column values, each sent as an array literal
+    const texts = fc.oneof(fc.string(), fc.constantFrom('"', "\\", '\\"', "NULL", "{a,b}", " x ", ""));
+    await fc.assert(
+      fc.asyncProperty(fc.array(texts, { minLength: 2, maxLength: 6 }), async (cities) => {
+        const tenant = uniqueTenant("st-text");
+        const records = cities.map((City, i) => ({ Guid: g(100 + i), Number: `T${i}`, Address: { City, Land: null } }));
+        const loaded = await inTenant(db, tenant, async (tx) => {
+          await insertRecords(tx, Doc, tenant, records);
+          return loadRecords(
+            tx,
+            Doc,
+            tenant,
+            records.map((r) => r.Guid),
+          );
+        });
+        const byGuid = new Map(loaded.map((r) => [r.Guid, (r.Address as { City: string }).City]));
+        expect(records.map((r) => byGuid.get(r.Guid))).toEqual(cities);
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it("keeps natural keys unique per tenant, not across tenants", async () => {
