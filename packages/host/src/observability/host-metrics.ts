@@ -55,7 +55,7 @@ export function hostMetrics(db: Database) {
         this.set(read());
       },
     });
-  pool("size", "Connections the database pool may hold.", () => db.stats().size);
+  pool("size", "Connections the database pool uses at once (DATABASE_POOL_SIZE).", () => db.stats().size);
   pool("busy", "Database operations (a statement or a whole transaction) holding a connection.", () => db.stats().busy);
   pool("idle", "Pool connections not in use (opened or not yet).", () => db.stats().size - db.stats().busy);
   pool("waiting", "Database operations waiting for a connection.", () => db.stats().waiting);
