@@ -26,6 +26,7 @@ import { type Context, Hono } from "hono";
 import postgres from "postgres";
 import { encodeOption, type QueryMixName, queryMixUrl, READ_ONE_OPTIONS } from "./scenarios.js";
 import type { Floor } from "./settings.js";
+import { tenantSessions } from "./tenant-sessions.js";
 
 const tenantId = process.env.BENCH_TENANT!;
 const floor = process.env.FLOOR as Floor;
@@ -40,17 +41,7 @@ const settings = {
 };
 const sql = postgres(process.env.DATABASE_URL!, settings);
 /** the isolated floor's sessions: role and tenant set when a connection opens, and read-only for reads */
-const tenantSession = (readOnly: boolean) =>
-  postgres(process.env.DATABASE_URL!, {
-    ...settings,
-    connection: {
-      ...settings.connection,
-      role: "bizdata_app",
-      ...(readOnly && { default_transaction_read_only: true }),
-      "app.tenant_id": tenantId,
-    },
-  });
-const tenantSql = floor === "isolated" ? { reads: tenantSession(true), writes: tenantSession(false) } : undefined;
+const tenantSql = floor === "isolated" ? tenantSessions(process.env.DATABASE_URL!, settings, tenantId) : undefined;
 
 /** a statement not yet sent: postgres.js sends a query when it is awaited */
 type Rows<T> = PromiseLike<T[]>;

@@ -24,12 +24,12 @@
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { APP_ROLE, inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
+import { inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { createApp, loadConfig, loadSigningKeys } from "@bizdata/host";
 import { createODataService, type ODataRequest, type ODataResult } from "@bizdata/odata";
 import autocannon from "autocannon";
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { HttpLayer, LayerSetup } from "./layers-server.js";
 import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
@@ -39,6 +39,7 @@ import { describeMachine } from "./report.js";
 import { READ_ONE_OPTIONS, readOneUrl } from "./scenarios.js";
 import { BUILT_PACKAGES, startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
+import { tenantSessions } from "./tenant-sessions.js";
 
 const settings = loadSettings();
 const whole = (name: string, fallback: number) => {
@@ -57,17 +58,7 @@ const data = await prepareDatabase(settings.databaseUrl, 1);
 const url = data.databaseUrl;
 const db = await openDatabase({ url, max: inFlight });
 const pg = { max: inFlight, prepare: true, onnotice: () => {}, connection: { plan_cache_mode: "force_custom_plan" } };
-const tenantSession = (readOnly: boolean) =>
-  postgres(url, {
-    ...pg,
-    connection: {
-      ...pg.connection,
-      role: APP_ROLE,
-      ...(readOnly && { default_transaction_read_only: true }),
-      "app.tenant_id": tenant,
-    },
-  });
-const tenantSql = { reads: tenantSession(true), writes: tenantSession(false) };
+const tenantSql = tenantSessions(url, pg, tenant);
 
 const runId = randomUUID().slice(0, 8);
 let made = 0;
