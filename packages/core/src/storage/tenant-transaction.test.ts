@@ -36,7 +36,11 @@ const READ: TransactionOptions = { readOnly: true, oneStatement: true };
 const read = <R = Record<string, unknown>>(tenant: string, statement: SQL) =>
   inTenant(db, tenant, (tx) => tx.query<R>(statement), READ);
 
-/** what the one connection carries between transactions */
+/**
+ * What the connections carry between transactions: the owner's (PGlite's one), and on PostgreSQL
+ * whether a tenant transaction was left open on the tenant pool's connection, which then would
+ * swallow the next one (its BEGIN only warns)
+ */
 const connectionState = async () => {
   const [row] = await db.query<{ tenant: string | null; role: string }>(
     sql`SELECT current_setting('app.tenant_id', true) AS tenant, current_user AS role`,
@@ -46,7 +50,24 @@ const connectionState = async () => {
     () => true,
     () => false,
   );
-  return { tenant: row!.tenant || null, app: row!.role === APP_ROLE, inTransaction };
+  return {
+    tenant: row!.tenant || null,
+    app: row!.role === APP_ROLE,
+    inTransaction: inTransaction || (await leftOpen()),
+  };
+};
+
+/**
+ * Whether a tenant transaction began before now: inside one left open, a new transaction's now()
+ * is that one's start. The pause puts any such start a whole millisecond before `since`.
+ */
+const leftOpen = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  const since = new Date().toISOString();
+  const [row] = await inTenant(db, "tt-probe", (tx) =>
+    tx.query<{ fresh: boolean }>(sql`SELECT now() >= ${since}::timestamptz AS fresh`),
+  );
+  return !row!.fresh;
 };
 const CLEAN = { tenant: null, app: false, inTransaction: false };
 
