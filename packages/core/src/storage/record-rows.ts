@@ -39,13 +39,18 @@ export function fromColumnValue(field: ScalarField | ReferenceField, value: unkn
   return value;
 }
 
+/** the value column `c` stores for a record; undefined when the record does not set it */
+export function columnValue(record: Record<string, unknown>, c: ColumnMapping): unknown {
+  const value = get(record, c.path);
+  return value === undefined ? undefined : toColumnValue(c.field, value);
+}
+
 /** the columns a record sets, with their values; `undefined` properties are left out */
 export function recordColumns(def: AnyEntity, record: Record<string, unknown>): Map<ColumnMapping, unknown> {
   const out = new Map<ColumnMapping, unknown>();
   for (const c of persistedColumns(def)) {
-    const value = get(record, c.path);
-    if (value === undefined) continue;
-    out.set(c, toColumnValue(c.field, value));
+    const value = columnValue(record, c);
+    if (value !== undefined) out.set(c, value);
   }
   return out;
 }

@@ -8,7 +8,7 @@ import type { Session, SqlQuery } from "./database.js";
 import { durationText } from "./interval-text.js";
 import { perEntity, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
-import { recordColumns, rowToRecord } from "./record-rows.js";
+import { columnValue, recordColumns, rowToRecord } from "./record-rows.js";
 import { relation, type StagedView, versionText } from "./staged-view.js";
 
 export const sqlTypes: Record<string, string> = {
@@ -111,12 +111,9 @@ export async function recordVersion(
 function columnArrays(def: AnyEntity, records: readonly Record<string, unknown>[]): unknown[][] {
   const columns = persistedColumns(def);
   const arrays: unknown[][] = columns.map(() => []);
-  for (const record of records) {
-    const values = recordColumns(def, record);
-    columns.forEach((c, i) => {
-      arrays[i]!.push(values.get(c) ?? null);
-    });
-  }
+  // a changeset's or an import's every record passes here: its values go straight into the arrays
+  for (const record of records)
+    for (let i = 0; i < columns.length; i++) arrays[i]!.push(columnValue(record, columns[i]!) ?? null);
   return arrays;
 }
 

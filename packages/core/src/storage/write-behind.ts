@@ -21,7 +21,7 @@
 import type { ReferenceField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
 import type { Session, Statement } from "./database.js";
-import { persistedColumns } from "./naming.js";
+import { perEntity, persistedColumns } from "./naming.js";
 import type { RecordStore, StoredRecord } from "./record-port.js";
 
 export interface WriteBehind {
@@ -47,11 +47,12 @@ interface Group {
 const valueAt = (record: StoredRecord, path: readonly string[]): unknown =>
   path.length === 1 ? record[path[0]!] : (record[path[0]!] as StoredRecord | null | undefined)?.[path[1]!];
 
-/** the reference columns of an entity, with the entity each points at */
-const referencesOf = (def: AnyEntity) =>
+/** the reference columns of an entity, with the entity each points at (every insert looks at them) */
+const referencesOf = perEntity((def: AnyEntity) =>
   persistedColumns(def).flatMap((c) =>
     c.field.kind === "reference" ? [{ path: c.path, target: (c.field as ReferenceField).target }] : [],
-  );
+  ),
+);
 
 /** `session` with its store's inserts waiting until another statement runs or `flush` is called */
 export function writeBehind(session: Session): WriteBehind {

@@ -68,21 +68,28 @@ interface Scope {
 const parseConfig = { abortPipeEarly: true } as const; // one detail per property is enough
 
 /**
- * Only own keys are read, and the output is built from entries so that no input key, even
- * `__proto__`, can reach an object's prototype.
+ * Only own keys are read, and the output gets only the plan's properties, each defined as its
+ * own (put), so that no input key, even `__proto__`, can reach an object's prototype.
  */
 function writeObject(walk: Walk, plan: ObjectPlan, input: Record<string, unknown>, scope: Scope) {
-  const entries: [string, unknown][] = [];
+  const output: Record<string, unknown> = {};
+  // every record of a changeset passes here: a property's path is made only for a message or a nested value
   for (const key of Object.keys(input)) {
-    const target = join(scope.path, key);
     const field = plan.fields.get(key);
-    if (field === undefined) rejectUnknown(walk, plan, key, target);
-    else if (isWritable(walk, field, key, target, scope)) {
-      entries.push([key, writeField(walk, field, input[key], target, scope.mode)]);
+    if (field === undefined) rejectUnknown(walk, plan, key, join(scope.path, key));
+    else if (isWritable(walk, field, key, scope)) {
+      put(output, key, writeField(walk, field, input[key], scope.path, key, scope.mode));
     }
   }
-  if (scope.mode === "create") completeCreate(walk, plan, input, entries, scope);
-  return Object.fromEntries(entries);
+  if (scope.mode === "create") completeCreate(walk, plan, input, output, scope);
+  return output;
+}
+
+/** sets `output[key]` as an own property, whatever the key: `__proto__` too */
+function put(output: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(output, key, { value, enumerable: true, writable: true, configurable: true });
+  else output[key] = value;
 }
 
 function rejectUnknown(walk: Walk, plan: ObjectPlan, key: string, target: string): void {
@@ -99,34 +106,42 @@ function rejectUnknown(walk: Walk, plan: ObjectPlan, key: string, target: string
   report(walk, "UnknownProperty", target, message);
 }
 
-function isWritable(walk: Walk, plan: FieldPlan, key: string, target: string, scope: Scope): boolean {
+function isWritable(walk: Walk, plan: FieldPlan, key: string, scope: Scope): boolean {
   if (key === scope.inverse) {
     const owner = plan.field.kind === "reference" ? plan.field.target : "owner";
-    report(walk, "ReadOnlyProperty", target, `${target} is set by the owning ${owner}; leave it out of the item.`);
+    report(
+      walk,
+      "ReadOnlyProperty",
+      join(scope.path, key),
+      `${join(scope.path, key)} is set by the owning ${owner}; leave it out of the item.`,
+    );
     return false;
   }
   if (plan.field === builtInFields.Guid) {
     if (!scope.guidWritable)
-      report(walk, "ReadOnlyProperty", target, `${target} is assigned on create and cannot change.`);
+      report(
+        walk,
+        "ReadOnlyProperty",
+        join(scope.path, key),
+        `${join(scope.path, key)} is assigned on create and cannot change.`,
+      );
     return scope.guidWritable;
   }
-  if (plan.field.readOnly) report(walk, "ReadOnlyProperty", target, `${target} is read-only.`);
+  if (plan.field.readOnly)
+    report(walk, "ReadOnlyProperty", join(scope.path, key), `${join(scope.path, key)} is read-only.`);
   return !plan.field.readOnly;
 }
 
-function writeField(walk: Walk, plan: FieldPlan, value: unknown, target: string, mode: WriteMode): unknown {
-  if (value === null) return writeNull(walk, plan, target, mode);
-  switch (plan.kind) {
-    case "value":
-      return writeValue(walk, plan, value, target);
-    case "complex":
-      // on update a complex value merges: only its given members are checked and returned
-      return isPlainObject(value)
-        ? writeObject(walk, plan.members, value, { mode, path: target, guidWritable: false })
-        : report(walk, "InvalidType", target, `${target} must be an object.`);
-    case "collection":
-      return writeCollection(walk, plan, value, target);
-  }
+function writeField(walk: Walk, plan: FieldPlan, value: unknown, path: string, key: string, mode: WriteMode): unknown {
+  if (value === null) return writeNull(walk, plan, join(path, key), mode);
+  if (plan.kind === "value") return writeValue(walk, plan, value, path, key);
+  const target = join(path, key);
+  // on update a complex value merges: only its given members are checked and returned
+  if (plan.kind === "complex")
+    return isPlainObject(value)
+      ? writeObject(walk, plan.members, value, { mode, path: target, guidWritable: false })
+      : report(walk, "InvalidType", target, `${target} must be an object.`);
+  return writeCollection(walk, plan, value, target);
 }
 
 function writeNull(walk: Walk, plan: FieldPlan, target: string, mode: WriteMode): unknown {
@@ -149,10 +164,11 @@ function writeNull(walk: Walk, plan: FieldPlan, target: string, mode: WriteMode)
   }
 }
 
-function writeValue(walk: Walk, plan: ValuePlan, value: unknown, target: string): unknown {
+function writeValue(walk: Walk, plan: ValuePlan, value: unknown, path: string, key: string): unknown {
   const result = v.safeParse(walk.ieee754 ? plan.schemas.ieee754 : plan.schemas.json, value, parseConfig);
   if (result.success) return result.output;
   const [issue] = result.issues;
+  const target = join(path, key);
   return report(walk, issueCode(issue), target, `${target} ${issue.message}.`);
 }
 
@@ -169,19 +185,21 @@ function writeCollection(walk: Walk, plan: CollectionPlan, value: unknown, targe
   });
 }
 
-function completeCreate(walk: Walk, plan: ObjectPlan, input: object, entries: [string, unknown][], scope: Scope) {
+function completeCreate(walk: Walk, plan: ObjectPlan, input: object, output: Record<string, unknown>, scope: Scope) {
   for (const [name, field] of plan.fields) {
     if (Object.hasOwn(input, name) || name === scope.inverse) continue;
-    const target = join(scope.path, name);
     if (field.kind === "value") {
-      if (field.default !== undefined) entries.push([name, field.default.value]);
+      if (field.default !== undefined) put(output, name, field.default.value);
       // a read-only field cannot come from the client, so the server must set it
-      else if (field.field.required && !field.field.readOnly)
+      else if (field.field.required && !field.field.readOnly) {
+        const target = join(scope.path, name);
         report(walk, "Required", target, `${target} is required.`);
+      }
     } else if (field.kind === "complex") {
       // an absent complex value still gets its members' defaults and needs its required members
-      const value = writeObject(walk, field.members, {}, { mode: "create", path: target, guidWritable: false });
-      if (Object.keys(value).length > 0) entries.push([name, value]);
+      const path = join(scope.path, name);
+      const value = writeObject(walk, field.members, {}, { mode: "create", path, guidWritable: false });
+      if (Object.keys(value).length > 0) put(output, name, value);
     }
   }
 }

@@ -9,7 +9,7 @@ import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { PersistedField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
-import { columnOf, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
+import { columnOf, perEntity, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
 import { rowToRecord } from "../storage/record-rows.js";
 import { relation } from "../storage/staged-view.js";
 import { ReadCache } from "./read-cache.js";
@@ -20,28 +20,28 @@ const KEY = "@key";
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isGuid = (value: unknown): value is string => typeof value === "string" && GUID.test(value);
 
-// Map.groupBy arrives with Node 21
-function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
-
 interface Site {
   readonly target: AnyEntity;
   readonly value: string | number | boolean;
   readonly path: string;
-  readonly set: (guid: string) => void;
+  /** the object holding the reference, and its property: where the Guid goes once found */
+  readonly holder: Record<string, unknown>;
+  readonly key: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const isKey = (v: unknown): v is string | number | boolean =>
   typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
+/** the properties of an entity that can hold a reference: references, complex values with one, collections */
+const referenceHolders = perEntity((def) =>
+  Object.entries(def.fields as Record<string, PersistedField>).filter(
+    ([, field]) =>
+      field.kind === "reference" ||
+      field.kind === "collection" ||
+      (field.kind === "complex" && Object.values(field.fields).some((member) => member.kind === "reference")),
+  ),
+);
 
 /**
  * Every reference value in a write body, with where it sits. Tolerant of bodies not validated
@@ -49,13 +49,13 @@ const isKey = (v: unknown): v is string | number | boolean =>
  * skipped and left to validation.
  */
 function collect(model: Model, def: AnyEntity, body: Record<string, unknown>, prefix: string, out: Site[]): void {
-  // every write's body passes here, a changeset's twice: nothing is made for a property that holds no reference
-  for (const name in body) {
-    const field = Object.hasOwn(def.fields, name) ? (def.fields[name] as PersistedField) : undefined;
-    if (field === undefined || !Object.hasOwn(body, name)) continue;
+  // every write's body passes here, a changeset's twice: only the properties that can hold a
+  // reference are looked at, and nothing is made for one that holds none
+  for (const [name, field] of referenceHolders(def)) {
+    if (!Object.hasOwn(body, name)) continue;
     const value = body[name];
     if (field.kind === "reference" && isKey(value)) {
-      out.push({ target: model.entity(field.target)!, value, path: `${prefix}${name}`, set: (g) => (body[name] = g) });
+      out.push({ target: model.entity(field.target)!, value, path: `${prefix}${name}`, holder: body, key: name });
     } else if (field.kind === "complex" && isObject(value)) {
       for (const member in field.fields) {
         const memberField = field.fields[member]!;
@@ -65,7 +65,8 @@ function collect(model: Model, def: AnyEntity, body: Record<string, unknown>, pr
           target: model.entity(memberField.target)!,
           value: v,
           path: `${prefix}${name}.${member}`,
-          set: (g) => (value[member] = g),
+          holder: value,
+          key: member,
         });
       }
     } else if (field.kind === "collection" && Array.isArray(value)) {
@@ -79,10 +80,19 @@ function collect(model: Model, def: AnyEntity, body: Record<string, unknown>, pr
 
 /** one statement per target entity for the values the cache has not seen yet; the records found are cached whole */
 async function lookUp(session: Session, tenantId: string, sites: readonly Site[], cache: ReadCache): Promise<void> {
-  for (const [target, targetSites] of groupBy(sites, (s) => s.target)) {
+  // in a changeset every part's values were looked up by its prefetch: then nothing is made here
+  let unasked: Map<AnyEntity, Set<string>> | undefined;
+  for (const site of sites) {
+    const value = String(site.value);
+    if (cache.keys(site.target).asked.has(value)) continue;
+    unasked ??= new Map();
+    const values = unasked.get(site.target);
+    if (values === undefined) unasked.set(site.target, new Set([value]));
+    else values.add(value);
+  }
+  for (const [target, values] of unasked ?? []) {
     const known = cache.keys(target);
-    const fresh = [...new Set(targetSites.map((s) => String(s.value)))].filter((v) => !known.asked.has(v));
-    if (fresh.length === 0) continue;
+    const fresh = [...values];
     const nk = columnOf(target, [target.naturalKey.property])!;
     const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
     const keyColumn = sql.identifier(nk.column);
@@ -124,7 +134,7 @@ export async function prefetchReferences(
   cache: ReadCache = new ReadCache(),
 ): Promise<ReadCache> {
   const sites: Site[] = [];
-  // the sites' setters are never called here: the bodies stay as they are
+  // nothing is written into the sites here: the bodies stay as they are
   for (const { entity, body } of writes) if (isObject(body)) collect(model, entity, body, "", sites);
   await lookUp(session, tenantId, sites, cache);
   return cache;
@@ -137,11 +147,11 @@ function unresolved(sites: readonly Site[], cache: ReadCache): ServiceError | un
     const known = cache.keys(site.target);
     const target = site.target;
     if (isGuid(site.value) && known.guids.has(site.value.toLowerCase())) {
-      site.set(site.value.toLowerCase());
+      site.holder[site.key] = site.value.toLowerCase();
       continue;
     }
     const matches = known.byKey.get(String(site.value)) ?? [];
-    if (matches.length === 1) site.set(matches[0]!);
+    if (matches.length === 1) site.holder[site.key] = matches[0]!;
     else
       problems.push(
         matches.length === 0

@@ -66,21 +66,23 @@ export class ReadCache {
 
   /** reads the records of `guids` not read yet, in one statement through the session's store */
   async load(session: Session, def: AnyEntity, tenantId: string, guids: Iterable<string>): Promise<void> {
-    const missing = [...new Set([...guids].map((g) => g.toLowerCase()))].filter(
-      (g) => this.record(def, g) === undefined,
-    );
-    if (missing.length === 0) return;
-    const found = await session.store.load(session, def, tenantId, missing);
-    const seen = new Set(found.map((r) => String(r.Guid)));
-    this.remember(
-      def,
-      found,
-      missing.filter((g) => !seen.has(g)),
-    );
+    const known = this.records.get(def);
+    const missing = new Set<string>();
+    for (const guid of guids) {
+      const lower = guid.toLowerCase();
+      if (!known?.has(lower)) missing.add(lower);
+    }
+    if (missing.size === 0) return;
+    const found = await session.store.load(session, def, tenantId, [...missing]);
+    for (const record of found) missing.delete(String(record.Guid));
+    this.remember(def, found, [...missing]);
   }
 
   /** one record by Guid, read once per unit (null when there is none) */
   async read(session: Session, def: AnyEntity, tenantId: string, guid: string): Promise<StoredRecord | null> {
+    // a hook reads per record, a unit's records mostly what it read already: nothing made for those
+    const cached = this.record(def, guid);
+    if (cached !== undefined) return cached;
     await this.load(session, def, tenantId, [guid]);
     return this.record(def, guid) ?? null;
   }

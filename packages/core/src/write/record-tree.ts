@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { CollectionField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
 import type { Session } from "../storage/database.js";
-import { columnOf } from "../storage/naming.js";
+import { columnOf, perEntity } from "../storage/naming.js";
 import { collectionsOf } from "../storage/record-rows.js";
 
 export type Body = Record<string, unknown>;
@@ -21,6 +21,8 @@ export interface RecordNode {
   /** properties the request set (plus collections whose items changed) */
   readonly changed: Set<string>;
   readonly owner: RecordNode | null;
+  /** the owner's collection that holds this item; null for a root */
+  readonly collection: string | null;
   /** property path prefix for messages and rejections: "" or "Details[2]." */
   readonly path: string;
   /** items of each owned collection, in the order of `record[collection]` */
@@ -78,10 +80,15 @@ export async function loadTrees(
 
 const copy = (record: Body): Body => {
   const out: Body = {};
-  for (const [k, v] of Object.entries(record))
+  for (const k in record) {
+    const v = record[k];
     out[k] = v !== null && typeof v === "object" && !Array.isArray(v) ? { ...(v as Body) } : v;
+  }
   return out;
 };
+
+/** the names of an entity's owned collections, which a merge takes apart from its other properties */
+const collectionNames = perEntity((def) => new Set(collectionsOf(def).map((c) => c.name)));
 
 /**
  * Merges validated changes into the loaded state (or builds a new record): scalars replace,
@@ -94,6 +101,7 @@ export function mergeTree(
   changes: Body,
   owner: RecordNode | null,
   path: string,
+  collection: string | null = null,
 ): RecordNode {
   const record = loaded ? copy(loaded.record) : {};
   const node: RecordNode = {
@@ -102,13 +110,15 @@ export function mergeTree(
     previous: loaded ? loaded.record : null,
     changed: new Set(),
     owner,
+    collection,
     path,
     items: new Map(),
     removed: new Map(),
   };
-  const collections = new Map(collectionsOf(def).map((c) => [c.name, c.field] as const));
-  for (const [key, value] of Object.entries(changes)) {
-    if (collections.has(key)) continue;
+  const collections = collectionNames(def);
+  for (const key in changes) {
+    if (collections.has(key) || !Object.hasOwn(changes, key)) continue;
+    const value = changes[key];
     const current = record[key];
     record[key] =
       value !== null && typeof value === "object" && current !== null && typeof current === "object"
@@ -117,13 +127,13 @@ export function mergeTree(
     node.changed.add(key);
   }
   if (!loaded) record.Guid = (changes.Guid as string | undefined) ?? randomUUID();
-  for (const [name, field] of collections) {
+  for (const { name, field } of collectionsOf(def)) {
     const existing = loaded?.items.get(name) ?? [];
     const given = changes[name] as Body[] | null | undefined;
     const items =
       given === undefined
-        ? existing.map((item, i) => mergeTree(field.target, item, {}, node, `${path}${name}[${i}].`))
-        : mergeItems(field, existing, given ?? [], node, `${path}${name}`);
+        ? existing.map((item, i) => mergeTree(field.target, item, {}, node, `${path}${name}[${i}].`, name))
+        : mergeItems(field, name, existing, given ?? [], node, `${path}${name}`);
     if (given !== undefined) {
       node.changed.add(name);
       const kept = new Set(items.map((i) => i.record.Guid));
@@ -141,6 +151,7 @@ export function mergeTree(
 
 function mergeItems(
   field: CollectionField,
+  name: string,
   existing: Loaded[],
   given: Body[],
   owner: RecordNode,
@@ -150,9 +161,10 @@ function mergeItems(
   return given.map((item, i) => {
     const guid = item.Guid as string | undefined;
     const loaded = guid === undefined ? undefined : byGuid.get(guid);
-    if (loaded) byGuid.delete(guid!);
+    if (loaded === undefined) return mergeTree(field.target, undefined, item, owner, `${path}[${i}].`, name);
+    byGuid.delete(guid!);
     const { Guid: _, ...changes } = item;
-    return mergeTree(field.target, loaded, loaded ? changes : item, owner, `${path}[${i}].`);
+    return mergeTree(field.target, loaded, changes, owner, `${path}[${i}].`, name);
   });
 }
 

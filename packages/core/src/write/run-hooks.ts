@@ -75,25 +75,51 @@ export async function preloadReads(
   for (const [entity, guids] of wanted) await env.preload(entity, guids);
 }
 
-/** business logic: a hook with `on` runs only when one of those properties changed (or on create) */
-export async function runLogicHooks(node: RecordNode, env: HookEnvironment): Promise<void> {
-  for (const hook of node.entity.hooks.logic ?? []) {
-    if (!enabled(hook, env.tenant) || !runsOn(hook, node)) continue;
-    await hook.run(context(node, env));
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && typeof value === "object" && typeof (value as { then?: unknown }).then === "function";
+
+/**
+ * Runs `hooks` in order from `from`, awaiting only a hook that returns a promise: most hooks are
+ * synchronous, and a changeset or a commit runs them for every record, so nothing is scheduled
+ * for those. Undefined when every hook has run.
+ */
+function runInOrder<H>(hooks: readonly H[], run: (hook: H) => unknown, from = 0): Promise<void> | undefined {
+  for (let i = from; i < hooks.length; i++) {
+    const result = run(hooks[i]!);
+    if (isThenable(result)) return Promise.resolve(result).then(() => runInOrder(hooks, run, i + 1));
   }
+  return undefined;
 }
 
-/** save logic: collects rejections as validation details with the property's full path */
-export async function runSaveHooks(node: RecordNode, env: HookEnvironment, rejected: ErrorDetail[]): Promise<void> {
-  for (const hook of node.entity.hooks.save ?? []) {
-    if (!enabled(hook, env.tenant)) continue;
-    const ctx: SaveContext<any> = {
-      ...context(node, env),
-      reject: (property, message) => {
-        const target = property === null ? node.path.replace(/\.$/, "") : `${node.path}${property}`;
-        rejected.push({ code: "SaveRejected", message, ...(target !== "" && { target }) });
-      },
-    };
-    await hook.run(ctx);
-  }
+/**
+ * business logic: a hook with `on` runs only when one of those properties changed (or on
+ * create); a promise only when a hook returned one
+ */
+export function runLogicHooks(node: RecordNode, env: HookEnvironment): Promise<void> | undefined {
+  const hooks = node.entity.hooks.logic;
+  if (hooks === undefined) return undefined;
+  return runInOrder(hooks, (hook) =>
+    enabled(hook, env.tenant) && runsOn(hook, node) ? hook.run(context(node, env)) : undefined,
+  );
+}
+
+/** save logic: collects rejections as validation details with the property's full path; a promise only when a hook returned one */
+export function runSaveHooks(
+  node: RecordNode,
+  env: HookEnvironment,
+  rejected: ErrorDetail[],
+): Promise<void> | undefined {
+  const hooks = node.entity.hooks.save;
+  if (hooks === undefined) return undefined;
+  const reject = (property: string | null, message: string) => {
+    const target = property === null ? node.path.replace(/\.$/, "") : `${node.path}${property}`;
+    rejected.push({ code: "SaveRejected", message, ...(target !== "" && { target }) });
+  };
+  // one context for all of the record's save hooks
+  let ctx: SaveContext<any> | undefined;
+  return runInOrder(hooks, (hook) => {
+    if (!enabled(hook, env.tenant)) return undefined;
+    ctx ??= { ...context(node, env), reject };
+    return hook.run(ctx);
+  });
 }

@@ -116,11 +116,11 @@ const isChanged = (node: RecordNode) => node.previous === null || node.changed.s
 async function runLogic(root: RecordNode, env: HookEnvironment): Promise<void> {
   for (const node of itemsFirst(root)) {
     // an item that changed marks its owner's collection as changed, before the owner's logic runs
-    if (node.owner && isChanged(node)) {
-      const collection = [...node.owner.items].find(([, items]) => items.includes(node))?.[0];
-      if (collection) node.owner.changed.add(collection);
+    if (node.owner && node.collection !== null && isChanged(node)) node.owner.changed.add(node.collection);
+    if (isChanged(node)) {
+      const running = runLogicHooks(node, env);
+      if (running !== undefined) await running;
     }
-    if (isChanged(node)) await runLogicHooks(node, env);
     withTitle(node);
   }
 }
@@ -128,7 +128,10 @@ async function runLogic(root: RecordNode, env: HookEnvironment): Promise<void> {
 /** save logic of every record of a tree; rejections become one 400 with a detail each */
 async function runSaveLogic(root: RecordNode, env: HookEnvironment): Promise<void> {
   const rejected: ErrorDetail[] = [];
-  for (const node of itemsFirst(root)) await runSaveHooks(node, env, rejected);
+  for (const node of itemsFirst(root)) {
+    const running = runSaveHooks(node, env, rejected);
+    if (running !== undefined) await running;
+  }
   if (rejected.length > 0) throw validationError(rejected, "The record cannot be saved.");
 }
 

@@ -59,6 +59,14 @@ describe("readBody", () => {
     expect([error.status, error.code]).toEqual([400, "InvalidBody"]);
   });
 
+  it("reads each body on its own after one that ended inside a character", async () => {
+    // the decoder is shared: what the first body left must not complete the second's first byte
+    await rejection(readBody(post(new Uint8Array([0x7b, 0xe2, 0x82])), 16));
+    const error = await rejection(readBody(post(new Uint8Array([0xac, 0x31])), 16));
+    expect([error.status, error.code]).toEqual([400, "InvalidBody"]);
+    expect(await readBody(post(new Uint8Array([0x31])), 16)).toBe("1");
+  });
+
   it("rejects one byte over the limit as 413 PayloadTooLarge naming the limit", async () => {
     const error = await rejection(readBody(post("x".repeat(17)), 16));
     expect([error.status, error.code]).toEqual([413, "PayloadTooLarge"]);

@@ -48,10 +48,13 @@ function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
   return bytes;
 }
 
+// one decoder for every body: a decode without `stream` keeps no state between calls
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 // Decoding the whole body at once, not chunk by chunk, keeps characters split across chunks intact.
 function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     throw new ServiceError(400, "InvalidBody", "The request body is not valid UTF-8.");
   }
