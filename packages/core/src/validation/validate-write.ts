@@ -186,7 +186,7 @@ function writeCollection(walk: Walk, plan: CollectionPlan, value: unknown, targe
 }
 
 function completeCreate(walk: Walk, plan: ObjectPlan, input: object, output: Record<string, unknown>, scope: Scope) {
-  for (const [name, field] of plan.fields) {
+  for (const [name, field] of plan.absentOnCreate) {
     if (Object.hasOwn(input, name) || name === scope.inverse) continue;
     if (field.kind === "value") {
       if (field.default !== undefined) put(output, name, field.default.value);

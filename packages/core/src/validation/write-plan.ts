@@ -38,6 +38,20 @@ export interface ObjectPlan {
   readonly fields: ReadonlyMap<string, FieldPlan>;
   /** names that can be read but never written: virtuals and `RecordReadOnly` */
   readonly computed: ReadonlySet<string>;
+  /**
+   * The fields a create looks at when the body leaves them out, in `fields` order: values with a
+   * default or required from the client, and complex values (their members' defaults)
+   */
+  readonly absentOnCreate: readonly (readonly [string, FieldPlan])[];
+}
+
+function objectPlan(label: string, fields: ReadonlyMap<string, FieldPlan>, computed: ReadonlySet<string>): ObjectPlan {
+  const absentOnCreate = [...fields].filter(
+    ([, plan]) =>
+      plan.kind === "complex" ||
+      (plan.kind === "value" && (plan.default !== undefined || (plan.field.required && !plan.field.readOnly))),
+  );
+  return { label, fields, computed, absentOnCreate };
 }
 
 /**
@@ -65,7 +79,7 @@ function buildEntityPlan(model: Model, entity: AnyEntity): ObjectPlan {
   for (const [name, field] of Object.entries(entity.fields as Fields)) {
     fields.set(name, fieldPlan(model, `${entity.name}.${name}`, field));
   }
-  return { label: entity.name, fields, computed: new Set([...Object.keys(entity.virtuals), "RecordReadOnly"]) };
+  return objectPlan(entity.name, fields, new Set([...Object.keys(entity.virtuals), "RecordReadOnly"]));
 }
 
 function fieldPlan(model: Model, path: string, field: PersistedField): FieldPlan {
@@ -77,7 +91,7 @@ function fieldPlan(model: Model, path: string, field: PersistedField): FieldPlan
       for (const [name, member] of Object.entries(field.fields)) {
         members.set(name, valuePlan(model, `${path}.${name}`, member));
       }
-      return { kind: "complex", field, members: { label: path, fields: members, computed: new Set() } };
+      return { kind: "complex", field, members: objectPlan(path, members, new Set()) };
     }
     default:
       return valuePlan(model, path, field);
