@@ -48,6 +48,8 @@ export async function saveTrees(session: Session, tenantId: string, roots: reado
     }
     for (const [entity, guids] of removals) await store.remove(session, entity, tenantId, guids);
     for (const [entity, records] of inserts) await store.insert(session, entity, tenantId, records);
-    level = level.flatMap((node) => [...node.items.values()].flat());
+    const next: RecordNode[] = [];
+    for (const node of level) for (const items of node.items.values()) for (const item of items) next.push(item);
+    level = next;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { PersistedField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
+import { perEntity } from "../storage/naming.js";
 import { exactDecimal } from "../storage/record-rows.js";
 
 const asNumber = (value: unknown): unknown => {
@@ -14,16 +15,28 @@ const asNumber = (value: unknown): unknown => {
   return Number.isFinite(n) && exactDecimal(n) === value ? n : value;
 };
 
+/** the properties of an entity that can hold a decimal: decimals, complex values with one, collections */
+const decimalHolders = perEntity((def) =>
+  Object.entries(def.fields as Record<string, PersistedField>).filter(
+    ([, field]) =>
+      field.kind === "decimal" ||
+      field.kind === "collection" ||
+      (field.kind === "complex" && Object.values(field.fields).some((member) => member.kind === "decimal")),
+  ),
+);
+
 /** converts the decimals of a validated body in place (nested values and collection items too) */
 export function decimalsAsNumbers(def: AnyEntity, body: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(body)) {
-    const field = Object.hasOwn(def.fields, name) ? (def.fields[name] as PersistedField) : undefined;
-    if (field === undefined || value === null || value === undefined) continue;
+  // every record of a write passes here: only the properties that can hold a decimal are looked at
+  for (const [name, field] of decimalHolders(def)) {
+    const value = Object.hasOwn(body, name) ? body[name] : undefined;
+    if (value === null || value === undefined) continue;
     if (field.kind === "decimal") body[name] = asNumber(value);
     else if (field.kind === "complex") {
       const nested = value as Record<string, unknown>;
-      for (const [member, memberField] of Object.entries(field.fields)) {
-        if (memberField.kind === "decimal" && nested[member] !== undefined) nested[member] = asNumber(nested[member]);
+      for (const member in field.fields) {
+        if (field.fields[member]!.kind === "decimal" && nested[member] !== undefined)
+          nested[member] = asNumber(nested[member]);
       }
     } else if (field.kind === "collection") {
       for (const item of value as Record<string, unknown>[]) decimalsAsNumbers(field.target, item);

@@ -28,7 +28,7 @@ export interface RecordNode {
   /** items of each owned collection, in the order of `record[collection]` */
   readonly items: Map<string, RecordNode[]>;
   /** loaded items the request removed, per collection */
-  readonly removed: Map<string, Body[]>;
+  readonly removed: ReadonlyMap<string, Body[]>;
 }
 
 export interface Loaded {
@@ -87,6 +87,8 @@ const copy = (record: Body): Body => {
   return out;
 };
 
+const NOTHING_REMOVED: ReadonlyMap<string, Body[]> = new Map();
+
 /** the names of an entity's owned collections, which a merge takes apart from its other properties */
 const collectionNames = perEntity((def) => new Set(collectionsOf(def).map((c) => c.name)));
 
@@ -104,6 +106,8 @@ export function mergeTree(
   collection: string | null = null,
 ): RecordNode {
   const record = loaded ? copy(loaded.record) : {};
+  // a new record has no loaded items to remove: every new record shares one empty map
+  const removed = loaded ? new Map<string, Body[]>() : NOTHING_REMOVED;
   const node: RecordNode = {
     entity: def,
     record,
@@ -113,7 +117,7 @@ export function mergeTree(
     collection,
     path,
     items: new Map(),
-    removed: new Map(),
+    removed,
   };
   const collections = collectionNames(def);
   for (const key in changes) {
@@ -136,11 +140,13 @@ export function mergeTree(
         : mergeItems(field, name, existing, given ?? [], node, `${path}${name}`);
     if (given !== undefined) {
       node.changed.add(name);
-      const kept = new Set(items.map((i) => i.record.Guid));
-      node.removed.set(
-        name,
-        existing.filter((e) => !kept.has(e.record.Guid)).map((e) => e.record),
-      );
+      if (existing.length > 0) {
+        const kept = new Set(items.map((i) => i.record.Guid));
+        (removed as Map<string, Body[]>).set(
+          name,
+          existing.filter((e) => !kept.has(e.record.Guid)).map((e) => e.record),
+        );
+      }
     }
     for (const item of items) item.record[field.inverse] = record.Guid;
     node.items.set(name, items);
