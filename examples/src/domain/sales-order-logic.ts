@@ -44,7 +44,7 @@ export const priceLine: LogicHook<Record_> = {
 /** the order's total is the sum of its lines, recomputed whenever they change */
 export const totalOrder: LogicHook<Record_> = {
   name: "TotalOrder",
-  async run({ record }) {
+  run({ record }) {
     const lines = (record.Details as Record_[] | undefined) ?? [];
     record.TotalPrice = sum(lines.map((l) => multiply(amount(l.Quantity) ?? 0, amount(l.UnitPrice) ?? 0)));
   },
