@@ -23,6 +23,7 @@ import { PoolGate } from "./pool-gate.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
+import { settled } from "./settled.js";
 import { analyzingGrowth } from "./table-growth.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 
@@ -55,18 +56,6 @@ const session = (sql: Connection, store: RecordStore): Session => ({
 
 const COMMIT = { sql: "COMMIT", params: [] };
 const ROLLBACK = { sql: "ROLLBACK", params: [] };
-
-/**
- * The results of statements sent together, in the order sent; the first failure is thrown (a
- * failed set-up, then, rather than the error of the statement it aborted). Every one is awaited,
- * so none fails unhandled.
- */
-async function settled(sent: readonly Promise<unknown>[]): Promise<unknown[]> {
-  const outcomes = await Promise.allSettled(sent);
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
-  if (failed !== undefined) throw failed.reason;
-  return outcomes.map((o) => (o as PromiseFulfilledResult<unknown>).value);
-}
 
 /**
  * A transaction opened by `options.setup` with nothing awaited in between (architecture: one

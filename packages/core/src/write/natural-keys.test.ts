@@ -128,4 +128,57 @@ describe("natural-key references (spec 4.3)", () => {
     expect(statements).toHaveLength(2);
     expect(cache.keys(Item).byKey.get("A")).toEqual([guids.a]);
   });
+
+  it("sends the lookups of every target entity before the first is answered: one round trip", async () => {
+    let sent = 0;
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const cache = await inTenant(db, tenant, (tx) => {
+      const looked = prefetchReferences(
+        {
+          // each lookup is answered only once all have been sent
+          query: async (s) => {
+            if (++sent === 2) answer();
+            await answered;
+            return tx.query(s);
+          },
+          store: tx.store,
+        },
+        model,
+        tenant,
+        [{ entity: Sheet, body: { Name: "R", Item: "A", Tag: "once" } }],
+      );
+      return looked;
+    });
+    expect(sent).toBe(2);
+    expect(cache.keys(Item).byKey.get("A")).toEqual([guids.a]);
+    expect(cache.keys(Tag).byKey.get("once")).toEqual([guids.once]);
+  });
+
+  it("fails the whole lookup when one target's statement fails, after every statement has ended", async () => {
+    const ended: string[] = [];
+    const failure = inTenant(db, tenant, (tx) =>
+      prefetchReferences(
+        {
+          query: async (s) => {
+            const sql = typeof s === "object" && "sql" in s ? String(s.sql) : "";
+            try {
+              if (ended.length === 0) throw new Error("the first lookup failed");
+              return await tx.query(s);
+            } finally {
+              ended.push(sql);
+            }
+          },
+          store: tx.store,
+        },
+        model,
+        tenant,
+        [{ entity: Sheet, body: { Name: "F", Item: "A", Tag: "once" } }],
+      ),
+    );
+    await expect(failure).rejects.toThrow("the first lookup failed");
+    expect(ended).toHaveLength(2);
+  });
 });

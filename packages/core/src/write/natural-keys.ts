@@ -11,6 +11,7 @@ import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
 import { columnOf, perEntity, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
 import { rowToRecord } from "../storage/record-rows.js";
+import { settled } from "../storage/settled.js";
 import { relation } from "../storage/staged-view.js";
 import { ReadCache } from "./read-cache.js";
 
@@ -90,24 +91,34 @@ async function lookUp(session: Session, tenantId: string, sites: readonly Site[]
     if (values === undefined) unasked.set(site.target, new Set([value]));
     else values.add(value);
   }
-  for (const [target, values] of unasked ?? []) {
-    const known = cache.keys(target);
-    const fresh = [...values];
-    const nk = columnOf(target, [target.naturalKey.property])!;
-    const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
-    const keyColumn = sql.identifier(nk.column);
-    const columns = sql.join(
-      persistedColumns(target).map((c) => sql.identifier(c.column)),
-      sql`, `,
-    );
-    const rows = await session.query<Record<string, unknown>>(
-      sql`SELECT ${columns}, ${keyColumn}::text AS ${sql.identifier(KEY)} FROM ${relation(target, session.store.view)} AS r
+  if (unasked === undefined) return;
+  // one statement per target entity, sent together: a write that names a customer, a price level
+  // and products waits for one round trip, not three
+  const targets = [...unasked];
+  const answers = await settled(
+    targets.map(([target, values]) => {
+      const fresh = [...values];
+      const nk = columnOf(target, [target.naturalKey.property])!;
+      const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
+      const keyColumn = sql.identifier(nk.column);
+      const columns = sql.join(
+        persistedColumns(target).map((c) => sql.identifier(c.column)),
+        sql`, `,
+      );
+      return session.query<Record<string, unknown>>(
+        sql`SELECT ${columns}, ${keyColumn}::text AS ${sql.identifier(KEY)} FROM ${relation(target, session.store.view)} AS r
           WHERE ${sql.identifier(TENANT_COLUMN)} = ${tenantId}
           AND (guid = ANY(${sql.param(guids)}::uuid[]) OR ${keyColumn}::text = ANY(${sql.param(fresh)}::text[]))`,
-    );
-    for (const v of fresh) known.asked.add(v);
+      );
+    }),
+  );
+  targets.forEach(([target, values], at) => {
+    const rows = answers[at]!;
+    const known = cache.keys(target);
+    for (const v of values) known.asked.add(v);
     const records = rows.map((row) => rowToRecord(target, row));
     const found = new Set(records.map((r) => r.Guid as string));
+    const guids = [...values].filter(isGuid).map((g) => g.toLowerCase());
     cache.remember(
       target,
       records,
@@ -122,7 +133,7 @@ async function lookUp(session: Session, tenantId: string, sites: readonly Site[]
       if (!list.includes(guid)) list.push(guid);
       known.byKey.set(key, list);
     });
-  }
+  });
 }
 
 /** Looks up the references of many write bodies at once (a changeset), one statement per target entity. */
