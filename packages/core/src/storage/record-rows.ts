@@ -75,6 +75,21 @@ export function rowToRecord(def: AnyEntity, row: Record<string, unknown>): Recor
   return record;
 }
 
+/**
+ * The properties of an entity where a value of `kind` can sit: fields of that kind, complex
+ * values with a member of it, and owned collections (their items may hold one). A write walks
+ * only these for every record, not every field.
+ */
+export const fieldsHolding = (kind: "reference" | "decimal") =>
+  perEntity((def) =>
+    Object.entries(def.fields as Record<string, PersistedField>).filter(
+      ([, field]) =>
+        field.kind === kind ||
+        field.kind === "collection" ||
+        (field.kind === "complex" && Object.values(field.fields).some((member) => member.kind === kind)),
+    ),
+  );
+
 /** the owned collections of an entity: property name and field */
 export const collectionsOf = perEntity((def) =>
   Object.entries(def.fields as Record<string, PersistedField>).flatMap(([name, field]) =>

@@ -135,8 +135,8 @@ describe("natural-key references (spec 4.3)", () => {
     const answered = new Promise<void>((resolve) => {
       answer = resolve;
     });
-    const cache = await inTenant(db, tenant, (tx) => {
-      const looked = prefetchReferences(
+    const cache = await inTenant(db, tenant, (tx) =>
+      prefetchReferences(
         {
           // each lookup is answered only once all have been sent
           query: async (s) => {
@@ -149,26 +149,24 @@ describe("natural-key references (spec 4.3)", () => {
         model,
         tenant,
         [{ entity: Sheet, body: { Name: "R", Item: "A", Tag: "once" } }],
-      );
-      return looked;
-    });
+      ),
+    );
     expect(sent).toBe(2);
     expect(cache.keys(Item).byKey.get("A")).toEqual([guids.a]);
     expect(cache.keys(Tag).byKey.get("once")).toEqual([guids.once]);
   });
 
   it("fails the whole lookup when one target's statement fails, after every statement has ended", async () => {
-    const ended: string[] = [];
+    let ended = 0;
     const failure = inTenant(db, tenant, (tx) =>
       prefetchReferences(
         {
           query: async (s) => {
-            const sql = typeof s === "object" && "sql" in s ? String(s.sql) : "";
             try {
-              if (ended.length === 0) throw new Error("the first lookup failed");
+              if (ended === 0) throw new Error("the first lookup failed");
               return await tx.query(s);
             } finally {
-              ended.push(sql);
+              ended++;
             }
           },
           store: tx.store,
@@ -179,6 +177,6 @@ describe("natural-key references (spec 4.3)", () => {
       ),
     );
     await expect(failure).rejects.toThrow("the first lookup failed");
-    expect(ended).toHaveLength(2);
+    expect(ended).toBe(2);
   });
 });

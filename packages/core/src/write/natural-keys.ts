@@ -6,11 +6,10 @@
  */
 import { sql } from "drizzle-orm";
 import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
-import type { PersistedField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
-import { columnOf, perEntity, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
-import { rowToRecord } from "../storage/record-rows.js";
+import { columnOf, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
+import { fieldsHolding, rowToRecord } from "../storage/record-rows.js";
 import { settled } from "../storage/settled.js";
 import { relation } from "../storage/staged-view.js";
 import { ReadCache } from "./read-cache.js";
@@ -34,15 +33,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const isKey = (v: unknown): v is string | number | boolean =>
   typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
-/** the properties of an entity that can hold a reference: references, complex values with one, collections */
-const referenceHolders = perEntity((def) =>
-  Object.entries(def.fields as Record<string, PersistedField>).filter(
-    ([, field]) =>
-      field.kind === "reference" ||
-      field.kind === "collection" ||
-      (field.kind === "complex" && Object.values(field.fields).some((member) => member.kind === "reference")),
-  ),
-);
+const referenceHolders = fieldsHolding("reference");
 
 /**
  * Every reference value in a write body, with where it sits. Tolerant of bodies not validated
@@ -94,12 +85,13 @@ async function lookUp(session: Session, tenantId: string, sites: readonly Site[]
   if (unasked === undefined) return;
   // one statement per target entity, sent together: a write that names a customer, a price level
   // and products waits for one round trip, not three
-  const targets = [...unasked];
+  const targets = [...unasked].map(([target, values]) => {
+    const fresh = [...values];
+    return { target, fresh, guids: fresh.filter(isGuid).map((g) => g.toLowerCase()) };
+  });
   const answers = await settled(
-    targets.map(([target, values]) => {
-      const fresh = [...values];
+    targets.map(({ target, fresh, guids }) => {
       const nk = columnOf(target, [target.naturalKey.property])!;
-      const guids = fresh.filter(isGuid).map((g) => g.toLowerCase());
       const keyColumn = sql.identifier(nk.column);
       const columns = sql.join(
         persistedColumns(target).map((c) => sql.identifier(c.column)),
@@ -112,13 +104,12 @@ async function lookUp(session: Session, tenantId: string, sites: readonly Site[]
       );
     }),
   );
-  targets.forEach(([target, values], at) => {
+  targets.forEach(({ target, fresh, guids }, at) => {
     const rows = answers[at]!;
     const known = cache.keys(target);
-    for (const v of values) known.asked.add(v);
+    for (const v of fresh) known.asked.add(v);
     const records = rows.map((row) => rowToRecord(target, row));
     const found = new Set(records.map((r) => r.Guid as string));
-    const guids = [...values].filter(isGuid).map((g) => g.toLowerCase());
     cache.remember(
       target,
       records,

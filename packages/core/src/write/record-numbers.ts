@@ -4,10 +4,8 @@
  * exactly, which is every value a JSON number could have sent; a longer one (only possible with
  * IEEE754Compatible strings) stays an exact string rather than being rounded.
  */
-import type { PersistedField } from "../model/fields.js";
 import type { AnyEntity } from "../model/model.js";
-import { perEntity } from "../storage/naming.js";
-import { exactDecimal } from "../storage/record-rows.js";
+import { exactDecimal, fieldsHolding } from "../storage/record-rows.js";
 
 const asNumber = (value: unknown): unknown => {
   if (typeof value !== "string") return value;
@@ -15,15 +13,7 @@ const asNumber = (value: unknown): unknown => {
   return Number.isFinite(n) && exactDecimal(n) === value ? n : value;
 };
 
-/** the properties of an entity that can hold a decimal: decimals, complex values with one, collections */
-const decimalHolders = perEntity((def) =>
-  Object.entries(def.fields as Record<string, PersistedField>).filter(
-    ([, field]) =>
-      field.kind === "decimal" ||
-      field.kind === "collection" ||
-      (field.kind === "complex" && Object.values(field.fields).some((member) => member.kind === "decimal")),
-  ),
-);
+const decimalHolders = fieldsHolding("decimal");
 
 /** converts the decimals of a validated body in place (nested values and collection items too) */
 export function decimalsAsNumbers(def: AnyEntity, body: Record<string, unknown>): void {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import type { ErrorDetail } from "../errors.js";
+import { badRequest, type ErrorDetail } from "../errors.js";
 import { entity } from "../model/entity.js";
 import { collection, decimal, reference, text } from "../model/fields.js";
 import type { LogicHook, SaveHook } from "../model/hooks.js";
@@ -238,5 +238,84 @@ describe("write pipeline", () => {
     await write(t, [], (ctx) => deleteRecord(ctx, Doc, guid));
     const left = await inTenant(db, t, (tx) => tx.query({ sql: "SELECT 1 FROM wp_line", params: [] }));
     expect(left).toEqual([]);
+  });
+});
+
+// hooks that return a promise, a thenable that is not a Promise, or nothing, in one list
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const Mixed = entity("WpMixed", {
+  naturalKey: "Name",
+  fields: { Name: text({ required: true }), A: text(), B: text(), C: text(), D: text() },
+  hooks: {
+    logic: [
+      {
+        name: "async-sets-A",
+        async run({ record }) {
+          await tick();
+          record.A = "a";
+        },
+      },
+      {
+        name: "sync-reads-A",
+        run: ({ record }) => {
+          record.B = `${record.A}b`;
+        },
+      },
+      {
+        name: "thenable-sets-C",
+        // a thenable from another library: awaited like a promise
+        run: ({ record }) =>
+          ({
+            // biome-ignore lint/suspicious/noThenProperty: a thenable is what this hook must return
+            then(resolve: () => void) {
+              setImmediate(() => {
+                record.C = "c";
+                resolve();
+              });
+            },
+          }) as unknown as Promise<void>,
+      },
+      {
+        name: "sync-reads-C",
+        run: ({ record }) => {
+          record.D = `${record.C}d`;
+        },
+      },
+    ],
+    save: [
+      {
+        name: "sync-throws",
+        run: ({ record }) => {
+          if (record.Name === "throw") throw badRequest("Refused", "a save hook refused this record", "Name");
+        },
+      },
+    ],
+  },
+});
+const mixedModel = defineModel([Mixed]);
+
+describe("hooks that return a promise, a thenable or nothing", () => {
+  beforeAll(() => migrate(db, mixedModel));
+  const create = (tenantId: string, body: unknown) =>
+    inTenant(db, tenantId, (session) =>
+      createRecord(
+        { session, model: mixedModel, tenant: { id: tenantId, features: new Set() }, prompts: new PromptCollector() },
+        Mixed,
+        body,
+      ),
+    );
+
+  it("run in order, each seeing what the one before it set, however it finished", async () => {
+    const t = uniqueTenant("wp-mixed");
+    const guid = await create(t, { Name: "ok" });
+    const [stored] = await inTenant(db, t, (tx) => loadRecords(tx, Mixed, t, [guid]));
+    expect(stored).toMatchObject({ A: "a", B: "ab", C: "c", D: "cd" });
+  });
+
+  it("fail the write with a synchronous hook's error, storing nothing", async () => {
+    const t = uniqueTenant("wp-mixed");
+    await expect(create(t, { Name: "throw" })).rejects.toMatchObject({ status: 400, code: "Refused", target: "Name" });
+    const rows = await inTenant(db, t, (tx) => tx.query({ sql: "SELECT 1 FROM wp_mixed", params: [] }));
+    expect(rows).toEqual([]);
   });
 });

@@ -116,8 +116,8 @@ const isChanged = (node: RecordNode) => node.previous === null || node.changed.s
 async function runLogic(root: RecordNode, env: HookEnvironment): Promise<void> {
   for (const node of itemsFirst(root)) {
     // an item that changed marks its owner's collection as changed, before the owner's logic runs
-    if (node.owner && node.collection !== null && isChanged(node)) node.owner.changed.add(node.collection);
     if (isChanged(node)) {
+      if (node.owner !== null && node.collection !== null) node.owner.changed.add(node.collection);
       const running = runLogicHooks(node, env);
       if (running !== undefined) await running;
     }
