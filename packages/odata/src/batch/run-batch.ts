@@ -47,6 +47,7 @@ export interface BatchOptions {
    * add (the caller's permissions, the request's database, the OData-Version) and answers an error
    * as those routes would. `undefined` sends the part through `handle` after all (the host's own
    * concern, e.g. a part that is a workflow step). Left out, every part goes through `handle`.
+   * `headers` are for reading only: parts that send the same headers share one object.
    */
   readonly serve?: (request: ODataRequest, headers: Headers) => Promise<ODataResult> | undefined;
   /**
