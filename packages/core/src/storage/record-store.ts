@@ -6,7 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnyEntity } from "../model/model.js";
 import type { Session, SqlQuery } from "./database.js";
 import { durationText } from "./interval-text.js";
-import { perEntity, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { perEntity, persistedColumns, quoteIdentifier, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
 import { columnValue, recordColumns, rowToRecord } from "./record-rows.js";
 import { relation, type StagedView, versionText } from "./staged-view.js";
@@ -132,8 +132,7 @@ export function unnestRecords(def: AnyEntity, records: readonly Record<string, u
 /** an entity's insert statements, rendered once: one row from values, many rows from `unnest` arrays */
 const insertTextsOf = perEntity((def): { readonly one: string; readonly many: string } => {
   const columns = persistedColumns(def);
-  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  const head = `INSERT INTO ${quote(tableName(def))} (${[TENANT_COLUMN, ...columns.map((c) => c.column)].map(quote).join(", ")})`;
+  const head = `INSERT INTO ${quoteIdentifier(tableName(def))} (${[TENANT_COLUMN, ...columns.map((c) => c.column)].map(quoteIdentifier).join(", ")})`;
   const casts = columns.map((c, i) => `$${i + 2}::${sqlTypes[c.field.kind]}`);
   return {
     one: `${head} VALUES ($1, ${casts.join(", ")})`,

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
-import { type ColumnMapping, persistedColumns, TENANT_COLUMN, tableName } from "./naming.js";
+import { type ColumnMapping, persistedColumns, quoteIdentifier, TENANT_COLUMN, tableName } from "./naming.js";
 
 /** the text search configuration of every search document and query */
 export const SEARCH_CONFIGURATION = "simple";
@@ -35,7 +35,6 @@ export const searchDocument = (columns: readonly ColumnMapping[], column: (c: Co
   )})`;
 
 const dialect = new PgDialect();
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** the search document of an entity as index DDL: statement text, no parameters */
@@ -71,7 +70,7 @@ export function searchIndexStatement(def: AnyEntity): string {
   const create =
     name === undefined
       ? ""
-      : ` IF EXISTS (SELECT FROM pg_extension WHERE extname = 'btree_gin') THEN CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(table)} USING gin (${quoted(TENANT_COLUMN)}, (${expression})); ELSE CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(table)} USING gin ((${expression})); END IF;`;
+      : ` IF EXISTS (SELECT FROM pg_extension WHERE extname = 'btree_gin') THEN CREATE INDEX IF NOT EXISTS ${quoteIdentifier(name)} ON ${quoteIdentifier(table)} USING gin (${quoteIdentifier(TENANT_COLUMN)}, (${expression})); ELSE CREATE INDEX IF NOT EXISTS ${quoteIdentifier(name)} ON ${quoteIdentifier(table)} USING gin ((${expression})); END IF;`;
   return `DO $$ DECLARE stale record; BEGIN FOR stale IN ${stale} LOOP EXECUTE format('DROP INDEX %I', stale.indexname); END LOOP;${create} END $$`;
 }
 

@@ -6,9 +6,9 @@
  */
 import type { SQL } from "drizzle-orm";
 import { getTableConfig, PgDialect, type PgTable } from "drizzle-orm/pg-core";
+import { quoteIdentifier as q } from "./naming.js";
 
 const dialect = new PgDialect();
-const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** policies are DDL: no parameters are allowed, so the expression is rendered inline */
 const inline = (expr: SQL): string => {
