@@ -38,7 +38,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
   // plans made for the actual values, as the PostgreSQL driver asks for (postgres-database.ts)
   await db.exec("SET plan_cache_mode = force_custom_plan");
   // PGlite runs no autovacuum; an ANALYZE asked for inside a transaction waits for it to end
-  const store = analyzingGrowth(baseStore, (statement) => db.query(statement));
+  const store = analyzingGrowth(baseStore, (statement) => db.query(statement), "table");
   const root = session(db, store);
   const usage = poolUsage(1);
   return {

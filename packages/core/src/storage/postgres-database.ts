@@ -328,7 +328,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     },
   };
   const sql = postgres(url, settings);
-  const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute());
+  // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
+  const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);
   const writes = tenantSessions(url, settings, false);
   const gate = new PoolGate(o.max, o.poolTimeout);

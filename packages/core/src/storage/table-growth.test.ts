@@ -31,12 +31,16 @@ describe("analyzingGrowth", () => {
 
   it("analyzes a table at 1,000 inserted rows, then each time the count has doubled, one at a time", async () => {
     let finish = () => {};
-    const growing = analyzingGrowth(store, (statement) => {
-      inserted.push(statement);
-      return new Promise<void>((resolve) => {
-        finish = resolve;
-      });
-    });
+    const growing = analyzingGrowth(
+      store,
+      (statement) => {
+        inserted.push(statement);
+        return new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+      },
+      "tenant column",
+    );
     await growing.insert(null as never, Ticket, "t", rows(999));
     expect(inserted).toEqual([]);
     growing.insertStatement!(Ticket, "t", rows(1));
@@ -60,14 +64,27 @@ describe("analyzingGrowth", () => {
 
   it("survives a failing ANALYZE and tries again at the next doubling", async () => {
     const statements: string[] = [];
-    const growing = analyzingGrowth(store, async (statement) => {
-      statements.push(statement);
-      throw new Error("server restarting");
-    });
+    const growing = analyzingGrowth(
+      store,
+      async (statement) => {
+        statements.push(statement);
+        throw new Error("server restarting");
+      },
+      "tenant column",
+    );
     await growing.insert(null as never, Ticket, "t", rows(1000));
     await new Promise((resolve) => setTimeout(resolve, 0));
     await growing.insert(null as never, Ticket, "t", rows(1000));
     expect(statements).toHaveLength(2);
+  });
+
+  it("analyzes the tenant column where autovacuum does the rest, the whole table where nothing else does", async () => {
+    const statements: string[] = [];
+    for (const what of ["tenant column", "table"] as const) {
+      const growing = analyzingGrowth(store, async (statement) => void statements.push(statement), what);
+      await growing.insert(null as never, Ticket, "t", rows(1000));
+    }
+    expect(statements).toEqual(['ANALYZE "tg_ticket" ("tenant_id")', 'ANALYZE "tg_ticket"']);
   });
 });
 
