@@ -18,7 +18,6 @@ import { assertAgree, withoutControl } from "./agree.js";
 import { type Measurement, probe, sample, type Target } from "./load.js";
 import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
-import { cpuSeconds } from "./process-cpu.js";
 import { describeMachine } from "./report.js";
 import { scenarios } from "./scenarios.js";
 import { type RunningServer, startServer } from "./servers.js";
@@ -38,12 +37,6 @@ if (!(Number.isInteger(rounds) && rounds >= 1 && Number.isInteger(slice) && slic
 const settings = loadSettings();
 const machine = describeMachine();
 const selected = scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
-interface Slice {
-  readonly m: Measurement;
-  /** CPU microseconds of the target's process per answered request, when /proc tells */
-  readonly cpuPerRequest: number | undefined;
-}
-
 // the smallest scale's data: the comparison is about the code, not about growth
 const data = await prepareDatabase(settings.databaseUrl, Math.min(...settings.scales));
 const runId = Date.now().toString(36);
@@ -61,7 +54,7 @@ try {
   servers.push(await startServer("./floor-server.ts", { ...env, FLOOR: "isolated" }));
   const [, baseline, floor] = servers as [RunningServer, RunningServer, RunningServer];
   const headers = { authorization: `Bearer ${await signIn(current.url, benchTenant)}` };
-  const targets: (Target & { pid: number | undefined })[] = [
+  const targets: Target[] = [
     { name: "this", url: current.url, headers, pid: current.pid },
     { name: "baseline", url: baseline.url, headers, pid: baseline.pid },
     { name: "floor", url: floor.url, headers, pid: floor.pid },
@@ -72,31 +65,21 @@ try {
     // the hosts may differ in control information (a newer one adds @odata.context): compare the data
     assertAgree(scenario, ["baseline", withoutControl(answers[1])], ["this host", withoutControl(answers[0])]);
     for (const t of targets) await sample(t, scenario, scenarioData, settings.warmup, settings.connections);
-    const slices = new Map<string, Slice[]>(targets.map((t) => [t.name, []]));
+    const slices = new Map<string, Measurement[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < targets.length; i++) {
         const t = targets[(round + i) % targets.length]!;
-        const before = await cpuSeconds(t.pid);
-        const m = await sample(t, scenario, scenarioData, slice, settings.connections);
-        const after = await cpuSeconds(t.pid);
-        const answered = m.ok + m.non2xx;
-        slices.get(t.name)!.push({
-          m,
-          cpuPerRequest:
-            before === undefined || after === undefined || answered === 0
-              ? undefined
-              : ((after - before) * 1e6) / answered,
-        });
+        slices.get(t.name)!.push(await sample(t, scenario, scenarioData, slice, settings.connections));
       }
       console.error(`${scenario.name}: round ${round + 1} of ${rounds}`);
     }
-    const rps = (name: string) => median(slices.get(name)!.map((s) => s.m.rps));
-    const p50 = (name: string) => median(slices.get(name)!.map((s) => s.m.p50));
+    const rps = (name: string) => median(slices.get(name)!.map((s) => s.rps));
+    const p50 = (name: string) => median(slices.get(name)!.map((s) => s.p50));
     const cpu = (name: string) => {
       const xs = slices.get(name)!.flatMap((s) => (s.cpuPerRequest === undefined ? [] : [s.cpuPerRequest]));
       return xs.length === 0 ? undefined : median(xs);
     };
-    const failed = [...slices.values()].flat().reduce((n, s) => n + s.m.non2xx + s.m.errors, 0);
+    const failed = [...slices.values()].flat().reduce((n, s) => n + s.non2xx + s.errors, 0);
     const fmt = (x: number | undefined, digits = 0) => (x === undefined ? "–" : x.toFixed(digits));
     const ratio = (a: number | undefined, b: number | undefined) =>
       a === undefined || b === undefined ? "–" : (a / b).toFixed(2);

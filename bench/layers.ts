@@ -33,7 +33,7 @@ import type postgres from "postgres";
 import type { HttpLayer, LayerSetup } from "./layers-server.js";
 import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
-import { cpuSeconds } from "./process-cpu.js";
+import { cpuPerRequest } from "./process-cpu.js";
 import { type Answers, recordAnswers, replaying } from "./replay-database.js";
 import { describeMachine } from "./report.js";
 import { READ_ONE_OPTIONS, readOneUrl } from "./scenarios.js";
@@ -204,29 +204,29 @@ async function bearerToken(): Promise<string> {
 }
 
 /** CPU microseconds per request of the process `pid` serving `target` at `rate` requests/s for `seconds` */
-async function cpuPerRequest(
+async function httpCpuPerRequest(
   target: string,
   pid: number | undefined,
   scenario: LayeredScenario,
   token: string,
   seconds: number,
 ) {
-  const before = await cpuSeconds(pid);
-  const result = await autocannon({
-    url: target,
-    connections: inFlight,
-    overallRate: rate,
-    duration: seconds,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    requests: [{ setupRequest: (request) => ({ ...request, ...scenario.http() }) }],
-  });
-  const after = await cpuSeconds(pid);
+  const { result, cpuPerRequest: cpu } = await cpuPerRequest(
+    pid,
+    () =>
+      autocannon({
+        url: target,
+        connections: inFlight,
+        overallRate: rate,
+        duration: seconds,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        requests: [{ setupRequest: (request) => ({ ...request, ...scenario.http() }) }],
+      }),
+    (r) => r["2xx"],
+  );
   if (result.non2xx + result.errors > 0)
     throw new Error(`${scenario.name} over HTTP: ${result.non2xx} non-2xx answers and ${result.errors} errors.`);
-  const answered = result["2xx"];
-  return before === undefined || after === undefined || answered === 0
-    ? Number.NaN
-    : ((after - before) * 1e6) / answered;
+  return cpu ?? Number.NaN;
 }
 
 const HTTP_LAYERS: readonly HttpLayer[] = ["hono", "service", "app"];
@@ -263,13 +263,13 @@ try {
     );
     try {
       for (const layer of HTTP_LAYERS) cpu.set(`HTTP: ${layer}`, []);
-      for (const server of servers) await cpuPerRequest(server.url, server.pid, scenario, token, settings.warmup);
+      for (const server of servers) await httpCpuPerRequest(server.url, server.pid, scenario, token, settings.warmup);
       for (let round = 0; round < rounds; round++) {
         for (let i = 0; i < servers.length; i++) {
           const k = (round + i) % servers.length;
           cpu
             .get(`HTTP: ${HTTP_LAYERS[k]}`)!
-            .push(await cpuPerRequest(servers[k]!.url, servers[k]!.pid, scenario, token, slice));
+            .push(await httpCpuPerRequest(servers[k]!.url, servers[k]!.pid, scenario, token, slice));
         }
         console.error(`${scenario.name} over HTTP: round ${round + 1} of ${rounds}`);
       }

@@ -3,6 +3,7 @@
  * then the measured autocannon run on loopback.
  */
 import autocannon from "autocannon";
+import { cpuPerRequest } from "./process-cpu.js";
 import type { Scenario, ScenarioData } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
 
@@ -11,6 +12,8 @@ export interface Target {
   readonly name: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** the server's process, whose CPU time per request a measurement reports (when known) */
+  readonly pid?: number | undefined;
 }
 
 export interface Measurement {
@@ -24,6 +27,12 @@ export interface Measurement {
   readonly errors: number;
   /** non-2xx responses by status code, to tell a 401 from a 500 at a glance */
   readonly statuses: Readonly<Record<string, number>>;
+  /**
+   * the server process's CPU microseconds per answered request (user + system, its helper threads
+   * included), undefined without its pid or /proc: what the server itself costs, which the other
+   * processes on a shared machine disturb far less than its throughput
+   */
+  readonly cpuPerRequest: number | undefined;
 }
 
 const headersOf = (target: Target) => ({ ...target.headers, "content-type": "application/json" });
@@ -86,7 +95,11 @@ export async function sample(
   seconds: number,
   connections: number,
 ): Promise<Measurement> {
-  const result = await run(target, scenario, data, seconds, connections);
+  const { result, cpuPerRequest: cpu } = await cpuPerRequest(
+    target.pid,
+    () => run(target, scenario, data, seconds, connections),
+    (r) => r["2xx"] + r.non2xx,
+  );
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {})
       .filter(([status]) => !status.startsWith("2"))
@@ -100,6 +113,7 @@ export async function sample(
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
+    cpuPerRequest: cpu,
   };
 }
 

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 const CLOCK_TICKS = 100;
 
 /** user + system CPU seconds of a process so far, from /proc (undefined elsewhere) */
-export async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
+async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
   if (pid === undefined) return undefined;
   try {
     // fields after the parenthesized command name: utime and stime are the 12th and 13th, in ticks
@@ -15,4 +15,23 @@ export async function cpuSeconds(pid: number | undefined): Promise<number | unde
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Runs `work` and returns its result with the CPU microseconds process `pid` spent per request
+ * it answered meanwhile (`answered` of the result); undefined without /proc or without answers
+ */
+export async function cpuPerRequest<T>(
+  pid: number | undefined,
+  work: () => Promise<T>,
+  answered: (result: T) => number,
+): Promise<{ result: T; cpuPerRequest: number | undefined }> {
+  const before = await cpuSeconds(pid);
+  const result = await work();
+  const after = await cpuSeconds(pid);
+  const n = answered(result);
+  return {
+    result,
+    cpuPerRequest: before === undefined || after === undefined || n === 0 ? undefined : ((after - before) * 1e6) / n,
+  };
 }

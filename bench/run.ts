@@ -105,8 +105,8 @@ async function runScale(scale: number): Promise<ScaleRun> {
       // the floors ignore the token, but get the same request bytes to parse
       const headers = { authorization: `Bearer ${await signIn(host.url, benchTenant)}` };
       const targets: Target[] = [
-        { name: "host", url: host.url, headers },
-        ...floors.map((f) => ({ name: f.name, url: f.server.url, headers })),
+        { name: "host", url: host.url, headers, pid: host.pid },
+        ...floors.map((f) => ({ name: f.name, url: f.server.url, headers, pid: f.server.pid })),
       ];
       // every target warm before anything is measured: a server started a moment ago compiles,
       // optimizes and prepares its statements during the first scenarios, and the first target

@@ -13,7 +13,7 @@
  */
 
 import autocannon from "autocannon";
-import { cpuSeconds } from "./process-cpu.js";
+import { cpuPerRequest } from "./process-cpu.js";
 import type { ScenarioData } from "./scenarios.js";
 import { scenarios } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
@@ -75,10 +75,12 @@ export async function runSoak(
   for (let from = 0; from < settings.soakRequests; from += SOAK_WINDOW) {
     const amount = Math.min(SOAK_WINDOW, settings.soakRequests - from);
     const started = performance.now();
-    const cpuBefore = await cpuSeconds(hostPid);
-    const result = await load(settings.soakConnections, { amount });
+    const { result, cpuPerRequest: hostCpuMicros } = await cpuPerRequest(
+      hostPid,
+      () => load(settings.soakConnections, { amount }),
+      () => amount,
+    );
     const rps = amount / ((performance.now() - started) / 1000);
-    const cpuAfter = await cpuSeconds(hostPid);
     const window = {
       from: from + 1,
       to: from + amount,
@@ -86,8 +88,7 @@ export async function runSoak(
       p50: result.latency.p50,
       p99: result.latency.p99,
       failed: result.non2xx + result.errors + result.timeouts,
-      hostCpuMicros:
-        cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / amount,
+      hostCpuMicros,
     };
     windows.push(window);
     console.error(
