@@ -65,6 +65,31 @@ describe("tables derived from definitions", () => {
     }
   });
 
+  it("leaves out a reference's own index where a declared index leads with the reference, not its foreign key", () => {
+    const Line = entity("TblLine", {
+      naturalKey: "Guid",
+      fields: { Item: reference("TblItem"), Uom: reference("TblUom"), Status: text() },
+      indexes: [
+        ["Item", "Status"],
+        ["Status", "Uom"],
+      ],
+    });
+    const ddl = tableDdl(entityTable(defineModel([Uom, Item, Line]), Line));
+    const created = ddl.create.join("\n");
+    // led by the reference: covered
+    expect(created).not.toContain("tbl_line_item_guid_idx");
+    expect(created).toContain(
+      'CREATE INDEX IF NOT EXISTS "tbl_line_item_guid_status_ix" ON "tbl_line" ("tenant_id", "item_guid", "status")',
+    );
+    // the reference comes second there: not covered
+    expect(created).toContain(
+      'CREATE INDEX IF NOT EXISTS "tbl_line_uom_guid_idx" ON "tbl_line" ("tenant_id", "uom_guid")',
+    );
+    const constraints = ddl.constraints.join("\n");
+    expect(constraints).toMatch(/FOREIGN KEY \("tenant_id", "item_guid"\) REFERENCES "tbl_item"/);
+    expect(constraints).toMatch(/FOREIGN KEY \("tenant_id", "uom_guid"\) REFERENCES "tbl_uom"/);
+  });
+
   it("refuses an index on what has no column", () => {
     const declare = (indexes: readonly (string | string[])[]) => () =>
       entity("TblBad", {

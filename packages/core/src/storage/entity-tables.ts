@@ -88,6 +88,21 @@ export function columnBuilders(def: AnyEntity): Record<string, PgColumnBuilderBa
   return columns;
 }
 
+/**
+ * The index of each of an entity's references, `(tenant, reference)`: what a foreign-key check of
+ * a delete in the target and a join by the reference look up. `covered` when a declared index
+ * leads with the reference (`["SellToCustomer", "Status"]`): that index serves the same lookups,
+ * and a second B-tree would only cost every insert and update of the table.
+ */
+export function referenceIndexes(
+  def: AnyEntity,
+): { readonly name: string; readonly column: string; readonly covered: boolean }[] {
+  const leading = new Set(declaredIndexes(def).map((ix) => ix.columns[1]));
+  return persistedColumns(def)
+    .filter((c) => c.field.kind === "reference")
+    .map((c) => ({ name: `${tableName(def)}_${c.column}_idx`, column: c.column, covered: leading.has(c.column) }));
+}
+
 /** The drizzle table of an entity; columns are keyed by their SQL name. */
 export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const cached = cache.get(def);
@@ -100,6 +115,7 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const nk = columnOf(def, [def.naturalKey.property]);
   const references = persistedColumns(def).filter((c) => c.field.kind === "reference");
   const owner = model.owner(def.name);
+  const uncovered = new Set(referenceIndexes(def).flatMap((ix) => (ix.covered ? [] : [ix.column])));
   const table = pgTable(name, columns, (t: Record<string, any>) => [
     primaryKey({ name: `${name}_pkey`, columns: [t[TENANT_COLUMN], t.guid] }),
     ...(nk && nk.column !== "guid"
@@ -110,7 +126,7 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
       // the collection's inverse reference cascades: items live and die with their owner
       const cascade = owner !== undefined && c.path.length === 1 && c.path[0] === owner.inverse;
       return [
-        index(`${name}_${c.column}_idx`).on(t[TENANT_COLUMN], t[c.column]),
+        ...(uncovered.has(c.column) ? [index(`${name}_${c.column}_idx`).on(t[TENANT_COLUMN], t[c.column])] : []),
         foreignKey({
           name: `${name}_${c.column}_fk`,
           columns: [t[TENANT_COLUMN], t[c.column]],

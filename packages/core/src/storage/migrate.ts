@@ -4,10 +4,10 @@
  * start against one database at once.
  */
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { Model } from "../model/model.js";
+import type { AnyEntity, Model } from "../model/model.js";
 import type { Database } from "./database.js";
-import { declaredIndexes, modelTables } from "./entity-tables.js";
-import { tableName } from "./naming.js";
+import { declaredIndexes, modelTables, referenceIndexes } from "./entity-tables.js";
+import { quoteIdentifier, quoteLiteral, tableName } from "./naming.js";
 import { hasSearch, SEARCH_EXTENSION_STATEMENT, searchIndexStatement } from "./search-document.js";
 import { stagedTables } from "./staged-tables.js";
 import { systemTables } from "./system-tables.js";
@@ -35,6 +35,7 @@ export function migrationStatements(model: Model, tables: readonly PgTable[] = [
     // (checked first, so that an owner without CREATEROLE can migrate once the role exists)
     `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN CREATE ROLE ${APP_ROLE} NOLOGIN; END IF; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
     ...ddl.flatMap((d) => d.create),
+    ...[...model.entities.values()].filter((def) => def.storage === undefined).flatMap(coveredReferenceIndexDrops),
     ...ddl.flatMap((d) => d.constraints),
     ...ddl.flatMap((d) => d.security),
     ...(hasSearch(model) ? [SEARCH_EXTENSION_STATEMENT] : []),
@@ -44,6 +45,21 @@ export function migrationStatements(model: Model, tables: readonly PgTable[] = [
     // a non-superuser owner must be a member to switch to the role per transaction
     `DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user); END IF; END $$`,
   ];
+}
+
+/**
+ * A reference's own index that a declared index now covers (entity-tables.ts `referenceIndexes`),
+ * made by an earlier version of the model: dropped once the declared index is there and valid, so
+ * that a failed concurrent build never leaves the reference without an index.
+ */
+function coveredReferenceIndexDrops(def: AnyEntity): string[] {
+  const leading = new Map(declaredIndexes(def).map((ix) => [ix.columns[1], ix.name]));
+  return referenceIndexes(def)
+    .filter((ix) => ix.covered)
+    .map(
+      (ix) =>
+        `DO $$ BEGIN IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${quoteLiteral(leading.get(ix.column)!)} AND i.indisvalid) THEN DROP INDEX IF EXISTS ${quoteIdentifier(ix.name)}; END IF; END $$`,
+    );
 }
 
 /** a table this large gets a newly declared index built without blocking its writers */
@@ -65,9 +81,9 @@ async function buildLargeIndexesConcurrently(db: Database, model: Model): Promis
         params: [tableName(def), ix.name],
       });
       if (state === undefined || state.present || Number(state.rows ?? 0) < LARGE_TABLE_ROWS) continue;
-      const columns = ix.columns.map((c) => `"${c}"`).join(", ");
+      const columns = ix.columns.map(quoteIdentifier).join(", ");
       await db.query({
-        sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${ix.name}" ON "${tableName(def)}" (${columns})`,
+        sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdentifier(ix.name)} ON ${quoteIdentifier(tableName(def))} (${columns})`,
         params: [],
       });
     }

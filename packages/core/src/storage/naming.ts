@@ -30,6 +30,9 @@ export function perEntity<T>(derive: (def: AnyEntity) => T): (def: AnyEntity) =>
 /** a name as an SQL identifier: quoted, any quote in it doubled */
 export const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
+/** a text as an SQL string literal, for DDL, which takes no parameters */
+export const quoteLiteral = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
 /** an entity's table */
 export const tableName = perEntity((def): string => def.table ?? snakeCase(def.name));
 

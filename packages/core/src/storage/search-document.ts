@@ -10,7 +10,14 @@ import { createHash } from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
-import { type ColumnMapping, persistedColumns, quoteIdentifier, TENANT_COLUMN, tableName } from "./naming.js";
+import {
+  type ColumnMapping,
+  persistedColumns,
+  quoteIdentifier,
+  quoteLiteral,
+  TENANT_COLUMN,
+  tableName,
+} from "./naming.js";
 
 /** the text search configuration of every search document and query */
 export const SEARCH_CONFIGURATION = "simple";
@@ -35,7 +42,6 @@ export const searchDocument = (columns: readonly ColumnMapping[], column: (c: Co
   )})`;
 
 const dialect = new PgDialect();
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** the search document of an entity as index DDL: statement text, no parameters */
 function indexExpression(columns: readonly ColumnMapping[]): string {
@@ -66,7 +72,7 @@ export function searchIndexStatement(def: AnyEntity): string {
     expression === undefined
       ? undefined
       : `${prefix.slice(0, 54)}${createHash("sha1").update(expression).digest("hex").slice(0, 8)}`;
-  const stale = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ${literal(table)} AND indexname LIKE ${literal(`${prefix.slice(0, 54).replace(/[\\_%]/g, "\\$&")}%`)}${name === undefined ? "" : ` AND indexname <> ${literal(name)}`}`;
+  const stale = `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ${quoteLiteral(table)} AND indexname LIKE ${quoteLiteral(`${prefix.slice(0, 54).replace(/[\\_%]/g, "\\$&")}%`)}${name === undefined ? "" : ` AND indexname <> ${quoteLiteral(name)}`}`;
   const create =
     name === undefined
       ? ""
