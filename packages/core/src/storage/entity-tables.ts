@@ -115,7 +115,10 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const nk = columnOf(def, [def.naturalKey.property]);
   const references = persistedColumns(def).filter((c) => c.field.kind === "reference");
   const owner = model.owner(def.name);
-  const uncovered = new Set(referenceIndexes(def).flatMap((ix) => (ix.covered ? [] : [ix.column])));
+  // a covered reference's index is left out, the name of the others decided in one place
+  const ownIndexes = new Map(
+    referenceIndexes(def).flatMap((ix) => (ix.covered ? [] : [[ix.column, ix.name] as const])),
+  );
   const table = pgTable(name, columns, (t: Record<string, any>) => [
     primaryKey({ name: `${name}_pkey`, columns: [t[TENANT_COLUMN], t.guid] }),
     ...(nk && nk.column !== "guid"
@@ -126,7 +129,7 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
       // the collection's inverse reference cascades: items live and die with their owner
       const cascade = owner !== undefined && c.path.length === 1 && c.path[0] === owner.inverse;
       return [
-        ...(uncovered.has(c.column) ? [index(`${name}_${c.column}_idx`).on(t[TENANT_COLUMN], t[c.column])] : []),
+        ...(ownIndexes.has(c.column) ? [index(ownIndexes.get(c.column)!).on(t[TENANT_COLUMN], t[c.column])] : []),
         foreignKey({
           name: `${name}_${c.column}_fk`,
           columns: [t[TENANT_COLUMN], t[c.column]],
