@@ -68,16 +68,23 @@ describe("tables derived from definitions", () => {
   it("leaves out a reference's own index where a declared index leads with the reference, not its foreign key", () => {
     const Line = entity("TblLine", {
       naturalKey: "Guid",
-      fields: { Item: reference("TblItem"), Uom: reference("TblUom"), Status: text() },
-      indexes: [
-        ["Item", "Status"],
-        ["Status", "Uom"],
-      ],
+      fields: {
+        Item: reference("TblItem"),
+        Uom: reference("TblUom"),
+        Status: text(),
+        Where: complex({ Uom: reference("TblUom") }),
+      },
+      indexes: [["Item", "Status"], ["Status", "Uom"], ["Where/Uom"]],
     });
     const ddl = tableDdl(entityTable(defineModel([Uom, Item, Line]), Line));
     const created = ddl.create.join("\n");
     // led by the reference: covered
     expect(created).not.toContain("tbl_line_item_guid_idx");
+    // a nested value's reference too
+    expect(created).not.toContain("tbl_line_where__uom_guid_idx");
+    expect(created).toContain(
+      'CREATE INDEX IF NOT EXISTS "tbl_line_where__uom_guid_ix" ON "tbl_line" ("tenant_id", "where__uom_guid")',
+    );
     expect(created).toContain(
       'CREATE INDEX IF NOT EXISTS "tbl_line_item_guid_status_ix" ON "tbl_line" ("tenant_id", "item_guid", "status")',
     );
@@ -88,6 +95,7 @@ describe("tables derived from definitions", () => {
     const constraints = ddl.constraints.join("\n");
     expect(constraints).toMatch(/FOREIGN KEY \("tenant_id", "item_guid"\) REFERENCES "tbl_item"/);
     expect(constraints).toMatch(/FOREIGN KEY \("tenant_id", "uom_guid"\) REFERENCES "tbl_uom"/);
+    expect(constraints).toMatch(/FOREIGN KEY \("tenant_id", "where__uom_guid"\) REFERENCES "tbl_uom"/);
   });
 
   it("refuses an index on what has no column", () => {

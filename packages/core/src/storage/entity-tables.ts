@@ -90,17 +90,17 @@ export function columnBuilders(def: AnyEntity): Record<string, PgColumnBuilderBa
 
 /**
  * The index of each of an entity's references, `(tenant, reference)`: what a foreign-key check of
- * a delete in the target and a join by the reference look up. `covered` when a declared index
- * leads with the reference (`["SellToCustomer", "Status"]`): that index serves the same lookups,
- * and a second B-tree would only cost every insert and update of the table.
+ * a delete in the target and a join by the reference look up. `coveredBy` names the declared index
+ * that leads with the reference (`["SellToCustomer", "Status"]`), if one does: that index serves
+ * the same lookups, and a second B-tree would only cost every insert and update of the table.
  */
 export function referenceIndexes(
   def: AnyEntity,
-): { readonly name: string; readonly column: string; readonly covered: boolean }[] {
-  const leading = new Set(declaredIndexes(def).map((ix) => ix.columns[1]));
+): { readonly name: string; readonly column: string; readonly coveredBy: string | undefined }[] {
+  const leading = new Map(declaredIndexes(def).map((ix) => [ix.columns[1], ix.name]));
   return persistedColumns(def)
     .filter((c) => c.field.kind === "reference")
-    .map((c) => ({ name: `${tableName(def)}_${c.column}_idx`, column: c.column, covered: leading.has(c.column) }));
+    .map((c) => ({ name: `${tableName(def)}_${c.column}_idx`, column: c.column, coveredBy: leading.get(c.column) }));
 }
 
 /** The drizzle table of an entity; columns are keyed by their SQL name. */
@@ -117,7 +117,7 @@ export function entityTable(model: Model, def: AnyEntity): EntityTable {
   const owner = model.owner(def.name);
   // a covered reference's index is left out, the name of the others decided in one place
   const ownIndexes = new Map(
-    referenceIndexes(def).flatMap((ix) => (ix.covered ? [] : [[ix.column, ix.name] as const])),
+    referenceIndexes(def).flatMap((ix) => (ix.coveredBy === undefined ? [[ix.column, ix.name] as const] : [])),
   );
   const table = pgTable(name, columns, (t: Record<string, any>) => [
     primaryKey({ name: `${name}_pkey`, columns: [t[TENANT_COLUMN], t.guid] }),

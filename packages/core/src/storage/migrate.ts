@@ -30,16 +30,17 @@ export const schemaTables = (model: Model, tables: readonly PgTable[] = []): PgT
 
 export function migrationStatements(model: Model, tables: readonly PgTable[] = []): string[] {
   const ddl = schemaTables(model, tables).map(tableDdl);
+  const stored = [...model.entities.values()].filter((def) => def.storage === undefined);
   return [
     // roles are cluster-wide: create once, tolerate a concurrent creator
     // (checked first, so that an owner without CREATEROLE can migrate once the role exists)
     `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN CREATE ROLE ${APP_ROLE} NOLOGIN; END IF; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
     ...ddl.flatMap((d) => d.create),
-    ...[...model.entities.values()].filter((def) => def.storage === undefined).flatMap(coveredReferenceIndexDrops),
+    ...stored.flatMap(coveredReferenceIndexDrops),
     ...ddl.flatMap((d) => d.constraints),
     ...ddl.flatMap((d) => d.security),
     ...(hasSearch(model) ? [SEARCH_EXTENSION_STATEMENT] : []),
-    ...[...model.entities.values()].filter((def) => def.storage === undefined).map(searchIndexStatement),
+    ...stored.map(searchIndexStatement),
     `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
     `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
     // a non-superuser owner must be a member to switch to the role per transaction
@@ -53,13 +54,13 @@ export function migrationStatements(model: Model, tables: readonly PgTable[] = [
  * that a failed concurrent build never leaves the reference without an index.
  */
 function coveredReferenceIndexDrops(def: AnyEntity): string[] {
-  const leading = new Map(declaredIndexes(def).map((ix) => [ix.columns[1], ix.name]));
-  return referenceIndexes(def)
-    .filter((ix) => ix.covered)
-    .map(
-      (ix) =>
-        `DO $$ BEGIN IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${quoteLiteral(leading.get(ix.column)!)} AND i.indisvalid) THEN DROP INDEX IF EXISTS ${quoteIdentifier(ix.name)}; END IF; END $$`,
-    );
+  return referenceIndexes(def).flatMap(({ name, coveredBy }) =>
+    coveredBy === undefined
+      ? []
+      : [
+          `DO $$ BEGIN IF EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ${quoteLiteral(coveredBy)} AND i.indisvalid) THEN DROP INDEX IF EXISTS ${quoteIdentifier(name)}; END IF; END $$`,
+        ],
+  );
 }
 
 /** a table this large gets a newly declared index built without blocking its writers */

@@ -6,7 +6,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { getTableConfig, PgDialect, type PgTable } from "drizzle-orm/pg-core";
-import { quoteIdentifier as q } from "./naming.js";
+import { quoteIdentifier as q, quoteLiteral } from "./naming.js";
 
 const dialect = new PgDialect();
 
@@ -21,7 +21,7 @@ function defaultClause(value: unknown): string {
   if (value === undefined) return "";
   if (typeof value === "object" && value !== null && "queryChunks" in value) return ` DEFAULT ${inline(value as SQL)}`;
   if (typeof value === "number" || typeof value === "boolean") return ` DEFAULT ${value}`;
-  return ` DEFAULT '${String(value).replace(/'/g, "''")}'`;
+  return ` DEFAULT ${quoteLiteral(String(value))}`;
 }
 
 export interface TableDdl {

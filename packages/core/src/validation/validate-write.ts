@@ -107,29 +107,19 @@ function rejectUnknown(walk: Walk, plan: ObjectPlan, key: string, target: string
 }
 
 function isWritable(walk: Walk, plan: FieldPlan, key: string, scope: Scope): boolean {
+  // the property's path only for a refusal: a writable one needs none
+  const refuse = (why: string) => {
+    const target = join(scope.path, key);
+    report(walk, "ReadOnlyProperty", target, `${target} ${why}`);
+    return false;
+  };
   if (key === scope.inverse) {
     const owner = plan.field.kind === "reference" ? plan.field.target : "owner";
-    report(
-      walk,
-      "ReadOnlyProperty",
-      join(scope.path, key),
-      `${join(scope.path, key)} is set by the owning ${owner}; leave it out of the item.`,
-    );
-    return false;
+    return refuse(`is set by the owning ${owner}; leave it out of the item.`);
   }
-  if (plan.field === builtInFields.Guid) {
-    if (!scope.guidWritable)
-      report(
-        walk,
-        "ReadOnlyProperty",
-        join(scope.path, key),
-        `${join(scope.path, key)} is assigned on create and cannot change.`,
-      );
-    return scope.guidWritable;
-  }
-  if (plan.field.readOnly)
-    report(walk, "ReadOnlyProperty", join(scope.path, key), `${join(scope.path, key)} is read-only.`);
-  return !plan.field.readOnly;
+  if (plan.field === builtInFields.Guid)
+    return scope.guidWritable || refuse("is assigned on create and cannot change.");
+  return !plan.field.readOnly || refuse("is read-only.");
 }
 
 function writeField(walk: Walk, plan: FieldPlan, value: unknown, path: string, key: string, mode: WriteMode): unknown {
