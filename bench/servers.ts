@@ -54,6 +54,8 @@ export function startServer(
   });
   if (setup !== undefined) child.send(setup as object);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // a CPU profile is written as the process exits, which takes seconds after a long run
+  const closing = nodeOptions.includes("--cpu-prof") ? 120_000 : 5000;
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${entry} exited with code ${code} before listening.`)));
     child.once("message", (message: { url: string }) =>
@@ -63,7 +65,10 @@ export function startServer(
         async stop() {
           child.disconnect();
           // a server stuck closing must not hang the run after its numbers are in
-          const timer = setTimeout(() => child.kill(), 5000);
+          const timer = setTimeout(() => {
+            console.error(`${entry} did not stop within ${closing / 1000} s: killed.`);
+            child.kill();
+          }, closing);
           await exited;
           clearTimeout(timer);
         },
