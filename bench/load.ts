@@ -33,6 +33,12 @@ export interface Measurement {
    * processes on a shared machine disturb far less than its throughput
    */
   readonly cpuPerRequest: number | undefined;
+  /**
+   * the PostgreSQL server's CPU microseconds per answered request (all its processes on this
+   * machine), undefined with the database elsewhere: with `cpuPerRequest`, what a request costs
+   * the machine
+   */
+  readonly postgresCpuPerRequest: number | undefined;
 }
 
 const headersOf = (target: Target) => ({ ...target.headers, "content-type": "application/json" });
@@ -95,10 +101,15 @@ export async function sample(
   seconds: number,
   connections: number,
 ): Promise<Measurement> {
-  const { result, cpuPerRequest: cpu } = await cpuPerRequest(
+  const {
+    result,
+    cpuPerRequest: cpu,
+    postgresCpuPerRequest,
+  } = await cpuPerRequest(
     target.pid,
     () => run(target, scenario, data, seconds, connections),
     (r) => r["2xx"] + r.non2xx,
+    { postgres: true },
   );
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {})
@@ -114,6 +125,7 @@ export async function sample(
     errors: result.errors,
     statuses,
     cpuPerRequest: cpu,
+    postgresCpuPerRequest,
   };
 }
 

@@ -52,8 +52,10 @@ const failures = (m: Measurement) =>
     ...(m.errors ? [`${m.errors}×error`] : []),
   ].join(" ") || "0";
 
-/** a server's CPU per request, whole microseconds */
-const cpu = (m: Measurement) => (m.cpuPerRequest === undefined ? "–" : m.cpuPerRequest.toFixed(0));
+/** whole microseconds, or – when not known */
+const micros = (us: number | undefined) => (us === undefined ? "–" : us.toFixed(0));
+/** a server's CPU per request and PostgreSQL's for it */
+const machineCpu = (m: Measurement) => `${micros(m.cpuPerRequest)} + ${micros(m.postgresCpuPerRequest)}`;
 
 const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 const markdown = (head: readonly string[], rows: readonly (readonly string[])[]) => [
@@ -104,8 +106,8 @@ export function table(results: readonly ScenarioResult[], m: Machine, settings: 
     "host p99 ms",
     ...floors.flatMap((f) => [`${f} req/s`, `${f} p50 ms`]),
     ...floors.map((f) => `host/${f}`),
-    "host CPU µs/req",
-    ...floors.map((f) => `${f} CPU µs/req`),
+    "host CPU µs/req (server + PostgreSQL)",
+    ...floors.map((f) => `${f} CPU µs/req (server + PostgreSQL)`),
     `failed (host / ${floors.join(" / ")})`,
   ];
   const rows = results.map((r) => [
@@ -115,12 +117,12 @@ export function table(results: readonly ScenarioResult[], m: Machine, settings: 
     String(r.host.p99),
     ...r.floors.flatMap((f) => [f.measured.rps.toFixed(0), String(f.measured.p50)]),
     ...r.floors.map((f) => (r.host.rps / f.measured.rps).toFixed(2)),
-    cpu(r.host),
-    ...r.floors.map((f) => cpu(f.measured)),
+    machineCpu(r.host),
+    ...r.floors.map((f) => machineCpu(f.measured)),
     [failures(r.host), ...r.floors.map((f) => failures(f.measured))].join(" / "),
   ]);
   return [
-    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up · CPU µs/req: the server process's own CPU per answered request (PostgreSQL's and the load generator's not included) · floors: isolated = the host's isolation (the statement alone on a session set for the tenant); bare = the statement alone, as the owner; transaction = the statement in the tenant transaction, one round trip; awaited = the tenant transaction, each step awaited`,
+    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up · CPU µs/req: per answered request, the server process's own CPU + the PostgreSQL server's (all its processes on this machine; – with the database elsewhere), the load generator's not included; once the cores are busy, a target's req/s follows the sum · floors: isolated = the host's isolation (the statement alone on a session set for the tenant); bare = the statement alone, as the owner; transaction = the statement in the tenant transaction, one round trip; awaited = the tenant transaction, each step awaited`,
     "",
     ...markdown(head, rows),
   ].join("\n");
