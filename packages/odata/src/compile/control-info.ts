@@ -8,7 +8,7 @@
  * has always written.
  *
  * The same information is written two ways: from flat row values in TypeScript (row-plan.ts) and
- * as `json_build_object` pairs in SQL (json-object.ts, for expanded collections).
+ * as JSON text built in SQL (json-object.ts, for expanded collections).
  */
 import { type AnyEntity, type PersistedField, versionText } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
@@ -84,22 +84,23 @@ export function controlText(entity: AnyEntity, options: EntityOutput): { leading
 }
 
 /**
- * The control information as `json_build_object` pairs for the record at `alias` (a relation
- * with `guid` and `row_version`): the same text, built by PostgreSQL from the row, every
- * constant a parameter.
+ * The control information as members of JSON text built in SQL for the record at `alias` (a
+ * relation with `guid` and `row_version`): each member's value as its quoted JSON text, the
+ * constants escaped here and sent as parameters, the Guid and version written in unescaped (a
+ * uuid's and a number's text need no escaping in JSON), the same text as `controlText`.
  */
 export function controlPairs(entity: AnyEntity, alias: string, options: EntityOutput) {
   const plan = controlPlan(entity, options);
   const part = (p: Template[number]): SQL =>
     typeof p === "string"
-      ? sql`${p}::text`
+      ? sql`${JSON.stringify(p).slice(1, -1)}::text`
       : p.column === "guid"
         ? sql`${sql.identifier(alias)}.guid::text`
         : versionText(alias);
   const pairs = (items: ControlPlan["leading"]) =>
     items.map(([key, template]): [string, SQL] => [
       key,
-      template.length === 1 ? part(template[0]!) : sql`concat(${sql.join(template.map(part), sql`, `)})`,
+      sql`('"' || ${sql.join(template.map(part), sql` || `)} || '"')`,
     ]);
   return { leading: pairs(plan.leading), trailing: pairs(plan.trailing) };
 }

@@ -1,8 +1,11 @@
 /**
- * Records of an expanded collection, built as JSON inside PostgreSQL: one correlated subquery per
- * collection returns the finished array as text, which goes into the response as it is. Virtual
- * properties need TypeScript, so their inputs ride along under `@inputs` and `finishVirtuals`
- * computes them after the fact, only when one was selected.
+ * Records of an expanded collection, built as JSON text inside PostgreSQL: one correlated
+ * subquery per collection returns the finished array, which goes into the response as it is.
+ * The text is concatenated from each value's JSON text (output-value.ts: jsonText) rather than
+ * made by `json_build_object` and `json_agg`, which work out every argument's type again for
+ * every row: for 20 orders with 5 lines and their products, PostgreSQL spent 24% less time on the
+ * statement. Virtual properties need TypeScript, so their inputs ride along under `@inputs` and
+ * `finishVirtuals` computes them after the fact, only when one was selected.
  */
 import {
   assignPath,
@@ -20,33 +23,31 @@ import { searchCondition } from "./compile-search.js";
 import { controlPairs, type EntityOutput } from "./control-info.js";
 import { ExactNumber } from "./exact-json.js";
 import { orderClause } from "./order-clause.js";
-import { jsonValue } from "./output-value.js";
+import { jsonText } from "./output-value.js";
 import { QueryScope } from "./query-scope.js";
 
 const INPUTS = "@inputs";
 
 // keys come from the model or from `$compute` aliases, which the grammar limits to identifiers;
-// checked again here because they are written into the statement
+// checked again here because they are written into the statement (and need no escaping in JSON)
 const KEY =
   /^[A-Za-z_][A-Za-z0-9_]*(@odata\.count|@odata\.navigationLink)?$|^@inputs$|^@odata\.(etag|id|type|editLink)$/;
-const jsonKey = (key: string): SQL => {
+const member = (key: string, first: boolean): SQL => {
   if (!KEY.test(key)) throw new Error(`"${key}" cannot be a JSON key in a statement`);
-  return sql.raw(`'${key}'`);
+  return sql.raw(`'${first ? "{" : ","}"${key}":'`);
 };
 
-/** json_build_object takes at most 100 arguments: larger objects are built in parts and merged */
-function buildObject(pairs: readonly [string, SQL][]): SQL {
-  const chunks: SQL[] = [];
-  for (let i = 0; i < pairs.length; i += 50) {
-    const args = pairs.slice(i, i + 50).flatMap(([key, value]) => [jsonKey(key), value]);
-    chunks.push(sql`json_build_object(${sql.join(args, sql`, `)})`);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  // json has no merge operator; jsonb's is safe here because the parts are disjoint and small
-  return sql`(${sql.join(
-    chunks.map((c) => sql`${c}::jsonb`),
-    sql` || `,
-  )})::json`;
+/** a member's value: JSON text, or the members of an object nested in it (a complex value) */
+type Member = SQL | Pairs;
+type Pairs = [string, Member][];
+
+/** a JSON object as text from its members, each value's SQL giving JSON text (never NULL) */
+function buildObject(pairs: Pairs): SQL {
+  if (pairs.length === 0) return sql`'{}'`;
+  const parts = pairs.map(
+    ([key, value], i) => sql`${member(key, i === 0)} || ${Array.isArray(value) ? buildObject(value) : value}`,
+  );
+  return sql`(${sql.join(parts, sql` || `)} || '}')`;
 }
 
 /** computed in TypeScript from inputs: virtual properties, and RecordReadOnly when a DisableIf exists */
@@ -70,9 +71,9 @@ export const featureSet = (text: unknown): ReadonlySet<string> =>
 
 /** the JSON object of one record of `query`, its columns read through `scope` */
 export function jsonObject(query: ReadQuery, scope: QueryScope, options: EntityOutput): SQL {
-  const col = (c: ColumnMapping) => jsonValue(scope.column(scope.alias, c.column), valueTypeOf(c), options);
+  const col = (c: ColumnMapping) => jsonText(scope.column(scope.alias, c.column), valueTypeOf(c), options);
   const control = controlPairs(query.entity, scope.alias, options);
-  const pairs: [string, SQL][] = [...control.leading];
+  const pairs: Pairs = [...control.leading];
   const inputs = new Map<string, ColumnMapping>();
   for (const p of query.select) {
     switch (p.kind) {
@@ -80,19 +81,16 @@ export function jsonObject(query: ReadQuery, scope: QueryScope, options: EntityO
         pairs.push([p.name, col(p.column)]);
         break;
       case "complex":
-        pairs.push([p.name, buildObject(p.members.map((m) => [m.path[1]!, col(m)]))]);
+        pairs.push([p.name, p.members.map((m): [string, Member] => [m.path[1]!, col(m)])]);
         break;
       case "virtual":
         for (const c of p.dependsOn) inputs.set(c.column, c);
         break;
       case "computed":
-        pairs.push([
-          p.name,
-          jsonValue(compileExpr(p.expr, { scopes: new Map([[null, scope]]) }), p.expr.type, options),
-        ]);
+        pairs.push([p.name, jsonText(compileExpr(p.expr, { scopes: new Map([[null, scope]]) }), p.expr.type, options)]);
         break;
       case "recordReadOnly":
-        if (p.dependsOn.length === 0) pairs.push([p.name, sql`'[]'::json`]);
+        if (p.dependsOn.length === 0) pairs.push([p.name, sql`'[]'`]);
         else for (const c of p.dependsOn) inputs.set(c.column, c);
         break;
     }
@@ -106,14 +104,13 @@ export function jsonObject(query: ReadQuery, scope: QueryScope, options: EntityO
     }
     const alias = scope.navigate([e.navigation]);
     const target = scope.at(alias, e.navigation.target);
-    const object = sql`CASE WHEN ${sql.identifier(alias)}.guid IS NULL THEN NULL ELSE ${jsonObject(e.query, target, options)} END`;
+    const object = sql`CASE WHEN ${sql.identifier(alias)}.guid IS NULL THEN 'null' ELSE ${jsonObject(e.query, target, options)} END`;
     if (e.path.length === 1) pairs.push([e.path[0]!, object]);
     else {
       // a reference inside a complex value goes inside that value's object
-      const complex = pairs.find(([key]) => key === e.path[0]);
-      if (complex)
-        complex[1] = sql`(${complex[1]}::jsonb || jsonb_build_object(${jsonKey(e.path[1]!)}, ${object}))::json`;
-      else pairs.push([e.path[0]!, buildObject([[e.path[1]!, object]])]);
+      const complex = pairs.find(([key]) => key === e.path[0])?.[1];
+      if (Array.isArray(complex)) complex.push([e.path[1]!, object]);
+      else pairs.push([e.path[0]!, [[e.path[1]!, object]]]);
     }
   }
   return buildObject([...pairs, ...control.trailing]);
@@ -135,10 +132,10 @@ export function collectionJson(e: CollectionExpand, owner: QueryScope, options: 
   const order = orderClause(e.query.orderBy, scope);
   const object = jsonObject(e.query, scope, options);
   if (e.query.top === undefined && e.query.skip === undefined) {
-    return sql`(SELECT coalesce(json_agg(${object} ORDER BY ${order}), '[]'::json) ${scope.from()} WHERE ${where})`;
+    return sql`(SELECT '[' || coalesce(string_agg(${object}, ',' ORDER BY ${order}), '') || ']' ${scope.from()} WHERE ${where})`;
   }
   const page = sql`SELECT ${object} AS j, row_number() OVER (ORDER BY ${order}) AS n ${scope.from()} WHERE ${where} ORDER BY ${order} LIMIT ${e.query.top ?? null} OFFSET ${e.query.skip ?? 0}`;
-  return sql`(SELECT coalesce(json_agg(p.j ORDER BY p.n), '[]'::json) FROM (${page}) p)`;
+  return sql`(SELECT '[' || coalesce(string_agg(p.j, ',' ORDER BY p.n), '') || ']' FROM (${page}) p)`;
 }
 
 /** `Details@odata.count`: the filtered count, before paging */

@@ -30,9 +30,29 @@ export const rowValue = (value: SQL, type: ValueType): SQL => {
   }
 };
 
-/** the SQL that puts a value of `type` into a `json_build_object` */
-export const jsonValue = (value: SQL, type: ValueType, options: OutputOptions): SQL =>
-  type === "decimal" && options.ieee754Compatible ? sql`(${value})::text` : rowValue(value, type);
+/**
+ * The SQL that writes a value of `type` as JSON text, `null` for NULL, into an object that
+ * PostgreSQL builds as text (json-object.ts). The text is the flat-row writers' (`writerFor`):
+ * numbers and booleans as PostgreSQL's text of them, a Guid between quotes, everything else
+ * through `to_json`, which escapes a string as JSON does.
+ */
+export const jsonText = (value: SQL, type: ValueType, options: OutputOptions): SQL => {
+  switch (type) {
+    case "decimal":
+      return options.ieee754Compatible
+        ? sql`coalesce('"' || (${value})::text || '"', 'null')`
+        : sql`coalesce((${value})::text, 'null')`;
+    case "integer":
+    case "boolean":
+      return sql`coalesce((${value})::text, 'null')`;
+    case "guid":
+      return sql`coalesce('"' || (${value})::text || '"', 'null')`;
+    case "null":
+      return sql`'null'`;
+    default:
+      return sql`coalesce(to_json(${rowValue(value, type)})::text, 'null')`;
+  }
+};
 
 export type Writer = (value: unknown) => string;
 
