@@ -8,7 +8,8 @@
  * short slices (COMPARE_SLICE seconds, default 3), round after round (COMPARE_ROUNDS, default 6),
  * in rotating order, so all meet the same noise; each reports the median req/s of its slices and
  * its process's CPU time per request (/proc), which other processes disturb far less than
- * throughput. BENCH_ONLY, BENCH_CONNECTIONS, BENCH_WARMUP and DATABASE_URL as for `pnpm bench`.
+ * throughput, and for the hosts PostgreSQL's CPU time per request too, where a change to the SQL
+ * shows. BENCH_ONLY, BENCH_CONNECTIONS, BENCH_WARMUP and DATABASE_URL as for `pnpm bench`.
  * The baseline runs its own `bench/host-server.ts`, so its migration runs on the same database
  * first: a baseline whose schema this checkout has changed incompatibly cannot be compared so.
  */
@@ -75,16 +76,19 @@ try {
     }
     const rps = (name: string) => median(slices.get(name)!.map((s) => s.rps));
     const p50 = (name: string) => median(slices.get(name)!.map((s) => s.p50));
-    const cpu = (name: string) => {
-      const xs = slices.get(name)!.flatMap((s) => (s.cpuPerRequest === undefined ? [] : [s.cpuPerRequest]));
+    /** the median of a CPU figure over a target's slices: its server's, or PostgreSQL's for it */
+    const medianOf = (name: string, figure: (s: Measurement) => number | undefined) => {
+      const xs = slices.get(name)!.flatMap((s) => figure(s) ?? []);
       return xs.length === 0 ? undefined : median(xs);
     };
+    const cpu = (name: string) => medianOf(name, (s) => s.cpuPerRequest);
+    const pg = (name: string) => medianOf(name, (s) => s.postgresCpuPerRequest);
     const failed = [...slices.values()].flat().reduce((n, s) => n + s.non2xx + s.errors, 0);
     const fmt = (x: number | undefined, digits = 0) => (x === undefined ? "–" : x.toFixed(digits));
     const ratio = (a: number | undefined, b: number | undefined) =>
       a === undefined || b === undefined ? "–" : (a / b).toFixed(2);
     rows.push(
-      `| ${scenario.name} | ${fmt(rps("this"))} | ${fmt(rps("baseline"))} | ${ratio(rps("this"), rps("baseline"))} | ${fmt(p50("this"))} / ${fmt(p50("baseline"))} | ${fmt(cpu("this"))} | ${fmt(cpu("baseline"))} | ${ratio(cpu("this"), cpu("baseline"))} | ${fmt(cpu("floor"))} | ${ratio(rps("this"), rps("floor"))} | ${ratio(rps("baseline"), rps("floor"))} | ${failed} |`,
+      `| ${scenario.name} | ${fmt(rps("this"))} | ${fmt(rps("baseline"))} | ${ratio(rps("this"), rps("baseline"))} | ${fmt(p50("this"))} / ${fmt(p50("baseline"))} | ${fmt(cpu("this"))} | ${fmt(cpu("baseline"))} | ${ratio(cpu("this"), cpu("baseline"))} | ${fmt(pg("this"))} | ${fmt(pg("baseline"))} | ${ratio(pg("this"), pg("baseline"))} | ${fmt(cpu("floor"))} | ${ratio(rps("this"), rps("floor"))} | ${ratio(rps("baseline"), rps("floor"))} | ${failed} |`,
     );
   }
   console.log(
@@ -94,8 +98,8 @@ try {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
       "",
-      "| scenario | this req/s | baseline req/s | this/baseline | p50 ms this / baseline | this CPU µs/req | baseline CPU µs/req | CPU this/baseline | floor CPU µs/req | this/floor | baseline/floor | non-2xx + errors |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| scenario | this req/s | baseline req/s | this/baseline | p50 ms this / baseline | this CPU µs/req | baseline CPU µs/req | CPU this/baseline | this PostgreSQL CPU µs/req | baseline PostgreSQL CPU µs/req | PostgreSQL this/baseline | floor CPU µs/req | this/floor | baseline/floor | non-2xx + errors |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       ...rows,
     ].join("\n"),
   );
