@@ -3,8 +3,8 @@
  * subquery per collection returns the finished array, which goes into the response as it is.
  * The text is concatenated from each value's JSON text (output-value.ts: jsonText) rather than
  * made by `json_build_object` and `json_agg`, which work out every argument's type again for
- * every row: for 20 orders with 5 lines and their products, PostgreSQL spent 24% less time on the
- * statement. Virtual properties need TypeScript, so their inputs ride along under `@inputs` and
+ * every row: for 20 orders with 5 lines and their products, PostgreSQL spent 19% less CPU per
+ * request (`pnpm bench:compare`). Virtual properties need TypeScript, so their inputs ride along under `@inputs` and
  * `finishVirtuals` computes them after the fact, only when one was selected.
  */
 import {
