@@ -72,12 +72,15 @@ export const writesControl = (options: EntityOutput): boolean => (options.metada
  * the places of the Guid and version, which are written in unescaped (a uuid's and a number's text
  * need no escaping in JSON).
  */
+/** a constant part of a control value, escaped as it stands inside a JSON string */
+const escaped = (part: string): string => JSON.stringify(part).slice(1, -1);
+
 export function controlText(entity: AnyEntity, options: EntityOutput): { leading: Template; trailing: Template } {
   const plan = controlPlan(entity, options);
   const compile = (items: ControlPlan["leading"]) =>
     items.flatMap(([key, template], i) => [
       `${i === 0 ? "" : ","}${JSON.stringify(key)}:"`,
-      ...template.map((p) => (typeof p === "string" ? JSON.stringify(p).slice(1, -1) : p)),
+      ...template.map((p) => (typeof p === "string" ? escaped(p) : p)),
       '"',
     ]);
   return { leading: compile(plan.leading), trailing: compile(plan.trailing) };
@@ -93,7 +96,7 @@ export function controlPairs(entity: AnyEntity, alias: string, options: EntityOu
   const plan = controlPlan(entity, options);
   const part = (p: Template[number]): SQL =>
     typeof p === "string"
-      ? sql`${JSON.stringify(p).slice(1, -1)}::text`
+      ? sql`${escaped(p)}::text`
       : p.column === "guid"
         ? sql`${sql.identifier(alias)}.guid::text`
         : versionText(alias);

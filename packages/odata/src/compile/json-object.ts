@@ -32,7 +32,9 @@ const INPUTS = "@inputs";
 // checked again here because they are written into the statement (and need no escaping in JSON)
 const KEY =
   /^[A-Za-z_][A-Za-z0-9_]*(@odata\.count|@odata\.navigationLink)?$|^@inputs$|^@odata\.(etag|id|type|editLink)$/;
-const member = (key: string, first: boolean): SQL => {
+
+/** a member's name as JSON text, with the brace or comma before it */
+const memberName = (key: string, first: boolean): SQL => {
   if (!KEY.test(key)) throw new Error(`"${key}" cannot be a JSON key in a statement`);
   return sql.raw(`'${first ? "{" : ","}"${key}":'`);
 };
@@ -45,7 +47,7 @@ type Pairs = [string, Member][];
 function buildObject(pairs: Pairs): SQL {
   if (pairs.length === 0) return sql`'{}'`;
   const parts = pairs.map(
-    ([key, value], i) => sql`${member(key, i === 0)} || ${Array.isArray(value) ? buildObject(value) : value}`,
+    ([key, value], i) => sql`${memberName(key, i === 0)} || ${Array.isArray(value) ? buildObject(value) : value}`,
   );
   return sql`(${sql.join(parts, sql` || `)} || '}')`;
 }

@@ -37,16 +37,16 @@ export const rowValue = (value: SQL, type: ValueType): SQL => {
  * through `to_json`, which escapes a string as JSON does.
  */
 export const jsonText = (value: SQL, type: ValueType, options: OutputOptions): SQL => {
+  const raw = () => sql`coalesce((${value})::text, 'null')`;
+  const quoted = () => sql`coalesce('"' || (${value})::text || '"', 'null')`;
   switch (type) {
     case "decimal":
-      return options.ieee754Compatible
-        ? sql`coalesce('"' || (${value})::text || '"', 'null')`
-        : sql`coalesce((${value})::text, 'null')`;
+      return options.ieee754Compatible ? quoted() : raw();
     case "integer":
     case "boolean":
-      return sql`coalesce((${value})::text, 'null')`;
+      return raw();
     case "guid":
-      return sql`coalesce('"' || (${value})::text || '"', 'null')`;
+      return quoted();
     case "null":
       return sql`'null'`;
     default:
