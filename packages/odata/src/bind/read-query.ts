@@ -70,3 +70,17 @@ export interface ReadQuery {
   readonly skip?: number;
   readonly count: boolean;
 }
+
+/**
+ * The members of a selected complex value that are written as values: all but those expanded as
+ * references (`MailingAddress/Country`), which their expansion writes in their place.
+ */
+export function membersWritten(
+  query: ReadQuery,
+  complex: { readonly name: string; readonly members: readonly ColumnMapping[] },
+): readonly ColumnMapping[] {
+  const expanded = new Set(
+    query.expand.flatMap((e) => (e.kind === "reference" && e.path[0] === complex.name ? [e.path[1]] : [])),
+  );
+  return complex.members.filter((m) => !expanded.has(m.path[1]));
+}

@@ -1,11 +1,13 @@
 /**
- * Records of an expanded collection, built as JSON text inside PostgreSQL: one correlated
- * subquery per collection returns the finished array, which goes into the response as it is.
+ * Records as JSON text built inside PostgreSQL: each record of a page (compile-read.ts), and the
+ * records of an expanded collection, where one correlated subquery per collection returns the
+ * finished array. The text goes into the response as it is.
  * The text is concatenated from each value's JSON text (output-value.ts: jsonText) rather than
  * made by `json_build_object` and `json_agg`, which work out every argument's type again for
  * every row: for 20 orders with 5 lines and their products, PostgreSQL spent 19% less CPU per
- * request (`pnpm bench:compare`). Virtual properties need TypeScript, so their inputs ride along under `@inputs` and
- * `finishVirtuals` computes them after the fact, only when one was selected.
+ * request (`pnpm bench:compare`). Virtual properties need TypeScript, so in an expanded
+ * collection their inputs ride along under `@inputs` and `finishVirtuals` computes them after the
+ * fact, only when one was selected.
  */
 import {
   assignPath,
@@ -17,7 +19,7 @@ import {
 } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
-import type { CollectionExpand, ReadQuery } from "../bind/read-query.js";
+import { type CollectionExpand, membersWritten, type ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import { searchCondition } from "./compile-search.js";
 import { controlPairs, type EntityOutput } from "./control-info.js";
@@ -83,7 +85,7 @@ export function jsonObject(query: ReadQuery, scope: QueryScope, options: EntityO
         pairs.push([p.name, col(p.column)]);
         break;
       case "complex":
-        pairs.push([p.name, p.members.map((m): [string, Member] => [m.path[1]!, col(m)])]);
+        pairs.push([p.name, membersWritten(query, p).map((m): [string, Member] => [m.path[1]!, col(m)])]);
         break;
       case "virtual":
         for (const c of p.dependsOn) inputs.set(c.column, c);

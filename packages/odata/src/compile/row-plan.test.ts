@@ -9,7 +9,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { bindQuery } from "../bind/bind-query.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
-import { compileCollection } from "./compile-read.js";
+import { compileSingle } from "./compile-read.js";
 
 const Region = entity("Region", { naturalKey: "Code", fields: { Code: text({ required: true }) } });
 const Site = entity("Site", {
@@ -22,7 +22,7 @@ const dialect = new PgDialect();
 /** the JSON of one row of a Site read, each value named after its column; `nulls` are columns read as null */
 function written(options: Record<string, string>, metadata: "none" | "minimal", nulls: readonly string[] = []) {
   const query = bindQuery(model, model.entity("Site")!, parseQueryOptions(options));
-  const compiled = compileCollection(query, { tenantId: "t1", ieee754Compatible: false, metadata });
+  const compiled = compileSingle(query, "g1", { tenantId: "t1", ieee754Compatible: false, metadata });
   const columns = [...dialect.sqlToQuery(compiled.statement).sql.matchAll(/("t\d+"\."\w+")(?:::text)? AS "(c\d+)"/g)];
   const row = Object.fromEntries(
     columns.map(([, column, alias]) => {

@@ -1,14 +1,15 @@
 /**
  * The select list of a read as flat columns (`c0, c1, …`) plus the function that writes one row
- * as response JSON. Top-level records and their expanded references are written in TypeScript
- * from the flat row; expanded collections arrive as JSON text from json-object.ts and are copied
- * in unchanged. Nothing is parsed and re-serialized unless a virtual property inside a
- * collection asks for it.
+ * as response JSON: a single record, and the records of a page that need TypeScript (a virtual
+ * property, RecordReadOnly; other pages are JSON text from json-object.ts, compile-read.ts). The
+ * record and its expanded references are written from the flat row; expanded collections arrive
+ * as JSON text from json-object.ts and are copied in unchanged. Nothing is parsed and
+ * re-serialized unless a virtual property inside a collection asks for it.
  */
 import { assignPath, type ColumnMapping, disabledMethods, fromColumnValue, versionText } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { valueTypeOf } from "../bind/bound-expr.js";
-import type { ReadQuery } from "../bind/read-query.js";
+import { membersWritten, type ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import { controlText, type EntityOutput, writesControl } from "./control-info.js";
 import { parseExactJson, writeExactJson } from "./exact-json.js";
@@ -119,13 +120,7 @@ function objectWriter(
       case "column":
         return { key: p.name, segments: [`${key}:`, column(p.column)] };
       case "complex": {
-        // a member expanded as a reference (`MailingAddress/Country`) is written by its expansion
-        const expanded = new Set(
-          query.expand.flatMap((e) => (e.kind === "reference" && e.path[0] === p.name ? [e.path[1]] : [])),
-        );
-        const members = p.members
-          .filter((m) => !expanded.has(m.path[1]))
-          .map((m): Segment[] => [`${JSON.stringify(m.path[1])}:`, column(m)]);
+        const members = membersWritten(query, p).map((m): Segment[] => [`${JSON.stringify(m.path[1])}:`, column(m)]);
         return { key: p.name, segments: [`${key}:{`, ...joined(members), "}"] };
       }
       case "virtual": {

@@ -1,9 +1,10 @@
 /**
- * An expanded collection's items are JSON text that PostgreSQL builds (json-object.ts), while the
- * same records read at their own address are written in TypeScript from flat rows (row-plan.ts).
- * Both must give the same JSON for every kind of value, at every metadata level and with
- * IEEE754Compatible: strings that need escaping, nulls, exact decimals, times and durations, a
- * complex value with a reference inside it, a to-one expand, and the control information.
+ * The records of a page, and of an expanded collection, are JSON text that PostgreSQL builds
+ * (json-object.ts), while a record read at its own address is written in TypeScript from a flat
+ * row (row-plan.ts). Both must give the same JSON for every kind of value, at every metadata level
+ * and with IEEE754Compatible: strings that need escaping, nulls, exact decimals, times and
+ * durations, a complex value with a reference inside it, a to-one expand, and the control
+ * information.
  */
 import {
   boolean,
@@ -116,33 +117,57 @@ beforeAll(async () => {
 const SELECT = "Label,Count,Price,Done,Day,At,Starts,Takes,External,Kind,Size";
 const EXPAND = "Unit($select=Code,Name),Size/Uom($select=Name)";
 
-describe("an expanded collection's JSON, built by PostgreSQL", () => {
-  for (const metadata of ["none", "minimal", "full"] as MetadataLevel[])
-    for (const ieee754Compatible of [false, true])
-      it(`is the JSON the same items have at their own address (metadata ${metadata}, IEEE754Compatible ${ieee754Compatible})`, async () => {
-        const options = { method: "GET", metadata, ieee754Compatible } as const;
-        const expanded = await call({
-          ...options,
-          path: `SvXjBox(${boxGuid})`,
-          search: `$select=Code&$expand=Items($select=${SELECT};$expand=${EXPAND};$orderby=Label)`,
+/** a record's text as a page holds it: its own address's body without the context URL */
+const asItem = (body: string) => body.replace(/^\{"@odata\.context":"[^"]*",?/, "{");
+
+/** `$select` and `$expand` of a read, and how a collection expand takes them */
+const shapes = [
+  { name: "plain records", options: `$select=${SELECT}`, nested: `$select=${SELECT}` },
+  {
+    name: "records with expanded references",
+    options: `$select=${SELECT}&$expand=${EXPAND}`,
+    nested: `$select=${SELECT};$expand=${EXPAND}`,
+  },
+];
+
+describe("a record's JSON in a page or an expanded collection, built by PostgreSQL", () => {
+  for (const shape of shapes)
+    for (const metadata of ["none", "minimal", "full"] as MetadataLevel[])
+      for (const ieee754Compatible of [false, true])
+        it(`is the JSON text it has at its own address: ${shape.name} (metadata ${metadata}, IEEE754Compatible ${ieee754Compatible})`, async () => {
+          const options = { method: "GET", metadata, ieee754Compatible } as const;
+          const read = async (path: string, search: string) => {
+            const result = await call({ ...options, path, search });
+            expect(result.status, result.body).toBe(200);
+            return result.body!;
+          };
+          const guids = JSON.parse(await read("SvXjItem", "$select=Guid&$orderby=Label")).value.map(
+            (i: { Guid: string }) => i.Guid,
+          );
+          expect(guids).toHaveLength(LABELS.length);
+          // each record at its own address, written in TypeScript from a flat row
+          const own = await Promise.all(
+            guids.map(async (guid: string) => asItem(await read(`SvXjItem(${guid})`, shape.options))),
+          );
+          // the same text, member for member: no member twice (a reference expanded inside a
+          // complex value is written in place of its Guid), none missing, in the same order
+          const items = `[${own.join(",")}]`;
+          const expanded = await read(
+            `SvXjBox(${boxGuid})`,
+            `$select=Code&$expand=Items(${shape.nested};$orderby=Label)`,
+          );
+          expect(expanded).toContain(`"Items":${items}`);
+          const contained = await read(`SvXjBox(${boxGuid})/Items`, `${shape.options}&$orderby=Label`);
+          expect(contained).toContain(`"value":${items}`);
+          const page = await read("SvXjItem", `${shape.options}&$orderby=Label&$count=true`);
+          expect(page).toContain(`"@odata.count":${LABELS.length},"value":${items}`);
+          // the values themselves, beyond agreeing; numbers as their exact text, which a parse
+          // to doubles would round
+          const records = (parseExactJson(page) as any).value;
+          expect(records.map((i: { Label: string }) => i.Label)).toEqual([...LABELS].sort());
+          const big = records.find((i: { Count: ExactNumber | null }) => i.Count?.text === "-3");
+          expect(big.Price).toEqual(
+            ieee754Compatible ? "123456789012345678.0123456789" : new ExactNumber("123456789012345678.0123456789"),
+          );
         });
-        const own = await call({
-          ...options,
-          path: `SvXjBox(${boxGuid})/Items`,
-          search: `$select=${SELECT}&$expand=${EXPAND}&$orderby=Label`,
-        });
-        expect(expanded.status, expanded.body).toBe(200);
-        expect(own.status, own.body).toBe(200);
-        // numbers as their exact text: a parse to doubles would hide a difference in digits
-        const exact = (body: string) => parseExactJson(body) as any;
-        const items = exact(expanded.body!).Items;
-        expect(items).toHaveLength(LABELS.length);
-        expect(items).toEqual(exact(own.body!).value);
-        // the values themselves, beyond agreeing
-        expect(items.map((i: { Label: string }) => i.Label)).toEqual([...LABELS].sort());
-        const big = items.find((i: { Count: ExactNumber | null }) => i.Count?.text === "-3");
-        expect(big.Price).toEqual(
-          ieee754Compatible ? "123456789012345678.0123456789" : new ExactNumber("123456789012345678.0123456789"),
-        );
-      });
 });
