@@ -16,8 +16,7 @@
 import os from "node:os";
 import { resolve } from "node:path";
 import { assertAgree, withoutControl } from "./agree.js";
-import { type Measurement, probe, sample, type Target } from "./load.js";
-import { median } from "./median.js";
+import { measureInTurns, probe, type Target } from "./load.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
 import { describeMachine } from "./report.js";
 import { scenarios } from "./scenarios.js";
@@ -65,25 +64,15 @@ try {
     const answers = await Promise.all(targets.map((t) => probe(t, scenario, scenarioData)));
     // the hosts may differ in control information (a newer one adds @odata.context): compare the data
     assertAgree(scenario, ["baseline", withoutControl(answers[1])], ["this host", withoutControl(answers[0])]);
-    for (const t of targets) await sample(t, scenario, scenarioData, settings.warmup, settings.connections);
-    const slices = new Map<string, Measurement[]>(targets.map((t) => [t.name, []]));
-    for (let round = 0; round < rounds; round++) {
-      for (let i = 0; i < targets.length; i++) {
-        const t = targets[(round + i) % targets.length]!;
-        slices.get(t.name)!.push(await sample(t, scenario, scenarioData, slice, settings.connections));
-      }
-      console.error(`${scenario.name}: round ${round + 1} of ${rounds}`);
-    }
-    const rps = (name: string) => median(slices.get(name)!.map((s) => s.rps));
-    const p50 = (name: string) => median(slices.get(name)!.map((s) => s.p50));
-    /** the median of a CPU figure over a target's slices: its server's, or PostgreSQL's for it */
-    const medianOf = (name: string, figure: (s: Measurement) => number | undefined) => {
-      const xs = slices.get(name)!.flatMap((s) => figure(s) ?? []);
-      return xs.length === 0 ? undefined : median(xs);
-    };
-    const cpu = (name: string) => medianOf(name, (s) => s.cpuPerRequest);
-    const pg = (name: string) => medianOf(name, (s) => s.postgresCpuPerRequest);
-    const failed = [...slices.values()].flat().reduce((n, s) => n + s.non2xx + s.errors, 0);
+    const turns = { warmup: settings.warmup, rounds, slice, connections: settings.connections };
+    const progress = (round: number) => console.error(`${scenario.name}: round ${round} of ${rounds}`);
+    const inTurns = await measureInTurns(targets, scenario, scenarioData, turns, 0, progress);
+    const measured = new Map(targets.map((t, i) => [t.name, inTurns[i]!]));
+    const rps = (name: string) => measured.get(name)!.rps;
+    const p50 = (name: string) => measured.get(name)!.p50;
+    const cpu = (name: string) => measured.get(name)!.cpuPerRequest;
+    const pg = (name: string) => measured.get(name)!.postgresCpuPerRequest;
+    const failed = [...measured.values()].reduce((n, m) => n + m.non2xx + m.errors, 0);
     const fmt = (x: number | undefined, digits = 0) => (x === undefined ? "–" : x.toFixed(digits));
     const ratio = (a: number | undefined, b: number | undefined) =>
       a === undefined || b === undefined ? "–" : (a / b).toFixed(2);

@@ -1,8 +1,9 @@
 /**
- * Drives one target with one scenario: a probe request that must succeed, an unmeasured warm-up,
- * then the measured autocannon run on loopback.
+ * Drives targets with a scenario: a probe request that must succeed, an unmeasured warm-up, then
+ * measured autocannon runs on loopback, the targets taking turns (measureInTurns).
  */
 import autocannon from "autocannon";
+import { median } from "./median.js";
 import { cpuPerRequest } from "./process-cpu.js";
 import type { Scenario, ScenarioData } from "./scenarios.js";
 import type { BenchSettings } from "./settings.js";
@@ -83,14 +84,74 @@ export async function warmUp(
   await run(target, scenario, data, settings.warmup, settings.connections);
 }
 
-export async function measure(
-  target: Target,
+/** how the targets of a scenario take turns: `rounds` slices of `slice` seconds each, after `warmup` seconds */
+export interface Turns {
+  readonly warmup: number;
+  readonly rounds: number;
+  readonly slice: number;
+  readonly connections: number;
+}
+
+/** the turns of `pnpm bench`: its measured seconds cut into its slices */
+export const benchTurns = (settings: BenchSettings): Turns => ({
+  warmup: settings.warmup,
+  rounds: settings.slices,
+  slice: settings.duration / settings.slices,
+  connections: settings.connections,
+});
+
+/**
+ * Measures every target with the scenario in turns, interleaved in one run: each warmed up, then
+ * round after round a slice of each, the order rotating (round `r` starts with target
+ * `first + r`), so that no target always follows the same one and a slow spell of the shared
+ * machine, which lasts seconds to minutes, falls on all of them alike. Measured one after the
+ * other for ten seconds each, the same targets' ratios moved by a fifth between runs. Each
+ * target's measurement combines its slices (`combined`), in the order of `targets`.
+ */
+export async function measureInTurns(
+  targets: readonly Target[],
   scenario: Scenario,
   data: ScenarioData,
-  settings: BenchSettings,
-): Promise<Measurement> {
-  await run(target, scenario, data, settings.warmup, settings.connections);
-  return sample(target, scenario, data, settings.duration, settings.connections);
+  turns: Turns,
+  first = 0,
+  progress?: (round: number) => void,
+): Promise<Measurement[]> {
+  for (const target of targets) await run(target, scenario, data, turns.warmup, turns.connections);
+  const slices = targets.map((): Measurement[] => []);
+  for (let round = 0; round < turns.rounds; round++) {
+    for (let i = 0; i < targets.length; i++) {
+      const at = (first + round + i) % targets.length;
+      slices[at]!.push(await sample(targets[at]!, scenario, data, turns.slice, turns.connections));
+    }
+    progress?.(round + 1);
+  }
+  return slices.map(combined);
+}
+
+/**
+ * One measurement of a target's slices: the median slice's req/s, latencies and CPU per request,
+ * which one disturbed slice does not move, and the answers and failures of all of them.
+ */
+export function combined(slices: readonly Measurement[]): Measurement {
+  const medianOf = (figure: (m: Measurement) => number | undefined) => {
+    const xs = slices.flatMap((m) => figure(m) ?? []);
+    return xs.length === 0 ? undefined : median(xs);
+  };
+  const statuses: Record<string, number> = {};
+  for (const m of slices)
+    for (const [status, count] of Object.entries(m.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  const sum = (figure: (m: Measurement) => number) => slices.reduce((n, m) => n + figure(m), 0);
+  return {
+    rps: medianOf((m) => m.rps)!,
+    p50: medianOf((m) => m.p50)!,
+    p99: medianOf((m) => m.p99)!,
+    ok: sum((m) => m.ok),
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
+    statuses,
+    cpuPerRequest: medianOf((m) => m.cpuPerRequest),
+    postgresCpuPerRequest: medianOf((m) => m.postgresCpuPerRequest),
+  };
 }
 
 /** one measured run of `seconds`, without a warm-up */

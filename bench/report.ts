@@ -122,7 +122,7 @@ export function table(results: readonly ScenarioResult[], m: Machine, settings: 
     [failures(r.host), ...r.floors.map((f) => failures(f.measured))].join(" / "),
   ]);
   return [
-    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per run after ${settings.warmup} s warm-up · CPU µs/req: per answered request, the server process's own CPU + the PostgreSQL server's (all its processes on this machine; – with the database elsewhere), the load generator's not included; once the cores are busy, a target's req/s follows the sum · floors: isolated = the host's isolation (the statement alone on a session set for the tenant); bare = the statement alone, as the owner; transaction = the statement in the tenant transaction, one round trip; awaited = the tenant transaction, each step awaited`,
+    `${machineLine(m)} · ${settings.connections} connections, ${settings.duration} s per target after ${settings.warmup} s warm-up, in ${settings.slices} slices, the targets taking turns (req/s, latencies and CPU: the median slice) · CPU µs/req: per answered request, the server process's own CPU + the PostgreSQL server's (all its processes on this machine; – with the database elsewhere), the load generator's not included; once the cores are busy, a target's req/s follows the sum · floors: isolated = the host's isolation (the statement alone on a session set for the tenant); bare = the statement alone, as the owner; transaction = the statement in the tenant transaction, one round trip; awaited = the tenant transaction, each step awaited`,
     "",
     ...markdown(head, rows),
   ].join("\n");

@@ -22,7 +22,7 @@
  */
 import { assertAgree, withoutControl } from "./agree.js";
 import { IMPORT_PART, importTenant, prepareImport, runImport } from "./import.js";
-import { type Measurement, measure, mostlyFailed, probe, type Target, warmUp } from "./load.js";
+import { benchTurns, measureInTurns, mostlyFailed, probe, type Target, warmUp } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
 import {
@@ -119,15 +119,16 @@ async function runScale(scale: number): Promise<ScaleRun> {
         floorAnswers.forEach((floorAnswer, i) => {
           assertAgree(scenario, [`${floors[i]!.name} floor`, floorAnswer], ["host", withoutControl(hostAnswer)]);
         });
-        // each scenario starts with another target, so a slow spell of the shared machine does not
-        // always fall on the same one
-        const measured = new Map<Target, Measurement>();
-        for (let i = 0; i < targets.length; i++) {
-          const target = targets[(index + i) % targets.length]!;
-          console.error(`${scenario.name} on ${target.name} at ${scale}×…`);
-          measured.set(target, await measure(target, scenario, scenarioData, settings));
-        }
-        const [hostMeasured, ...floorsMeasured] = targets.map((t) => measured.get(t)!);
+        // the targets take turns, and each scenario starts with another one
+        const turns = benchTurns(settings);
+        const [hostMeasured, ...floorsMeasured] = await measureInTurns(
+          targets,
+          scenario,
+          scenarioData,
+          turns,
+          index,
+          (round) => console.error(`${scenario.name} at ${scale}×: round ${round} of ${turns.rounds}`),
+        );
         results.push({
           scenario: scenario.name,
           host: hostMeasured!,

@@ -6,6 +6,12 @@ export interface BenchSettings {
   readonly databaseUrl: string;
   /** measured seconds per scenario and target */
   readonly duration: number;
+  /**
+   * the slices the measured seconds are cut into (BENCH_SLICES): the targets of a scenario take
+   * turns, one slice each, round after round, so a slow spell of the shared machine falls on all
+   * of them alike (load.ts: measureInTurns)
+   */
+  readonly slices: number;
   /** unmeasured seconds before each measurement: JIT, prepared statements and pools warm up */
   readonly warmup: number;
   readonly connections: number;
@@ -150,10 +156,20 @@ function workflowSteps(env: NodeJS.ProcessEnv): number {
   return steps;
 }
 
+/** BENCH_SLICES, at most one per measured second */
+function slices(env: NodeJS.ProcessEnv, duration: number): number {
+  const n = positive(env, "BENCH_SLICES", Math.min(5, duration), 3600, true);
+  if (n > duration)
+    throw new Error(`BENCH_SLICES=${n} cuts BENCH_DURATION=${duration} s into slices shorter than a second.`);
+  return n;
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const duration = positive(env, "BENCH_DURATION", 10, 3600, true);
   return {
     databaseUrl: env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test",
-    duration: positive(env, "BENCH_DURATION", 10, 3600, true),
+    duration,
+    slices: slices(env, duration),
     warmup: positive(env, "BENCH_WARMUP", 2, 600, true),
     connections: positive(env, "BENCH_CONNECTIONS", 10, 1000, true),
     scales: scales(env),
