@@ -65,7 +65,7 @@ try {
     // the hosts may differ in control information (a newer one adds @odata.context): compare the data
     assertAgree(scenario, ["baseline", withoutControl(answers[1])], ["this host", withoutControl(answers[0])]);
     const turns = { warmup: settings.warmup, rounds, slice, connections: settings.connections };
-    const progress = (round: number) => console.error(`${scenario.name}: round ${round} of ${rounds}`);
+    const progress = (round: number, of: number) => console.error(`${scenario.name}: round ${round} of ${of}`);
     const inTurns = await measureInTurns(targets, scenario, scenarioData, turns, 0, progress);
     const measured = new Map(targets.map((t, i) => [t.name, inTurns[i]!]));
     const rps = (name: string) => measured.get(name)!.rps;

@@ -104,7 +104,8 @@ export const benchTurns = (settings: BenchSettings): Turns => ({
  * Measures every target with the scenario in turns, interleaved in one run: each warmed up, then
  * round after round a slice of each, the order rotating (round `r` starts with target
  * `first + r`), so that no target always follows the same one and a slow spell of the shared
- * machine, which lasts seconds to minutes, falls on all of them alike. Measured one after the
+ * machine, which lasts seconds to minutes, falls on all of them alike. `progress` is told of each
+ * round done. Measured one after the
  * other for ten seconds each, the same targets' ratios moved by a fifth between runs. Each
  * target's measurement combines its slices (`combined`), in the order of `targets`.
  */
@@ -114,19 +115,32 @@ export async function measureInTurns(
   data: ScenarioData,
   turns: Turns,
   first = 0,
-  progress?: (round: number) => void,
+  progress?: (round: number, rounds: number) => void,
 ): Promise<Measurement[]> {
-  for (const target of targets) await run(target, scenario, data, turns.warmup, turns.connections);
+  let slowest = 0;
+  for (const target of targets) {
+    const warm = await run(target, scenario, data, turns.warmup, turns.connections);
+    slowest = Math.max(slowest, warm.latency.p50);
+  }
+  // A slice holds many requests per connection, or it measures its ends: requests still running
+  // when it stops are not counted, and keep its server busy during the next target's slice. A
+  // slower scenario (the aggregate over ten times the data, over a second per request) is
+  // measured in one piece per target.
+  const { rounds, slice } =
+    slowest * REQUESTS_PER_SLICE <= turns.slice * 1000 ? turns : { rounds: 1, slice: turns.rounds * turns.slice };
   const slices = targets.map((): Measurement[] => []);
-  for (let round = 0; round < turns.rounds; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
       const at = (first + round + i) % targets.length;
-      slices[at]!.push(await sample(targets[at]!, scenario, data, turns.slice, turns.connections));
+      slices[at]!.push(await sample(targets[at]!, scenario, data, slice, turns.connections));
     }
-    progress?.(round + 1);
+    progress?.(round + 1, rounds);
   }
   return slices.map(combined);
 }
+
+/** requests a connection completes in a slice at the least (at the slowest target's warm-up p50) */
+const REQUESTS_PER_SLICE = 20;
 
 /**
  * One measurement of a target's slices: the median slice's req/s, latencies and CPU per request,

@@ -127,7 +127,7 @@ async function runScale(scale: number): Promise<ScaleRun> {
           scenarioData,
           turns,
           index,
-          (round) => console.error(`${scenario.name} at ${scale}×: round ${round} of ${turns.rounds}`),
+          (round, rounds) => console.error(`${scenario.name} at ${scale}×: round ${round} of ${rounds}`),
         );
         results.push({
           scenario: scenario.name,
