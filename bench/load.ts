@@ -104,10 +104,10 @@ export const benchTurns = (settings: BenchSettings): Turns => ({
  * Measures every target with the scenario in turns, interleaved in one run: each warmed up, then
  * round after round a slice of each, the order rotating (round `r` starts with target
  * `first + r`), so that no target always follows the same one and a slow spell of the shared
- * machine, which lasts seconds to minutes, falls on all of them alike. `progress` is told of each
- * round done. Measured one after the
- * other for ten seconds each, the same targets' ratios moved by a fifth between runs. Each
- * target's measurement combines its slices (`combined`), in the order of `targets`.
+ * machine, which lasts seconds to minutes, falls on all of them alike (measured one after the
+ * other for ten seconds each, the same targets' ratios moved by a fifth between runs). Each
+ * target's measurement combines its slices (`combined`), in the order of `targets`; `progress`
+ * is told of each round done.
  */
 export async function measureInTurns(
   targets: readonly Target[],

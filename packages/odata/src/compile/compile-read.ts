@@ -11,7 +11,7 @@ import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import { searchCondition } from "./compile-search.js";
 import type { EntityOutput } from "./control-info.js";
-import { jsonObject, needsFeatures, needsFinishing } from "./json-object.js";
+import { jsonObject, needsFinishing } from "./json-object.js";
 import { orderClause } from "./order-clause.js";
 import { AliasSource, QueryScope } from "./query-scope.js";
 import { type RowPlan, rowPlan } from "./row-plan.js";
@@ -100,18 +100,18 @@ const recordText = (row: Record<string, unknown>) => row[RECORD_TEXT] as string;
  * `$expand`) has one column per record, the JSON text PostgreSQL builds for it (json-object.ts),
  * copied into the page as it is. Building a record's text costs PostgreSQL about the CPU that
  * receiving and writing its columns costs the host's process, so it pays where that process is
- * the busier of the two, as for a page of plain records: 10% more pages per second for
- * list-select, 6% for query-filter (`pnpm bench:compare`). Records with expanded references or
+ * the busier of the two, as for a page of plain records: 6–10% more pages per second for
+ * list-select and query-filter (`pnpm bench:compare`, three runs). Records with expanded references or
  * collections stay flat: their statement already costs PostgreSQL the most, and the text of
- * their joined records cost query-path-expand 6%. So do records with a virtual property or
- * RecordReadOnly, which need TypeScript (row-plan.ts).
+ * their joined records cost query-path-expand 2–6%. So do records with a virtual property or
+ * RecordReadOnly that depends on the record (needsFinishing), which need TypeScript (row-plan.ts).
  */
 function pageColumns(
   query: ReadQuery,
   scope: QueryScope,
   ctx: CompileContext,
 ): Pick<RowPlan, "columns" | "write" | "guidAlias"> {
-  if (query.expand.length > 0 || needsFinishing(query) || needsFeatures(query)) return rowPlan(query, scope, ctx);
+  if (query.expand.length > 0 || needsFinishing(query)) return rowPlan(query, scope, ctx);
   return {
     columns: sql`${jsonObject(query, scope, ctx)} AS ${sql.identifier(RECORD_TEXT)}`,
     write: recordText,

@@ -66,15 +66,15 @@ function controlPlan(entity: AnyEntity, options: EntityOutput): ControlPlan {
 /** whether an object of this output needs its record's version (and Guid) for control information */
 export const writesControl = (options: EntityOutput): boolean => (options.metadata ?? "none") !== "none";
 
+/** a constant part of a control value, escaped as it stands inside a JSON string */
+const escaped = (part: string): string => JSON.stringify(part).slice(1, -1);
+
 /**
  * The control information as JSON text (`"@odata.etag":"W/\"3\""`, members joined by commas,
  * empty when there are none), before and after the properties: each member's escaped text around
  * the places of the Guid and version, which are written in unescaped (a uuid's and a number's text
  * need no escaping in JSON).
  */
-/** a constant part of a control value, escaped as it stands inside a JSON string */
-const escaped = (part: string): string => JSON.stringify(part).slice(1, -1);
-
 export function controlText(entity: AnyEntity, options: EntityOutput): { leading: Template; trailing: Template } {
   const plan = controlPlan(entity, options);
   const compile = (items: ControlPlan["leading"]) =>
