@@ -120,7 +120,11 @@ export async function measureInTurns(
   let slowest = 0;
   for (const target of targets) {
     const warm = await run(target, scenario, data, turns.warmup, turns.connections);
-    slowest = Math.max(slowest, warm.latency.p50);
+    // fewer answers than connections: most requests outlasted the warm-up, whose p50 (of the few
+    // answered, or 0 of none) would pass the scenario for a fast one and cut it into slices that
+    // answer nothing (the aggregate at 10x on a slow day: 0 req/s, no failure)
+    const answered = warm["2xx"] + warm.non2xx;
+    slowest = Math.max(slowest, answered < turns.connections ? turns.warmup * 1000 : warm.latency.p50);
   }
   // A slice holds many requests per connection, or it measures its ends: requests still running
   // when it stops are not counted, and keep its server busy during the next target's slice. A
@@ -204,5 +208,8 @@ export async function sample(
   };
 }
 
-/** more failed than successful requests: the numbers describe error handling, not the scenario */
-export const mostlyFailed = (m: Measurement): boolean => m.non2xx + m.errors > m.ok;
+/**
+ * more failed than successful requests, or none answered at all (each outlasted its measurement):
+ * the numbers describe error handling or nothing, not the scenario
+ */
+export const mostlyFailed = (m: Measurement): boolean => m.ok === 0 || m.non2xx + m.errors > m.ok;

@@ -188,6 +188,6 @@ const failed = results.flatMap((r) =>
 );
 for (const run of runs) if (run.soak !== undefined && soakFailed(run.soak)) failed.push(`soak at ${run.scale}×`);
 if (failed.length > 0) {
-  console.error(`\nMOSTLY FAILED (the numbers above measure errors): ${failed.join(", ")}`);
+  console.error(`\nMOSTLY FAILED (the numbers above measure errors, or no answer): ${failed.join(", ")}`);
   process.exitCode = 1;
 }
