@@ -37,6 +37,7 @@ import {
   setUser,
 } from "@bizdata/host";
 import { recording } from "../test/recording-database.js";
+import { cpuDuring } from "./process-cpu.js";
 
 /** the name BENCH_ONLY knows this part by */
 export const IMPORT_PART = "import";
@@ -194,6 +195,15 @@ export interface ImportRun {
   /** per HTTP request */
   readonly p50: number;
   readonly p99: number;
+  /**
+   * CPU microseconds per order of the host's process, of the PostgreSQL server and of this
+   * process, which sends the requests (undefined without /proc): which of them a way is bound by
+   */
+  readonly cpuPerOrder: {
+    readonly host: number | undefined;
+    readonly postgres: number | undefined;
+    readonly client: number | undefined;
+  };
 }
 
 export interface StatementCount {
@@ -234,7 +244,7 @@ const percentile = (sorted: readonly number[], p: number) =>
 async function pool(
   requests: readonly (() => Promise<void>)[],
   connections: number,
-): Promise<{ seconds: number; latencies: number[] }> {
+): Promise<{ seconds: number; latencies: number[]; cpu?: Cpu }> {
   let next = 0;
   let failure: unknown;
   const latencies: number[] = [];
@@ -261,6 +271,27 @@ async function pool(
 
 type Measured = Awaited<ReturnType<typeof pool>>;
 
+/** CPU seconds spent during a measurement: the host's process, PostgreSQL's and this process's */
+interface Cpu {
+  readonly host: number | undefined;
+  readonly postgres: number | undefined;
+  readonly client: number;
+}
+
+/** `pool` with the CPU the host's process (`hostPid`), PostgreSQL and this process spent meanwhile */
+async function measuredPool(
+  hostPid: number | undefined,
+  requests: readonly (() => Promise<void>)[],
+  connections: number,
+): Promise<Measured> {
+  const client = process.cpuUsage();
+  const { result, seconds, postgresSeconds } = await cpuDuring(hostPid, () => pool(requests, connections), {
+    postgres: true,
+  });
+  const used = process.cpuUsage(client);
+  return { ...result, cpu: { host: seconds, postgres: postgresSeconds, client: (used.user + used.system) / 1e6 } };
+}
+
 /** the rounds of the measurement: slices of whole batches, at least 4 rounds when there are orders for them */
 function roundsOf(orders: number): [number, number][] {
   const batches = Math.ceil(orders / IMPORT_BATCH_SIZE);
@@ -270,11 +301,18 @@ function roundsOf(orders: number): [number, number][] {
   return rounds;
 }
 
-/** the rounds of one way as one measurement: their time summed, their latencies together */
-const combined = (rounds: readonly Measured[]): Measured => ({
-  seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
-  latencies: rounds.flatMap((r) => r.latencies).sort((a, b) => a - b),
-});
+/** the rounds of one way as one measurement: their time and CPU summed, their latencies together */
+const combined = (rounds: readonly Measured[]): Measured => {
+  const total = (figure: (cpu: Cpu) => number | undefined) =>
+    rounds.some((r) => r.cpu === undefined || figure(r.cpu) === undefined)
+      ? undefined
+      : rounds.reduce((sum, r) => sum + figure(r.cpu!)!, 0);
+  return {
+    seconds: rounds.reduce((sum, r) => sum + r.seconds, 0),
+    latencies: rounds.flatMap((r) => r.latencies).sort((a, b) => a - b),
+    cpu: { host: total((c) => c.host), postgres: total((c) => c.postgres), client: total((c) => c.client) ?? 0 },
+  };
+};
 
 interface Client {
   readonly url: string;
@@ -310,8 +348,10 @@ const batchRequests = (client: Client, orders: readonly OrderBody[]) =>
 const singleRequests = (client: Client, orders: readonly OrderBody[]) =>
   orders.map((o) => JSON.stringify(o)).map((body) => () => post(client, "/api/SalesOrder", body));
 
-function summarize(orders: readonly OrderBody[], measured: Measured) {
+function summarize(orders: readonly OrderBody[], measured: Measured): ImportRun {
   const lines = orders.reduce((n, o) => n + o.Details.length, 0);
+  const perOrder = (seconds: number | undefined) =>
+    seconds === undefined ? undefined : (seconds * 1e6) / orders.length;
   return {
     // every request sent left its latency (pool throws on a failed one)
     requests: measured.latencies.length,
@@ -322,6 +362,11 @@ function summarize(orders: readonly OrderBody[], measured: Measured) {
     recordsPerSecond: (orders.length + lines) / measured.seconds,
     p50: percentile(measured.latencies, 50),
     p99: percentile(measured.latencies, 99),
+    cpuPerOrder: {
+      host: perOrder(measured.cpu?.host),
+      postgres: perOrder(measured.cpu?.postgres),
+      client: perOrder(measured.cpu?.client),
+    },
   };
 }
 
@@ -460,6 +505,7 @@ async function countStatements(databaseUrl: string, orders: readonly OrderBody[]
  */
 export async function runImport(
   url: string,
+  hostPid: number | undefined,
   token: string,
   databaseUrl: string,
   count: number,
@@ -487,8 +533,12 @@ export async function runImport(
     const timed = { batch: [] as Measured[], single: [] as Measured[] };
     for (const [i, [from, to]] of rounds.entries()) {
       const ways = [
-        async () => timed.batch.push(await pool(batchRequests(client, viaBatch.slice(from, to)), connections)),
-        async () => timed.single.push(await pool(singleRequests(client, viaSingle.slice(from, to)), connections)),
+        async () =>
+          timed.batch.push(await measuredPool(hostPid, batchRequests(client, viaBatch.slice(from, to)), connections)),
+        async () =>
+          timed.single.push(
+            await measuredPool(hostPid, singleRequests(client, viaSingle.slice(from, to)), connections),
+          ),
       ];
       for (const way of i % 2 === 0 ? ways : ways.reverse()) await way();
     }

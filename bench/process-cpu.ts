@@ -50,6 +50,28 @@ const spent = (before: ReadonlyMap<number, number>, after: ReadonlyMap<number, n
   [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
 
 /**
+ * Runs `work` and returns its result with the CPU seconds process `pid` spent meanwhile and, with
+ * `postgres`, those of the PostgreSQL server on this machine; undefined without /proc or without
+ * such a server
+ */
+export async function cpuDuring<T>(
+  pid: number | undefined,
+  work: () => Promise<T>,
+  { postgres = false } = {},
+): Promise<{ result: T; seconds: number | undefined; postgresSeconds: number | undefined }> {
+  const databaseBefore = postgres ? await postgresCpu() : new Map<number, number>();
+  const before = await cpuSeconds(pid);
+  const result = await work();
+  const after = await cpuSeconds(pid);
+  const databaseAfter = postgres ? await postgresCpu() : new Map<number, number>();
+  return {
+    result,
+    seconds: before === undefined || after === undefined ? undefined : after - before,
+    postgresSeconds: databaseAfter.size === 0 ? undefined : spent(databaseBefore, databaseAfter),
+  };
+}
+
+/**
  * Runs `work` and returns its result with the CPU microseconds process `pid` spent per request
  * it answered meanwhile (`answered` of the result), and with `postgres`, those of the PostgreSQL
  * server on this machine; undefined without /proc, without such a server or without answers
@@ -58,18 +80,10 @@ export async function cpuPerRequest<T>(
   pid: number | undefined,
   work: () => Promise<T>,
   answered: (result: T) => number,
-  { postgres = false } = {},
+  options: { postgres?: boolean } = {},
 ): Promise<{ result: T; cpuPerRequest: number | undefined; postgresCpuPerRequest: number | undefined }> {
-  const databaseBefore = postgres ? await postgresCpu() : new Map<number, number>();
-  const before = await cpuSeconds(pid);
-  const result = await work();
-  const after = await cpuSeconds(pid);
-  const databaseAfter = postgres ? await postgresCpu() : new Map<number, number>();
+  const { result, seconds, postgresSeconds } = await cpuDuring(pid, work, options);
   const n = answered(result);
-  const perRequest = (seconds: number) => (n === 0 ? undefined : (seconds * 1e6) / n);
-  return {
-    result,
-    cpuPerRequest: before === undefined || after === undefined ? undefined : perRequest(after - before),
-    postgresCpuPerRequest: databaseAfter.size === 0 ? undefined : perRequest(spent(databaseBefore, databaseAfter)),
-  };
+  const perRequest = (s: number | undefined) => (n === 0 || s === undefined ? undefined : (s * 1e6) / n);
+  return { result, cpuPerRequest: perRequest(seconds), postgresCpuPerRequest: perRequest(postgresSeconds) };
 }

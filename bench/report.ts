@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
-import type { ImportResult } from "./import.js";
+import type { ImportResult, ImportRun } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
 import type { BenchSettings, Floor } from "./settings.js";
@@ -177,7 +177,18 @@ export function growthTable(runs: readonly ScaleRun[]): string {
 }
 
 export function importTables(r: ImportResult, m: Machine): string {
-  const head = ["import", "requests", "seconds", "orders/s", "orders+lines/s", "p50 ms", "p99 ms"];
+  const head = [
+    "import",
+    "requests",
+    "seconds",
+    "orders/s",
+    "orders+lines/s",
+    "p50 ms",
+    "p99 ms",
+    "CPU µs/order (host + PostgreSQL + client)",
+  ];
+  const cpu = (c: ImportRun["cpuPerOrder"]) =>
+    [c.host, c.postgres, c.client].map((x) => (x === undefined ? "–" : x.toFixed(0))).join(" + ");
   const rows = (
     [
       [`$batch (${r.batchSize} creates, one changeset)`, r.batch],
@@ -191,6 +202,7 @@ export function importTables(r: ImportResult, m: Machine): string {
     ops(run.recordsPerSecond),
     run.p50.toFixed(1),
     run.p99.toFixed(1),
+    cpu(run.cpuPerOrder),
   ]);
   const statementHead = [
     "statements (in-process app)",

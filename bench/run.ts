@@ -139,6 +139,7 @@ async function runScale(scale: number): Promise<ScaleRun> {
     const imported = importing
       ? await runImport(
           host.url,
+          host.pid,
           await signIn(host.url, importTenant),
           data.databaseUrl,
           settings.importOrders,
