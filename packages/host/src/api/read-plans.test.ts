@@ -148,11 +148,15 @@ describe.skipIf(!process.env.DATABASE_URL)("the reads that grow with the data", 
     expect(plan[0]!["Node Type"], described).toBe("Limit");
     expect(plan.filter((n) => ["Sort", "Incremental Sort", "Hash", "Seq Scan"].includes(n["Node Type"]))).toEqual([]);
     const customers = plan.filter((n) => n["Relation Name"] === "customer");
-    expect(customers.map((n) => [n["Node Type"], n["Index Name"]]), described).toEqual([
-      ["Index Scan", "customer_pkey"],
-    ]);
+    expect(
+      customers.map((n) => [n["Node Type"], n["Index Name"]]),
+      described,
+    ).toEqual([["Index Scan", "customer_pkey"]]);
     const contacts = plan.filter((n) => n["Relation Name"] === "contact");
-    expect(contacts.map((n) => [n["Node Type"], n["Index Name"]]), described).toEqual([["Index Scan", "contact_pkey"]]);
+    expect(
+      contacts.map((n) => [n["Node Type"], n["Index Name"]]),
+      described,
+    ).toEqual([["Index Scan", "contact_pkey"]]);
     expectTenantIndexScans(plan, "customer", ["Index Scan"]);
     expectTenantIndexScans(plan, "contact", ["Index Scan"]);
   });
