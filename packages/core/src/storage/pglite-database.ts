@@ -35,8 +35,9 @@ const session = (db: Queryable, store: RecordStore): Session => ({
 
 export async function openPglite(dataDir: string): Promise<Database> {
   const db = await PGlite.create(dataDir, { parsers, extensions: { btree_gin } });
-  // plans made for the actual values, as the PostgreSQL driver asks for (postgres-database.ts)
-  await db.exec("SET plan_cache_mode = force_custom_plan");
+  // No plan_cache_mode here: PGlite sends every statement unnamed, which PostgreSQL plans for its
+  // values each time anyway; forcing custom plans would only make the foreign-key checks plan
+  // their lookup again for every row (an insert checking one reference took twice as long)
   // PGlite runs no autovacuum; an ANALYZE asked for inside a transaction waits for it to end
   const store = analyzingGrowth(baseStore, (statement) => db.query(statement), "table");
   const root = session(db, store);

@@ -118,12 +118,16 @@ describe("a one-statement tenant read", () => {
     expect(await read(a, sql`SELECT current_setting('app.tenant_id', true) AS tenant`)).toEqual([{ tenant: a }]);
   });
 
-  it("plans its statement for the values it is given (a generic plan can be far slower)", async () => {
-    const { a } = await seeded();
-    expect(await read(a, sql`SELECT current_setting('plan_cache_mode') AS mode`)).toEqual([
-      { mode: "force_custom_plan" },
-    ]);
-  });
+  // PGlite sends every statement unnamed, planned for its values each time whatever the setting
+  it.skipIf(!onPostgres)(
+    "plans its statement for the values it is given (a generic plan can be far slower)",
+    async () => {
+      const { a } = await seeded();
+      expect(await read(a, sql`SELECT current_setting('plan_cache_mode') AS mode`)).toEqual([
+        { mode: "force_custom_plan" },
+      ]);
+    },
+  );
 
   it("cannot write", async () => {
     const { a } = await seeded();
@@ -186,6 +190,16 @@ describe("a one-statement tenant read", () => {
 });
 
 describe("a tenant transaction of several statements", () => {
+  // forced custom plans hold for the plans of the foreign-key checks too, which then plan their
+  // lookup again for every row inserted
+  it("leaves PostgreSQL its choice of cached plans, so its foreign-key checks keep theirs", async () => {
+    const a = uniqueTenant("tt-w");
+    const rows = await inTenant(db, a, (tx) =>
+      tx.query<{ mode: string }>(sql`SELECT current_setting('plan_cache_mode') AS mode`),
+    );
+    expect(rows).toEqual([{ mode: "auto" }]);
+  });
+
   it("commits them together, and rolls all of them back when the work throws", async () => {
     const a = uniqueTenant("tt-w");
     await inTenant(db, a, async (tx) => {
