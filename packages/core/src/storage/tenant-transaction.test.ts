@@ -371,6 +371,29 @@ describe("a tenant transaction of several statements", () => {
     expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([]);
   });
 
+  // the write sessions leave cached plans to PostgreSQL for the foreign-key checks' sake; a read
+  // there is still planned for its values, as on the read sessions, by going unnamed
+  it.runIf(onPostgres)("sends a read-only transaction's statements unnamed, a writing one's prepared", async () => {
+    const a = uniqueTenant("tt-ro");
+    const marker = crypto.randomUUID();
+    // with a parameter: postgres.js names (prepares) only statements that take one
+    const probe = sql`SELECT count(*) AS n FROM tt_secret WHERE code <> ${"-"} ${sql.raw(`/* ${marker} */`)}`;
+    const prepared = (options: { readOnly?: boolean }) =>
+      inTenant(
+        db,
+        a,
+        async (tx) => {
+          for (let i = 0; i < 3; i++) await tx.query(probe);
+          return tx.query<{ n: string }>(
+            sql`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE ${`%${marker}%`}`,
+          );
+        },
+        options,
+      );
+    expect(await prepared({ readOnly: true })).toEqual([{ n: "0" }]);
+    expect(await prepared({})).toEqual([{ n: "1" }]);
+  });
+
   it.runIf(onPostgres)("refuses a statement after its last ones, and commits nothing more", async () => {
     const a = uniqueTenant("tt-l");
     // the tenant set-up as inTenant sends it: the transaction that offers commitWith
