@@ -2,7 +2,7 @@
  * Child-process entry of a floor: bare Hono on @hono/node-server with hand-written SQL over
  * postgres.js, serving the scenarios' URLs with the same JSON as the host. It does what the host
  * must do and nothing more: one statement per request, prepared statements, a pool of ten like the
- * host's, every statement planned for its values like the host's (`plan_cache_mode`), and JSON
+ * host's, every read planned for its values like the host's (`plan_cache_mode`), and JSON
  * built by PostgreSQL and passed through unparsed (flat pages, one row of text), or written in
  * TypeScript from flat joined rows (the expands: the architecture's lesson for PostgreSQL 15; here
  * JSON built by PostgreSQL measured the same within the noise). It has no OData parsing, no model

@@ -14,7 +14,9 @@ export function tenantSessions(url: string, options: postgres.Options<{}>, tenan
       connection: {
         ...options.connection,
         role: APP_ROLE,
-        ...(readOnly && { default_transaction_read_only: true }),
+        // the host plans every read for its values and leaves a write's cached plans (those of
+        // its foreign-key checks) to PostgreSQL
+        ...(readOnly ? { default_transaction_read_only: true } : { plan_cache_mode: "auto" }),
         "app.tenant_id": tenant,
       },
     });
