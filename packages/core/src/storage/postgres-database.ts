@@ -41,16 +41,12 @@ const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, 
 
 type Connection = postgres.Sql<any> | postgres.TransactionSql<any> | postgres.ReservedSql<any>;
 
-/**
- * a statement sent at once (postgres.js sends a query only once it is awaited or executed), as a
- * prepared statement unless `prepare` is false: unnamed, PostgreSQL plans it for its values
- * whatever the session's plan_cache_mode
- */
-const send = <R>(sql: Connection, statement: Statement, prepare = true): Promise<R[]> => {
+/** a statement sent at once (postgres.js sends a query only once it is awaited or executed) */
+const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
   const q = toQuery(statement);
-  return sql.unsafe(q.sql, q.params as postgres.ParameterOrJSON<never>[], { prepare }).execute() as unknown as Promise<
-    R[]
-  >;
+  return sql
+    .unsafe(q.sql, q.params as postgres.ParameterOrJSON<never>[], { prepare: true })
+    .execute() as unknown as Promise<R[]>;
 };
 
 const session = (sql: Connection, store: RecordStore): Session => ({
@@ -58,6 +54,15 @@ const session = (sql: Connection, store: RecordStore): Session => ({
   store,
 });
 
+const BEGIN = { sql: "BEGIN", params: [] };
+const BEGIN_READ_ONLY = { sql: "BEGIN READ ONLY", params: [] };
+/**
+ * A read of several statements on the tenant write sessions (an owned item's owner checked first)
+ * is planned as the read sessions plan theirs, for its values: those sessions leave cached plans
+ * to PostgreSQL for the foreign-key checks' sake (openPostgres), and after five runs a prepared
+ * read could get a generic plan (8x slower for a path filter). Sent with BEGIN, in the same packet.
+ */
+const READS_PLANNED_PER_RUN = { sql: "SET LOCAL plan_cache_mode = force_custom_plan", params: [] };
 const COMMIT = { sql: "COMMIT", params: [] };
 const ROLLBACK = { sql: "ROLLBACK", params: [] };
 
@@ -84,10 +89,7 @@ async function pipelined<T>(
 ): Promise<T> {
   const reserved = await sql.reserve();
   try {
-    const opening = [
-      send(reserved, { sql: options.readOnly ? "BEGIN READ ONLY" : "BEGIN", params: [] }),
-      send(reserved, options.setup),
-    ];
+    const opening = [send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN), send(reserved, options.setup)];
     // each is awaited below; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
     const opened = () => settled(opening);
@@ -251,28 +253,24 @@ async function tenantTransaction<T>(
     state = "open";
     const setup = writes.holds(backend, tenant) ? [] : [tenantSetup(tenant)];
     if (setup.length > 0) session = writes.setting(backend, tenant);
-    opening = [{ sql: readOnly ? "BEGIN READ ONLY" : "BEGIN", params: [] }, ...setup].map((s) => send(reserved, s));
+    const begin = readOnly ? [BEGIN_READ_ONLY, READS_PLANNED_PER_RUN] : [BEGIN];
+    opening = [...begin, ...setup].map((s) => send(reserved, s));
     // each is awaited with the statements sent behind it; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
   };
   const ended = (statement: Statement) =>
     new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
-  // A read of several statements (an owned item's owner checked first) is a read like those on
-  // the read sessions, and is planned as they are, for its values: these sessions leave cached
-  // plans to PostgreSQL for the foreign-key checks' sake (openPostgres), and after five runs a
-  // prepared read could get a generic plan (8x slower for a path filter). Unnamed, it cannot.
-  const prepare = !readOnly;
   try {
     const result = await fn({
       query: async <R = Row>(statement: Statement) => {
         if (state === "ended") throw ended(statement);
         if (state === "unsent") {
           open();
-          const results = await settled([...opening, send<R>(reserved, statement, prepare)]);
+          const results = await settled([...opening, send<R>(reserved, statement)]);
           return results.at(-1) as R[];
         }
         try {
-          return await send<R>(reserved, statement, prepare);
+          return await send<R>(reserved, statement);
         } catch (error) {
           // a failed set-up aborts the transaction: its error says why, the statement's does not
           await settled(opening);
@@ -295,7 +293,7 @@ async function tenantTransaction<T>(
         state = "ended";
         await settled([
           ...opening,
-          ...statements.map((statement) => send(reserved, statement, prepare)),
+          ...statements.map((statement) => send(reserved, statement)),
           send(reserved, COMMIT),
         ]);
         writes.hold(backend, session);
