@@ -56,13 +56,6 @@ const session = (sql: Connection, store: RecordStore): Session => ({
 
 const BEGIN = { sql: "BEGIN", params: [] };
 const BEGIN_READ_ONLY = { sql: "BEGIN READ ONLY", params: [] };
-/**
- * A read of several statements on the tenant write sessions (an owned item's owner checked first)
- * is planned as the read sessions plan theirs, for its values: those sessions leave cached plans
- * to PostgreSQL for the foreign-key checks' sake (openPostgres), and after five runs a prepared
- * read could get a generic plan (8x slower for a path filter). Sent with BEGIN, in the same packet.
- */
-const READS_PLANNED_PER_RUN = { sql: "SET LOCAL plan_cache_mode = force_custom_plan", params: [] };
 const COMMIT = { sql: "COMMIT", params: [] };
 const ROLLBACK = { sql: "ROLLBACK", params: [] };
 
@@ -227,23 +220,23 @@ async function tenantRead<T>(
 }
 
 /**
- * A tenant's transaction on a tenant session (read-write): no role to switch, and the tenant set
- * only when the session holds another one, inside the transaction, so that a failed set-up aborts
- * it. Nothing is sent before the work's first statement, which goes with BEGIN (and the set-up):
+ * A tenant's transaction on a tenant session (read-write, or read-only for a read): no role to
+ * switch, and the tenant set only when the session holds another one, inside the transaction, so
+ * that a failed set-up aborts it. Nothing is sent before the work's first statement, which goes with BEGIN (and the set-up):
  * one round trip, as `pipelined`; work that sends none sends nothing. Writing work whose only
  * statement comes last (`commitWith`, a create's insert) on a session that holds its tenant sends
  * that statement alone, without a transaction: a single statement is atomic on its own, and
  * row-level security checks what it writes as in a transaction.
  */
 async function tenantTransaction<T>(
-  writes: TenantSessions,
+  sessions: TenantSessions,
   store: RecordStore,
   tenant: string,
   fn: (tx: Session) => Promise<T>,
   readOnly: boolean,
 ): Promise<T> {
-  const reserved = await writes.sql.reserve();
-  const backend = writes.backendOf(reserved);
+  const reserved = await sessions.sql.reserve();
+  const backend = sessions.backendOf(reserved);
   // changed by the work's calls: typed wide, so that the checks after the work are not narrowed away
   let state = "unsent" as "unsent" | "open" | "ended";
   let opening: Promise<unknown>[] = [];
@@ -251,10 +244,9 @@ async function tenantTransaction<T>(
   /** BEGIN, and the tenant when the session holds another: what the first statement goes behind */
   const open = () => {
     state = "open";
-    const setup = writes.holds(backend, tenant) ? [] : [tenantSetup(tenant)];
-    if (setup.length > 0) session = writes.setting(backend, tenant);
-    const begin = readOnly ? [BEGIN_READ_ONLY, READS_PLANNED_PER_RUN] : [BEGIN];
-    opening = [...begin, ...setup].map((s) => send(reserved, s));
+    const setup = sessions.holds(backend, tenant) ? [] : [tenantSetup(tenant)];
+    if (setup.length > 0) session = sessions.setting(backend, tenant);
+    opening = [readOnly ? BEGIN_READ_ONLY : BEGIN, ...setup].map((s) => send(reserved, s));
     // each is awaited with the statements sent behind it; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
   };
@@ -282,7 +274,7 @@ async function tenantTransaction<T>(
         if (state === "ended") throw new Error("The transaction's last statements were sent already.");
         if (
           state === "unsent" &&
-          (statements.length === 0 || (statements.length === 1 && !readOnly && writes.holds(backend, tenant)))
+          (statements.length === 0 || (statements.length === 1 && !readOnly && sessions.holds(backend, tenant)))
         ) {
           // nothing to commit, or one statement, atomic on its own
           state = "ended";
@@ -296,13 +288,13 @@ async function tenantTransaction<T>(
           ...statements.map((statement) => send(reserved, statement)),
           send(reserved, COMMIT),
         ]);
-        writes.hold(backend, session);
+        sessions.hold(backend, session);
       },
     });
     if (state === "open") {
       state = "ended";
       await send(reserved, COMMIT);
-      writes.hold(backend, session);
+      sessions.hold(backend, session);
     }
     return result;
   } catch (error) {
@@ -360,7 +352,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         options?.tenant !== undefined && options.readOnly && options.oneStatement
           ? tenantRead(reads, store, options.tenant, fn)
           : options?.tenant !== undefined
-            ? tenantTransaction(writes, store, options.tenant, fn, options.readOnly ?? false)
+            ? // a read of several statements (an owned item's owner checked first) on the read
+              // sessions, planned for its values as every read; the write sessions leave cached
+              // plans to PostgreSQL, where a prepared read could get a generic one after five runs
+              tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
             : options?.setup !== undefined
               ? pipelined(sql, store, fn, { ...options, setup: options.setup })
               : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>

@@ -372,7 +372,7 @@ describe("a tenant transaction of several statements", () => {
   });
 
   // the write sessions leave cached plans to PostgreSQL for the foreign-key checks' sake; a read
-  // of several statements there is still planned for its values, as on the read sessions
+  // of several statements runs on the read sessions, planned for its values as every read
   it.runIf(onPostgres)(
     "plans a read-only transaction's statements for their values, a writing one's as PostgreSQL chooses",
     async () => {
