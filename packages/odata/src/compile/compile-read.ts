@@ -101,10 +101,11 @@ const recordText = (row: Record<string, unknown>) => row[RECORD_TEXT] as string;
  * copied into the page as it is. Building a record's text costs PostgreSQL about the CPU that
  * receiving and writing its columns costs the host's process, so it pays where that process is
  * the busier of the two, as for a page of plain records: 6–10% more pages per second for
- * list-select and query-filter (`pnpm bench:compare`, three runs). Records with expanded references or
- * collections stay flat: their statement already costs PostgreSQL the most, and the text of
- * their joined records cost query-path-expand 2–6%. So do records with a virtual property or
- * RecordReadOnly that depends on the record (needsFinishing), which need TypeScript (row-plan.ts).
+ * list-select and query-filter (`pnpm bench:compare`, three runs). Records with expanded
+ * references or collections stay flat: their statement already costs PostgreSQL the most, and the
+ * text of their joined records cost query-path-expand 2–6%. So do records with a virtual property
+ * or RecordReadOnly that depends on the record (needsFinishing), which need TypeScript
+ * (row-plan.ts).
  */
 function pageColumns(
   query: ReadQuery,
