@@ -13,6 +13,7 @@ import postgres from "postgres";
 import {
   type Database,
   oneStatementSession,
+  plannedForValues,
   type Row,
   type Session,
   type Statement,
@@ -58,6 +59,9 @@ const BEGIN = { sql: "BEGIN", params: [] };
 const BEGIN_READ_ONLY = { sql: "BEGIN READ ONLY", params: [] };
 const COMMIT = { sql: "COMMIT", params: [] };
 const ROLLBACK = { sql: "ROLLBACK", params: [] };
+/** around a read planned for its values in a transaction on sessions that cache plans (`tenantTransaction`) */
+const PLAN_FOR_VALUES = { sql: "SET LOCAL plan_cache_mode = force_custom_plan", params: [] };
+const PLAN_AS_SESSION = { sql: "SET LOCAL plan_cache_mode TO DEFAULT", params: [] };
 
 /**
  * A transaction opened by `options.setup` with nothing awaited in between (architecture: one
@@ -163,6 +167,8 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
   const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
   return {
     sql,
+    /** whether PostgreSQL may run a prepared statement on a generic plan here */
+    cachesPlans: settings.connection?.plan_cache_mode !== "force_custom_plan",
     /** the backend of a reserved connection */
     backendOf: (reserved: postgres.ReservedSql<any>) => (reserved as { backend?: Backend }).backend,
     holds(backend: Backend | undefined, tenant: string): boolean {
@@ -252,17 +258,28 @@ async function tenantTransaction<T>(
   };
   const ended = (statement: Statement) =>
     new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
+  /**
+   * A read planned for its values, where the sessions cache plans: between SET LOCALs that plan
+   * it so and then give the session's mode back (for the foreign-key checks of what the
+   * transaction writes after it), all three in one packet. Its error is the one thrown.
+   */
+  const sendPlanned = async <R>(statement: Statement) => {
+    const planned = [PLAN_FOR_VALUES, statement, PLAN_AS_SESSION].map((s) => send<R>(reserved, s));
+    return (await settled(planned))[1]!;
+  };
+  const sendOne = <R>(statement: Statement) =>
+    sessions.cachesPlans && plannedForValues(statement) ? sendPlanned<R>(statement) : send<R>(reserved, statement);
   try {
     const result = await fn({
       query: async <R = Row>(statement: Statement) => {
         if (state === "ended") throw ended(statement);
         if (state === "unsent") {
           open();
-          const results = await settled([...opening, send<R>(reserved, statement)]);
+          const results = await settled([...opening, sendOne<R>(statement)]);
           return results.at(-1) as R[];
         }
         try {
-          return await send<R>(reserved, statement);
+          return await sendOne<R>(statement);
         } catch (error) {
           // a failed set-up aborts the transaction: its error says why, the statement's does not
           await settled(opening);

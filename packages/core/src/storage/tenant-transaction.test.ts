@@ -389,9 +389,39 @@ describe("a tenant transaction of several statements", () => {
         );
       expect(await mode({ readOnly: true })).toEqual([{ mode: "force_custom_plan" }]);
       expect(await mode({})).toEqual([{ mode: "auto" }]);
-      // SET LOCAL ends with its transaction: the session's next write plans as PostgreSQL chooses again
+      // the two pools' sessions, taking turns: neither leaves its mode to the other
       expect(await mode({ readOnly: true })).toEqual([{ mode: "force_custom_plan" }]);
       expect(await mode({})).toEqual([{ mode: "auto" }]);
+    },
+  );
+
+  // a compiled read inside a workflow step or a changeset: after five runs of a prepared statement
+  // PostgreSQL may switch to a generic plan, which for a path filter ran 8x slower
+  it.runIf(onPostgres)(
+    "plans a read marked for its values at every run in a writing transaction, and the statements after it as before",
+    async () => {
+      const a = uniqueTenant("tt-pv");
+      const text = (marked: boolean) => `SELECT code FROM tt_secret WHERE code = $1 /* tt-pv ${marked} */`;
+      const run = (marked: boolean) =>
+        inTenant(db, a, async (tx) => {
+          await tx.query({ sql: text(marked), params: ["A1"], ...(marked && { planForValues: true }) });
+          return tx.query<{ mode: string }>(sql`SELECT current_setting('plan_cache_mode') AS mode`);
+        });
+      for (let i = 0; i < 8; i++) {
+        expect(await run(true)).toEqual([{ mode: "auto" }]);
+        expect(await run(false)).toEqual([{ mode: "auto" }]);
+      }
+      // the one connection's prepared statements (the database has one per pool)
+      const plans = await inTenant(db, a, (tx) =>
+        tx.query<{ statement: string; generic: number; custom: number }>(
+          sql`SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom
+              FROM pg_prepared_statements WHERE statement LIKE '%/* tt-pv %'`,
+        ),
+      );
+      const of = (marked: boolean) => plans.find((p) => p.statement === text(marked));
+      expect(of(true)).toMatchObject({ generic: 0, custom: 8 });
+      // what the mark prevents: the same read unmarked goes generic
+      expect(of(false)?.generic).toBeGreaterThan(0);
     },
   );
 
