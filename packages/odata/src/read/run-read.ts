@@ -22,7 +22,8 @@ export interface RunArgs {
 
 /**
  * A compiled read's rows. Its best plan depends on its values (a path filter's generic plan ran
- * 8x slower), also where it runs in a writing transaction: a workflow step, a changeset's part.
+ * 8x slower), also where it runs in a writing transaction: a workflow step's GET, the record a
+ * write answers with.
  */
 const rows = (session: Session, prepared: PreparedStatement, args: RunArgs) =>
   session.query({
