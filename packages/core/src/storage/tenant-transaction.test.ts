@@ -425,6 +425,28 @@ describe("a tenant transaction of several statements", () => {
     },
   );
 
+  it.runIf(onPostgres)(
+    "fails with a marked read's own error, not the aborted transaction's, and keeps nothing of it",
+    async () => {
+      const a = uniqueTenant("tt-pv");
+      const failing = {
+        sql: "SELECT code::int FROM tt_secret WHERE code = $1",
+        params: ["not a number"],
+        planForValues: true,
+      };
+      await expect(
+        inTenant(db, a, async (tx) => {
+          await tx.query(
+            sql`INSERT INTO tt_secret (tenant_id, guid, code) VALUES (${a}, ${crypto.randomUUID()}, 'not a number')`,
+          );
+          await tx.query(failing);
+        }),
+      ).rejects.toThrow(/invalid input syntax for type integer/);
+      expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([]);
+      expect(await connectionState()).toEqual(CLEAN);
+    },
+  );
+
   it.runIf(onPostgres)("refuses a statement after its last ones, and commits nothing more", async () => {
     const a = uniqueTenant("tt-l");
     // the tenant set-up as inTenant sends it: the transaction that offers commitWith
