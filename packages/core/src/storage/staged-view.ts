@@ -27,13 +27,25 @@ const id = (name: string) => sql.identifier(name);
 /** the version of the record at `alias` of a `relation`, as text: what its ETag says */
 export const versionText = (alias: string): SQL => sql`${id(alias)}.${id(VERSION_COLUMN)}::text`;
 
+/**
+ * How a relation is read: `scanned` (FROM, filtered and ordered) or `probed` by the key of each
+ * row joined to it (a to-one expand or path). The overlay of a scan hides the staged base rows by
+ * an anti join, which reads the base table once for the whole statement. A probed overlay must
+ * let PostgreSQL look a base row up by its key, which it can only do in a UNION ALL whose base
+ * branch is the bare table: the hiding check then comes after the union, per row found (an anti
+ * join there read every product of the tenant for each page of a workflow's lines with their
+ * product expanded: 0.5 s at the bench's data, 1.6 s at ten times it).
+ */
+export type ReadAs = "scanned" | "probed";
+
 /** the relation to read an entity from: its table, or the overlay of a workflow's staged rows */
-export function relation(def: AnyEntity, view: StagedView | undefined): SQL {
+export function relation(def: AnyEntity, view: StagedView | undefined, readAs: ReadAs = "scanned"): SQL {
   const table = id(tableName(def));
   const staged = id(stagedTableName(def));
-  const columns = (alias: string) =>
+  const names = [TENANT_COLUMN, ...persistedColumns(def).map((c) => c.column)];
+  const columns = (alias: string, more: readonly string[] = []) =>
     sql.join(
-      [TENANT_COLUMN, ...persistedColumns(def).map((c) => c.column)].map((c) => sql`${id(alias)}.${id(c)}`),
+      [...names, ...more].map((c) => sql`${id(alias)}.${id(c)}`),
       sql`, `,
     );
   const stagedVersion = (main: SQL) => sql`concat(${main}, '+', s.${id(VERSION_COLUMN)}) AS ${id(VERSION_COLUMN)}`;
@@ -45,5 +57,11 @@ export function relation(def: AnyEntity, view: StagedView | undefined): SQL {
   if (view === undefined) return sql`${table}`;
   const workflow = sql`${view.workflowId}::uuid`;
   const main = sql`coalesce((SELECT m.${id(VERSION_COLUMN)} FROM ${table} AS m WHERE m.${id(TENANT_COLUMN)} = s.${id(TENANT_COLUMN)} AND m.guid = s.guid), s.${id(BASE_VERSION_COLUMN)}, 0)`;
-  return sql`(SELECT ${columns("b")}, b.${id(VERSION_COLUMN)}::text AS ${id(VERSION_COLUMN)} FROM ${table} AS b WHERE NOT EXISTS (SELECT 1 FROM ${staged} AS s WHERE s.${id(TENANT_COLUMN)} = b.${id(TENANT_COLUMN)} AND s.${id(WORKFLOW_COLUMN)} = ${workflow} AND s.guid = b.guid) UNION ALL SELECT ${columns("s")}, ${stagedVersion(main)} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)})`;
+  const isStaged = (alias: string) =>
+    sql`EXISTS (SELECT 1 FROM ${staged} AS s WHERE s.${id(TENANT_COLUMN)} = ${id(alias)}.${id(TENANT_COLUMN)} AND s.${id(WORKFLOW_COLUMN)} = ${workflow} AND s.guid = ${id(alias)}.guid)`;
+  const stagedRows = (marked: SQL) =>
+    sql`SELECT ${columns("s")}, ${stagedVersion(main)}${marked} FROM ${staged} AS s WHERE s.${id(WORKFLOW_COLUMN)} = ${workflow} AND NOT s.${id(DELETED_COLUMN)}`;
+  if (readAs === "probed")
+    return sql`(SELECT ${columns("u", [VERSION_COLUMN])} FROM (SELECT ${columns("b")}, b.${id(VERSION_COLUMN)}::text AS ${id(VERSION_COLUMN)}, false AS staged FROM ${table} AS b UNION ALL ${stagedRows(sql`, true`)}) AS u WHERE u.staged OR NOT ${isStaged("u")})`;
+  return sql`(SELECT ${columns("b")}, b.${id(VERSION_COLUMN)}::text AS ${id(VERSION_COLUMN)} FROM ${table} AS b WHERE NOT ${isStaged("b")} UNION ALL ${stagedRows(sql``)})`;
 }

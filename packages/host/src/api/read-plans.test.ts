@@ -16,7 +16,7 @@
  * that joining all of them costs less; `pnpm bench` sees that as growth from 1x to 10x, and none
  * after it (README, Benchmarks).
  */
-import { type Database, inTenant, type Session, type SqlQuery, type Statement, toQuery } from "@bizdata/core";
+import { type Database, inTenant, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
 import { adminContext, createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -33,18 +33,6 @@ let db: Database;
 let small: Caller;
 let large: Caller;
 const caught: SqlQuery[] = [];
-
-/** `db` handing a copy of every statement of a tenant transaction to `caught` */
-const catching = (inner: Database): Database => {
-  const wrap = (session: Session): Session => ({
-    query: <R>(statement: Statement) => {
-      caught.push(toQuery(statement));
-      return session.query<R>(statement);
-    },
-    store: session.store,
-  });
-  return { ...inner, transaction: (fn, options) => inner.transaction((tx) => fn(wrap(tx)), options) };
-};
 
 interface PlanNode {
   "Node Type": string;
@@ -106,7 +94,12 @@ describe.skipIf(!process.env.DATABASE_URL)("the reads that grow with the data", 
     for (const id of Object.values(tenants)) await setUser(db, id, "admin", PASSWORD, ["admin"]);
     // as a host's database is after autovacuum: statistics, and a visibility map for index-only scans
     await db.query({ sql: "VACUUM (ANALYZE) sales_order, sales_order_detail, customer, contact", params: [] });
-    const app = createApp({ db: catching(db), model: sampleModel, keys: await loadSigningKeys(db), config });
+    const app = createApp({
+      db: watchStatements(db, (statements) => caught.push(...statements.map(toQuery))),
+      model: sampleModel,
+      keys: await loadSigningKeys(db),
+      config,
+    });
     small = caller(app, tenants.small, await signIn(app, tenants.small, "admin"));
     large = caller(app, tenants.large, await signIn(app, tenants.large, "admin"));
   }, 300_000);

@@ -57,7 +57,7 @@ export class QueryScope {
         this.joins.pathOf.set(joined, key);
         const target = sql.identifier(joined);
         this.joins.clauses.push(
-          sql` LEFT JOIN ${relation(step.target, this.aliases.view)} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
+          sql` LEFT JOIN ${relation(step.target, this.aliases.view, "probed")} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
         );
       }
       alias = joined;
