@@ -48,7 +48,7 @@ export {
   stagedTableName,
   WORKFLOW_COLUMN,
 } from "./storage/staged-tables.js";
-export { relation, type StagedView, versionText } from "./storage/staged-view.js";
+export { type ReadAs, relation, type StagedView, versionText } from "./storage/staged-view.js";
 export { tenantFeatureTable, tenantTable } from "./storage/system-tables.js";
 export { tableQueries } from "./storage/table-queries.js";
 export { loadTenant } from "./storage/tenant-features.js";

@@ -25,7 +25,8 @@ function writeNode(node: OutputNode, row: Row): string {
 }
 
 export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRead {
-  const scope = QueryScope.over(query.entity, new AliasSource(ctx.view));
+  // an aggregate reads every record it groups
+  const scope = QueryScope.over(query.entity, new AliasSource(ctx.view), "scanned");
   const ectx: ExpressionContext = { scopes: new Map([[null, scope]]) };
   const inReach = recordsInReach(scope, ctx);
   const where = query.where ? sql`${inReach} AND ${compileExpr(query.where, { ...ectx, condition: true })}` : inReach;

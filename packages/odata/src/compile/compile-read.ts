@@ -5,7 +5,7 @@
  * again. A page's records come as the JSON text PostgreSQL builds for each (`pageColumns`), a
  * single record as flat columns that TypeScript writes (row-plan.ts).
  */
-import { type StagedView, TENANT_COLUMN } from "@bizdata/core";
+import { type ReadAs, type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
@@ -80,8 +80,9 @@ function filtered(
   ctx: Pick<CompileContext, "tenantId" | "keys">,
   aliases: AliasSource,
   within?: Within,
+  readAs?: ReadAs,
 ): { scope: QueryScope; where: SQL } {
-  const scope = QueryScope.over(query.entity, aliases);
+  const scope = QueryScope.over(query.entity, aliases, readAs);
   const reach = recordsInReach(scope, ctx);
   const inReach = within === undefined ? reach : sql`${reach} AND ${within.condition(scope)}`;
   const searched = query.search ? sql`${inReach} AND ${searchCondition(query.search, scope)}` : inReach;
@@ -123,15 +124,22 @@ function pageColumns(
 
 export function compileCollection(query: ReadQuery, ctx: CompileContext, within?: Within): CompiledRead {
   const aliases = within?.aliases ?? new AliasSource(ctx.view);
-  const { scope, where } = filtered(query, ctx, aliases, within);
+  const paging = pageOf(query, ctx);
+  // a page stops early, in index order where an index has it; a collection without a limit is read whole
+  const { scope, where } = filtered(
+    query,
+    ctx,
+    aliases,
+    within,
+    paging.base.limit === undefined ? "scanned" : "indexed",
+  );
   const order = orderClause(query.orderBy, scope);
   const plan = pageColumns(query, scope, ctx);
-  const paging = pageOf(query, ctx);
   const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
   const base = { write: plan.write, guidAlias: plan.guidAlias, ...paging.base };
   if (!query.count) return { statement: page, ...base };
   // the count and the page in one statement; an empty page still yields the one count row
-  const counted = filtered(query, ctx, aliases, within);
+  const counted = filtered(query, ctx, aliases, within, "scanned");
   const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}) n LEFT JOIN LATERAL (${page}) p ON true`;
   return { statement, ...base };
 }
@@ -152,6 +160,6 @@ export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx:
 }
 
 export function compileCount(query: ReadQuery, ctx: CompileContext, within?: Within): SQL {
-  const { scope, where } = filtered(query, ctx, within?.aliases ?? new AliasSource(ctx.view), within);
+  const { scope, where } = filtered(query, ctx, within?.aliases ?? new AliasSource(ctx.view), within, "scanned");
   return sql`SELECT count(*) AS count ${scope.from()} WHERE ${where}`;
 }

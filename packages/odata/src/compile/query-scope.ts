@@ -4,7 +4,7 @@
  * shared by every expression that walks the same chain. Joins match on tenant and Guid, so they
  * use the primary key (architecture: joins, not LATERAL, for to-one paths).
  */
-import { type AnyEntity, relation, type StagedView, TENANT_COLUMN } from "@bizdata/core";
+import { type AnyEntity, type ReadAs, relation, type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { Navigation } from "../bind/bound-expr.js";
 
@@ -32,16 +32,28 @@ export class QueryScope {
     readonly entity: AnyEntity,
     readonly aliases: AliasSource,
     private readonly joins: Joins,
+    private readonly readAs: ReadAs,
   ) {}
 
-  /** a new FROM clause over `entity` */
-  static over(entity: AnyEntity, aliases: AliasSource): QueryScope {
-    return new QueryScope(aliases.take(), entity, aliases, { byPath: new Map(), pathOf: new Map(), clauses: [] });
+  /**
+   * A new FROM clause over `entity`. `readAs` says how its tables are read, which in a workflow
+   * decides the form of their staged overlays (staged-view.ts): `indexed` for what reaches
+   * records by key or stops early in index order (a page, a record, its expands), `scanned` for
+   * what reads all of them (a count, an aggregate).
+   */
+  static over(entity: AnyEntity, aliases: AliasSource, readAs: ReadAs = "indexed"): QueryScope {
+    return new QueryScope(
+      aliases.take(),
+      entity,
+      aliases,
+      { byPath: new Map(), pathOf: new Map(), clauses: [] },
+      readAs,
+    );
   }
 
   /** the same FROM clause seen from a joined record (paths of an expanded reference start there) */
   at(alias: string, entity: AnyEntity): QueryScope {
-    return new QueryScope(alias, entity, this.aliases, this.joins);
+    return new QueryScope(alias, entity, this.aliases, this.joins, this.readAs);
   }
 
   /** the alias of the record at the end of a navigation chain, joining what is missing */
@@ -57,7 +69,7 @@ export class QueryScope {
         this.joins.pathOf.set(joined, key);
         const target = sql.identifier(joined);
         this.joins.clauses.push(
-          sql` LEFT JOIN ${relation(step.target, this.aliases.view, "probed")} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
+          sql` LEFT JOIN ${relation(step.target, this.aliases.view, this.readAs)} AS ${target} ON ${target}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(alias)}.${sql.identifier(TENANT_COLUMN)} AND ${target}.guid = ${sql.identifier(alias)}.${sql.identifier(step.column.column)}`,
         );
       }
       alias = joined;
@@ -67,7 +79,7 @@ export class QueryScope {
 
   /** `FROM table AS alias LEFT JOIN …` with every join requested so far */
   from(): SQL {
-    return sql`FROM ${relation(this.entity, this.aliases.view)} AS ${sql.identifier(this.alias)}${sql.join(this.joins.clauses)}`;
+    return sql`FROM ${relation(this.entity, this.aliases.view, this.readAs)} AS ${sql.identifier(this.alias)}${sql.join(this.joins.clauses)}`;
   }
 
   column(alias: string, column: string): SQL {
