@@ -28,13 +28,15 @@ const id = (name: string) => sql.identifier(name);
 export const versionText = (alias: string): SQL => sql`${id(alias)}.${id(VERSION_COLUMN)}::text`;
 
 /**
- * How a relation is read: `scanned` whole (a count, an aggregate), or `indexed`: its records
- * reached through its indexes, by key (a to-one expand or path joined to each row) or in index
- * order until a page is full. The overlay of a scan hides the staged base rows by an anti join,
- * which reads the base table once for the whole statement. An indexed overlay must let
- * PostgreSQL reach a base row through the base table's indexes, which it can only do in a UNION
- * ALL whose base branch is the bare table: the hiding check then comes after the union, per row
- * found. A workflow's page of order lines with their product expanded read every product of the
+ * How a relation is read: `scanned`, whole or narrowed by conditions on its own columns (a count,
+ * an aggregate, a record by its key), or `indexed`: its records reached through its indexes by the
+ * key of each row joined to it (a to-one expand or path) or in index order until a page is full.
+ * The overlay of a scan hides the staged base rows by an anti join, which reads the base table once
+ * for the whole statement, or probes the staged rows by key where the statement's conditions narrow
+ * the base rows to a few. An indexed overlay must let PostgreSQL reach a base row through the base
+ * table's indexes, which it can only do in a UNION ALL whose base branch is the bare table: the
+ * hiding check then comes after the union, per row found, against a hash of every staged key of the
+ * workflow. A workflow's page of order lines with their product expanded read every product of the
  * tenant through the scan's form (0.5 s at the bench's data, 1.6 s at ten times it).
  */
 export type ReadAs = "scanned" | "indexed";

@@ -147,7 +147,9 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext, within?
 export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx: CompileContext): CompiledRead {
   const { scope, where } = filtered(query, ctx, new AliasSource(ctx.view));
   const plan = rowPlan(query, scope, ctx);
-  const statement = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
+  // its key narrows both branches of the scanned overlay, which then looks the one key up among the
+  // staged rows; the indexed form would gather every staged key of the workflow first
+  const statement = sql`SELECT ${plan.columns} ${scope.from("scanned")} WHERE ${where} AND ${sql.identifier(scope.alias)}.guid = ${guid}::uuid`;
   return {
     statement,
     write: plan.write,

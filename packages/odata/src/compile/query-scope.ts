@@ -77,9 +77,12 @@ export class QueryScope {
     return alias;
   }
 
-  /** `FROM table AS alias LEFT JOIN …` with every join requested so far */
-  from(): SQL {
-    return sql`FROM ${relation(this.entity, this.aliases.view, this.readAs)} AS ${sql.identifier(this.alias)}${sql.join(this.joins.clauses)}`;
+  /**
+   * `FROM table AS alias LEFT JOIN …` with every join requested so far; `root` says how the first
+   * table is read when it differs from the joined ones (a record by its key)
+   */
+  from(root: ReadAs = this.readAs): SQL {
+    return sql`FROM ${relation(this.entity, this.aliases.view, root)} AS ${sql.identifier(this.alias)}${sql.join(this.joins.clauses)}`;
   }
 
   column(alias: string, column: string): SQL {
