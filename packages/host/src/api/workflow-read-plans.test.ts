@@ -66,18 +66,26 @@ async function planOf({ sql, params }: SqlQuery): Promise<PlanNode[]> {
   return nodes(row!["QUERY PLAN"][0].Plan);
 }
 
-/** a new workflow's first step: GET `path` */
-async function firstStep(path: string): Promise<Response> {
+/** a new workflow of the admin's */
+async function newWorkflow(): Promise<string> {
   const created = await admin.request("POST", "/api/workflow");
-  const { workflowId } = (await created.json()) as { workflowId: string };
+  return ((await created.json()) as { workflowId: string }).workflowId;
+}
+
+/** step `index` of `workflowId`: GET `path` */
+const step = (workflowId: string, index: number, path: string) =>
+  admin.request("GET", path, undefined, { "Workflow-Id": workflowId, "Workflow-Index": String(index) });
+
+/** a new workflow's first step: GET `path`, its statements caught */
+async function firstStep(path: string): Promise<Response> {
+  const workflowId = await newWorkflow();
   caught.length = 0;
-  return admin.request("GET", path, undefined, { "Workflow-Id": workflowId, "Workflow-Index": "1" });
+  return step(workflowId, 1, path);
 }
 
 describe.runIf(onPostgres)("a workflow step's read", () => {
   it("is planned for the values of each run, however often the step is repeated", async () => {
-    const created = await admin.request("POST", "/api/workflow");
-    const { workflowId } = (await created.json()) as { workflowId: string };
+    const workflowId = await newWorkflow();
     const customersInTexas = `/api/Customer?${new URLSearchParams({
       $filter: "PrimaryContact/MailingAddress/State eq 'TX'",
       $select: "Id,Title",
@@ -85,10 +93,7 @@ describe.runIf(onPostgres)("a workflow step's read", () => {
     })}`;
     const answers = [];
     for (let index = 1; index <= 8; index++) {
-      const res = await admin.request("GET", customersInTexas, undefined, {
-        "Workflow-Id": workflowId,
-        "Workflow-Index": String(index),
-      });
+      const res = await step(workflowId, index, customersInTexas);
       expect(res.status, await res.clone().text()).toBe(200);
       answers.push(((await res.json()) as { value: unknown[] }).value);
     }

@@ -38,8 +38,8 @@ export class QueryScope {
   /**
    * A new FROM clause over `entity`. `readAs` says how its tables are read, which in a workflow
    * decides the form of their staged overlays (staged-view.ts): `indexed` for what reaches
-   * records by key or stops early in index order (a page, a record, its expands), `scanned` for
-   * what reads all of them (a count, an aggregate).
+   * records by key or stops early in index order (a page, the joins of a record read by its key,
+   * expands), `scanned` for what reads all of them (a count, an aggregate).
    */
   static over(entity: AnyEntity, aliases: AliasSource, readAs: ReadAs = "indexed"): QueryScope {
     return new QueryScope(
