@@ -77,6 +77,32 @@ describe("GET /api/{Entity}", () => {
     expect(all).toEqual(skus);
   });
 
+  it.each([
+    ["SKU desc", [...skus].reverse()],
+    ["SKU", skus],
+  ])(
+    "answers each page in the order of $orderby=%s, cut at the server page size, with its count",
+    async (orderby, ordered) => {
+      const pageSize = config.queryLimits.maxPageSize;
+      for (const [skip, top] of [
+        [0, undefined],
+        [7, undefined],
+        [55, undefined],
+        [3, 20],
+      ] as const) {
+        const options = `$select=SKU&$orderby=${encodeURIComponent(orderby)}&$count=true&$skip=${skip}${top === undefined ? "" : `&$top=${top}`}`;
+        const body = await json(await admin.request("GET", `/api/Product?${options}`));
+        const end = Math.min(skip + (top ?? pageSize), skip + pageSize);
+        expect(
+          body.value.map((p: { SKU: string }) => p.SKU),
+          options,
+        ).toEqual(ordered.slice(skip, end));
+        expect(body["@odata.count"], options).toBe(60);
+        expect(body["@odata.nextLink"] !== undefined, options).toBe(top === undefined && end < 60);
+      }
+    },
+  );
+
   it("computes a virtual property only from its persisted inputs and selects complex values", async () => {
     const created = await json(
       await admin.request("POST", "/api/Contact?$select=FullName,MailingAddress", {
