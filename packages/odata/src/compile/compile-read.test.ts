@@ -163,6 +163,18 @@ describe("literals", () => {
   });
 });
 
+describe("expanded collections", () => {
+  it("are the array of their items' texts in the order and page of the items' own query, with no aggregate sorting them again", () => {
+    const { sql } = compile("Order", { $expand: "Lines($orderby=Item desc;$top=3;$skip=2)" });
+    expect(sql).toMatch(
+      /\('\[' \|\| array_to_string\(ARRAY\(SELECT .* ORDER BY "t1"\."item" DESC NULLS LAST, "t1"\.guid LIMIT \$\d+ OFFSET \$\d+\), ','\) \|\| '\]'\)/,
+    );
+    // an aggregate ordered in itself sorts once per owner (json-object.ts collectionJson)
+    expect(sql).not.toMatch(/string_agg\([^)]* ORDER BY/);
+    expect(compile("Order", { $expand: "Lines" }).sql).toMatch(/ARRAY\(SELECT .* ORDER BY "t1"\.guid\)/);
+  });
+});
+
 describe("tenant predicate", () => {
   it("filters the read's table and every correlated subquery by tenant", () => {
     const q = compile("Order", {

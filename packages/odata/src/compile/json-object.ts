@@ -129,17 +129,24 @@ function itemsWhere(e: CollectionExpand, owner: QueryScope, scope: QueryScope): 
   return sql`${item}.${sql.identifier(TENANT_COLUMN)} = ${sql.identifier(owner.alias)}.${sql.identifier(TENANT_COLUMN)} AND ${item}.${sql.identifier(e.inverse.column)} = ${sql.identifier(owner.alias)}.guid${search}${filter}`;
 }
 
-/** the items of a collection as a JSON array (empty, never null), ordered and paged as asked */
+/**
+ * The items of a collection as a JSON array (empty, never null), ordered and paged as asked: the
+ * array of their texts in the order of the items' query, joined. An aggregate ordered in itself
+ * (`string_agg(… ORDER BY …)`) sorts its input once per owner, and on PostgreSQL 15 each of those
+ * sorts took memory of its own that the server's allocator gave back to the system and took again
+ * at every statement: 2 `brk` calls per statement, and a fifth more of PostgreSQL's CPU for a
+ * page of 20 orders with their lines (1,260 against 1,060 µs per statement, the same answer).
+ */
 export function collectionJson(e: CollectionExpand, owner: QueryScope, options: EntityOutput): SQL {
   const scope = QueryScope.over(e.query.entity, owner.aliases);
   const where = itemsWhere(e, owner, scope);
   const order = orderClause(e.query.orderBy, scope);
   const object = jsonObject(e.query, scope, options);
-  if (e.query.top === undefined && e.query.skip === undefined) {
-    return sql`(SELECT '[' || coalesce(string_agg(${object}, ',' ORDER BY ${order}), '') || ']' ${scope.from()} WHERE ${where})`;
-  }
-  const page = sql`SELECT ${object} AS j, row_number() OVER (ORDER BY ${order}) AS n ${scope.from()} WHERE ${where} ORDER BY ${order} LIMIT ${e.query.top ?? null} OFFSET ${e.query.skip ?? 0}`;
-  return sql`(SELECT '[' || coalesce(string_agg(p.j, ',' ORDER BY p.n), '') || ']' FROM (${page}) p)`;
+  const page =
+    e.query.top === undefined && e.query.skip === undefined
+      ? sql``
+      : sql` LIMIT ${e.query.top ?? null} OFFSET ${e.query.skip ?? 0}`;
+  return sql`('[' || array_to_string(ARRAY(SELECT ${object} ${scope.from()} WHERE ${where} ORDER BY ${order}${page}), ',') || ']')`;
 }
 
 /** `Details@odata.count`: the filtered count, before paging */
