@@ -229,10 +229,11 @@ async function tenantRead<T>(
  * A tenant's transaction on a tenant session (read-write, or read-only for a read): no role to
  * switch, and the tenant set only when the session holds another one, inside the transaction, so
  * that a failed set-up aborts it. Nothing is sent before the work's first statement, which goes
- * with BEGIN (and the set-up): one round trip, as `pipelined`; work that sends none sends nothing. Writing work whose only
- * statement comes last (`commitWith`, a create's insert) on a session that holds its tenant sends
- * that statement alone, without a transaction: a single statement is atomic on its own, and
- * row-level security checks what it writes as in a transaction.
+ * with BEGIN (and the set-up): one round trip, as `pipelined`; work that sends none sends
+ * nothing. Writing work whose only statement comes last (`commitWith`, a create's insert) on a
+ * session that holds its tenant sends that statement alone, without a transaction: a single
+ * statement is atomic on its own, and row-level security checks what it writes as in a
+ * transaction.
  */
 async function tenantTransaction<T>(
   sessions: TenantSessions,

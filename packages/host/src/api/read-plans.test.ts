@@ -16,12 +16,13 @@
  * that joining all of them costs less; `pnpm bench` sees that as growth from 1x to 10x, and none
  * after it (README, Benchmarks).
  */
-import { type Database, inTenant, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
+import type { Database, SqlQuery } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
-import { adminContext, createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
+import { adminContext, createTenant, setUser } from "@bizdata/host";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
+import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
+import { type PlanNode, planNodes, tenantPlan, watchedApp } from "../../../../test/query-plans.js";
 import { migrateService } from "../schema.js";
 
 const SMALL = { products: 50, customers: 20, orders: 100, linesPerOrder: 3, invoices: 0, journals: 0 };
@@ -34,26 +35,13 @@ let small: Caller;
 let large: Caller;
 const caught: SqlQuery[] = [];
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Index Cond"?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
 /** the plan of the statement the host sends for `path`, for the small tenant unless told */
 async function planOf(path: string, tenant: Caller = small): Promise<PlanNode[]> {
   caught.length = 0;
   const res = await tenant.request("GET", path);
   expect(res.status, await res.text()).toBe(200);
   expect(caught).toHaveLength(1);
-  const { sql, params } = caught[0]!;
-  const [row] = await inTenant(db, tenant.tenantId, (tx) =>
-    tx.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>({ sql: `EXPLAIN (FORMAT JSON) ${sql}`, params }),
-  );
-  return nodes(row!["QUERY PLAN"][0].Plan);
+  return tenantPlan(db, tenant.tenantId, caught[0]!);
 }
 
 /**
@@ -67,7 +55,7 @@ function expectTenantIndexScans(plan: PlanNode[], table: string, types: readonly
   for (const scan of scans) {
     const indexScans =
       scan["Node Type"] === "Bitmap Heap Scan"
-        ? (scan.Plans ?? []).flatMap(nodes).filter((n) => n["Node Type"] === "Bitmap Index Scan")
+        ? (scan.Plans ?? []).flatMap(planNodes).filter((n) => n["Node Type"] === "Bitmap Index Scan")
         : [scan];
     expect(indexScans.length, JSON.stringify(scan)).toBeGreaterThan(0);
     for (const index of indexScans) {
@@ -94,12 +82,7 @@ describe.skipIf(!process.env.DATABASE_URL)("the reads that grow with the data", 
     for (const id of Object.values(tenants)) await setUser(db, id, "admin", PASSWORD, ["admin"]);
     // as a host's database is after autovacuum: statistics, and a visibility map for index-only scans
     await db.query({ sql: "VACUUM (ANALYZE) sales_order, sales_order_detail, customer, contact", params: [] });
-    const app = createApp({
-      db: watchStatements(db, (statements) => caught.push(...statements.map(toQuery))),
-      model: sampleModel,
-      keys: await loadSigningKeys(db),
-      config,
-    });
+    const app = await watchedApp(db, caught);
     small = caller(app, tenants.small, await signIn(app, tenants.small, "admin"));
     large = caller(app, tenants.large, await signIn(app, tenants.large, "admin"));
   }, 300_000);

@@ -13,12 +13,13 @@
  * reached by a to-one expand or path is looked up in that overlay by its key, not found by reading
  * all of the target's rows.
  */
-import { type Database, inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
+import { type Database, inTenant, openDatabase, type SqlQuery } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
-import { adminContext, createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
+import { adminContext, createTenant, setUser } from "@bizdata/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
+import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
+import { tenantPlan, watchedApp } from "../../../../test/query-plans.js";
 import { migrateService } from "../schema.js";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -38,33 +39,13 @@ beforeAll(async () => {
   await seedSampleData(adminContext(db, sampleModel), tenantId, SIZES);
   await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
   await db.query({ sql: "ANALYZE product, sales_order_detail", params: [] });
-  const app = createApp({
-    db: watchStatements(db, (statements) => caught.push(...statements.map(toQuery))),
-    model: sampleModel,
-    keys: await loadSigningKeys(db),
-    config,
-  });
+  const app = await watchedApp(db, caught);
   admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
 }, 120_000);
 afterAll(() => db?.close());
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  Alias?: string;
-  "Index Cond"?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
 /** the plan of a statement the app sent, explained in the tenant's transaction (row-level security on) */
-async function planOf({ sql, params }: SqlQuery): Promise<PlanNode[]> {
-  const [row] = await inTenant(db!, admin.tenantId, (tx) =>
-    tx.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>({ sql: `EXPLAIN (FORMAT JSON) ${sql}`, params }),
-  );
-  return nodes(row!["QUERY PLAN"][0].Plan);
-}
+const planOf = (statement: SqlQuery) => tenantPlan(db!, admin.tenantId, statement);
 
 /** a new workflow of the admin's */
 async function newWorkflow(): Promise<string> {
