@@ -21,6 +21,7 @@
  * statements.
  */
 import { randomUUID } from "node:crypto";
+import { RAISE_MALLOC_THRESHOLDS } from "@bizdata/core";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import postgres from "postgres";
@@ -228,6 +229,19 @@ const app = new Hono()
     );
     return c.json({ Guid: guid }, 201, { Location: `/api/Product(${guid})` });
   });
+
+/**
+ * Opens every connection of a pool and runs on it the statement the host's sessions start with
+ * (core's RAISE_MALLOC_THRESHOLDS), so that the floor's backends keep their heap as the host's
+ * do: a backend that gives it back after each statement costs PostgreSQL up to twice the CPU, and
+ * whether one does otherwise depends on what it ran before.
+ */
+const tuned = async (pool: postgres.Sql) => {
+  const connections = await Promise.all(Array.from({ length: settings.max }, () => pool.reserve()));
+  await Promise.all(connections.map((c) => c.unsafe(RAISE_MALLOC_THRESHOLDS.sql)));
+  for (const c of connections) c.release();
+};
+await Promise.all([sql, tenantSql?.reads, tenantSql?.writes].flatMap((pool) => (pool ? [tuned(pool)] : [])));
 
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.send?.({ url: `http://127.0.0.1:${info.port}` });

@@ -16,6 +16,7 @@ import {
   plannedForValues,
   type Row,
   type Session,
+  type SqlQuery,
   type Statement,
   type TransactionOptions,
   toQuery,
@@ -154,9 +155,9 @@ const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, param
  * (its items' ARRAY) cost PostgreSQL 1.2–1.8 ms of CPU per run so, 0.7–0.8 ms on a backend that
  * had run this first (strace: 2 brk per statement before, none after). Freeing the 1 MB block
  * lifts the thresholds to 1 MB allocated and 2 MB kept free for the backend's life; any other
- * allocator just runs one cheap statement.
+ * allocator just runs one cheap statement. Exported for pools of an application's own.
  */
-const RAISE_MALLOC_THRESHOLDS: Statement = { sql: "SELECT length(repeat(' ', 1048576))", params: [] };
+export const RAISE_MALLOC_THRESHOLDS: SqlQuery = { sql: "SELECT length(repeat(' ', 1048576))", params: [] };
 
 /** a connection's backend session, which the patched postgres.js updates in place when the connection reconnects */
 interface Backend {
