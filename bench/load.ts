@@ -63,12 +63,22 @@ export async function probe(target: Target, scenario: Scenario, data: ScenarioDa
   return JSON.parse(text);
 }
 
+/**
+ * Seconds a request may take before autocannon gives up on it and counts an error. Its default,
+ * 10, failed the aggregate over ten times the data: ten of them in flight, each 1.5 s of
+ * PostgreSQL's CPU over its parallel workers, waited 4–9 s on two cores, and a floor's slowest
+ * passed 10 s. A request that slow is measured as slow, not as failed; one that takes a minute
+ * is stuck.
+ */
+const REQUEST_TIMEOUT = 60;
+
 function run(target: Target, scenario: Scenario, data: ScenarioData, seconds: number, connections: number) {
   const next = scenario.requests(data);
   return autocannon({
     url: target.url,
     connections,
     duration: seconds,
+    timeout: REQUEST_TIMEOUT,
     headers: headersOf(target),
     requests: [{ setupRequest: (request) => ({ ...request, ...next() }) }],
   });
