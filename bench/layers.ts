@@ -1,6 +1,7 @@
 /**
  * `pnpm bench:layers`: where the host's CPU time per request goes, layer by layer, for a point
- * read and a create (the read-one and create scenarios), on the bench tenant's data. `pnpm bench`
+ * read, a page of 100 records and a create (the read-one, list-select and create scenarios), on
+ * the bench tenant's data. `pnpm bench`
  * says how far the host is from its floors; this says which layer the distance is in.
  *
  * In this process, `BENCH_CONNECTIONS` requests in flight, CPU per request from
@@ -36,7 +37,7 @@ import { benchTenant, prepareDatabase } from "./prepare.js";
 import { cpuPerRequest } from "./process-cpu.js";
 import { type Answers, recordAnswers, replaying } from "./replay-database.js";
 import { describeMachine } from "./report.js";
-import { READ_ONE_OPTIONS, readOneUrl } from "./scenarios.js";
+import { LIST_SELECT_OPTIONS, odataUrl, READ_ONE_OPTIONS, readOneUrl } from "./scenarios.js";
 import { BUILT_PACKAGES, startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
 import { tenantSessions } from "./tenant-sessions.js";
@@ -68,7 +69,7 @@ let turn = 0;
 const nextGuid = () => data.guids[turn++ % data.guids.length]!;
 
 interface LayeredScenario {
-  readonly name: "read-one" | "create";
+  readonly name: "read-one" | "list-select" | "create";
   readonly write: boolean;
   /** the next request, as the service takes it */
   readonly request: () => ODataRequest;
@@ -91,6 +92,19 @@ const scenarios: readonly LayeredScenario[] = [
     http: () => ({ method: "GET", path: readOneUrl(nextGuid()) }),
     // the key of `Product(<guid>)`, as the statement takes it
     varied: async (_, request) => new Map([[/\(([^)]+)\)/.exec(request.path)![1]!.toLowerCase(), nextGuid]]),
+  },
+  {
+    name: "list-select",
+    write: false,
+    request: () => ({
+      method: "GET",
+      path: "Product",
+      search: new URLSearchParams(LIST_SELECT_OPTIONS.map(([name, value]): [string, string] => [name, value])),
+      tenantId: tenant,
+    }),
+    http: () => ({ method: "GET", path: odataUrl("Product", LIST_SELECT_OPTIONS) }),
+    // the same page every time
+    varied: async () => new Map(),
   },
   {
     name: "create",

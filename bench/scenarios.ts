@@ -97,7 +97,11 @@ export const queryMixUrl = (name: QueryMixName): string => {
 export const READ_ONE_OPTIONS = [["$select", "SKU,Cost"]] as const;
 export const readOneUrl = (guid: string): string => odataUrl(`Product(${guid})`, READ_ONE_OPTIONS);
 
-const LIST_SELECT = "$select=SKU,SalesDescription,Cost";
+/** list-select's options: a page of products, three properties each */
+export const LIST_SELECT_OPTIONS = [
+  ["$select", "SKU,SalesDescription,Cost"],
+  ["$top", "100"],
+] as const;
 
 /** cycles through the items, one per call */
 const rotate = <T>(items: readonly T[]) => {
@@ -122,7 +126,7 @@ export const scenarios: readonly Scenario[] = [
   {
     name: "list-select",
     compare: "values",
-    requests: () => () => ({ method: "GET", path: `/api/Product?${LIST_SELECT}&$top=100` }),
+    requests: () => () => ({ method: "GET", path: odataUrl("Product", LIST_SELECT_OPTIONS) }),
   },
   fixed("query-filter"),
   fixed("query-path-expand"),
