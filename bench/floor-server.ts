@@ -241,7 +241,8 @@ const tuned = async (pool: postgres.Sql) => {
   await Promise.all(connections.map((c) => c.unsafe(RAISE_MALLOC_THRESHOLDS.sql)));
   for (const c of connections) c.release();
 };
-await Promise.all([sql, tenantSql?.reads, tenantSql?.writes].flatMap((pool) => (pool ? [tuned(pool)] : [])));
+// the pools the floor's statements go to: the isolated floor's sessions, or the owner's pool
+await Promise.all((tenantSql ? [tenantSql.reads, tenantSql.writes] : [sql]).map(tuned));
 
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.send?.({ url: `http://127.0.0.1:${info.port}` });

@@ -165,6 +165,10 @@ interface Backend {
   readonly secret: number | null;
 }
 
+/** whether what was recorded of a connection's session is of the session it has now (a reconnect brings another) */
+const current = (recorded: Backend | undefined, backend: Backend): boolean =>
+  recorded !== undefined && recorded.pid === backend.pid && recorded.secret === backend.secret;
+
 /**
  * A pool whose connections are opened in the application role (a startup parameter, so no
  * statement on it runs as the owner) and whose sessions keep the tenant they were last set to,
@@ -179,8 +183,8 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
     connection: { ...settings.connection, role: APP_ROLE, ...(readOnly && { default_transaction_read_only: true }) },
   });
   const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
-  /** the backends that ran RAISE_MALLOC_THRESHOLDS, by process id and cancel key as `held` */
-  const tuned = new WeakMap<Backend, { pid: number | null; secret: number | null }>();
+  /** the sessions that ran RAISE_MALLOC_THRESHOLDS, recorded as `held` records them */
+  const tuned = new WeakMap<Backend, Backend>();
   return {
     sql,
     /** whether PostgreSQL may run a prepared statement on a generic plan here */
@@ -189,7 +193,7 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
     backendOf: (reserved: postgres.ReservedSql<any>) => (reserved as { backend?: Backend }).backend,
     holds(backend: Backend | undefined, tenant: string): boolean {
       const session = backend && held.get(backend);
-      return session?.tenant === tenant && session.pid === backend!.pid && session.secret === backend!.secret;
+      return backend !== undefined && session?.tenant === tenant && current(session, backend);
     },
     /**
      * Before a set-up is sent: forgets what the session held, and returns the statements that set
@@ -199,9 +203,8 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
     setting(backend: Backend | undefined, tenant: string) {
       if (backend) held.delete(backend);
       const session = backend ? { pid: backend.pid, secret: backend.secret, tenant } : null;
-      const known = backend && tuned.get(backend);
-      const fresh = !known || known.pid !== backend!.pid || known.secret !== backend!.secret;
-      const setup = fresh ? [RAISE_MALLOC_THRESHOLDS, tenantSetup(tenant)] : [tenantSetup(tenant)];
+      const tunedAlready = backend !== undefined && current(tuned.get(backend), backend);
+      const setup = tunedAlready ? [tenantSetup(tenant)] : [RAISE_MALLOC_THRESHOLDS, tenantSetup(tenant)];
       return { session, setup };
     },
     hold(backend: Backend | undefined, session: { pid: number | null; secret: number | null; tenant: string } | null) {
@@ -210,7 +213,7 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
       const reached = session.pid === null ? { ...session, pid: backend.pid, secret: backend.secret } : session;
       if (reached.pid === null) return;
       held.set(backend, reached);
-      tuned.set(backend, { pid: reached.pid, secret: reached.secret });
+      tuned.set(backend, reached);
     },
   };
 }
