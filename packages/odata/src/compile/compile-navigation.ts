@@ -14,6 +14,7 @@ import type { ReadQuery } from "../bind/read-query.js";
 import { compileExpr } from "./compile-expression.js";
 import {
   type CompileContext,
+  type CompiledPage,
   type CompiledRead,
   compileCollection,
   compileCount,
@@ -71,7 +72,7 @@ export function compileContained(
   start: NavigationStart,
   inverse: ColumnMapping,
   ctx: CompileContext,
-): CompiledRead {
+): CompiledPage {
   const { aliases, root, at, where } = fromRoot(start, ctx);
   const { statement: page, ...rest } = compileCollection(query, ctx, within(at, inverse, aliases));
   // the page is correlated with the owner, so it is joined LATERAL; an empty one is still a row

@@ -27,19 +27,36 @@ export interface CompileContext extends EntityOutput {
   readonly keys?: Placeholder;
 }
 
-export interface CompiledRead {
-  readonly statement: SQL;
-  readonly write: RowPlan["write"];
-  /** rows with a null here are no record (the count row of an empty page) */
-  readonly guidAlias: string;
-  /** the alias of the record's version, what its ETag says (none for `$apply` groups) */
-  readonly versionAlias?: string;
+/** where a read's page starts and ends */
+export interface PageBounds {
   /** rows asked for (undefined: all); one more comes back when the page was cut */
   readonly limit?: number;
   readonly serverPaged: boolean;
   /** where the page starts, for the next link */
   readonly skip: number;
 }
+
+/** a read whose rows are written one by one */
+export interface RowsRead extends PageBounds {
+  readonly statement: SQL;
+  readonly joined?: false;
+  readonly write: RowPlan["write"];
+  /** rows with a null here are no record (the count row of an empty page) */
+  readonly guidAlias: string;
+  /** the alias of the record's version, what its ETag says (none for `$apply` groups) */
+  readonly versionAlias?: string;
+}
+
+/** a page of plain records as one row (`joinedPage`, JOINED_PAGE) */
+export interface JoinedRead extends PageBounds {
+  readonly statement: SQL;
+  readonly joined: true;
+}
+
+/** a single record's or a related record's read */
+export type CompiledRead = RowsRead;
+/** a page's read */
+export type CompiledPage = RowsRead | JoinedRead;
 
 /** the records a read may see: the tenant's, and of those only the given keys when there are */
 export function recordsInReach(scope: QueryScope, ctx: Pick<CompileContext, "tenantId" | "keys">): SQL {
@@ -56,7 +73,7 @@ export function recordsInReach(scope: QueryScope, ctx: Pick<CompileContext, "ten
 export function pageOf(
   query: { readonly top?: number; readonly skip?: number },
   ctx: Pick<CompileContext, "pageSize">,
-): { clause: SQL; base: Pick<CompiledRead, "limit" | "serverPaged" | "skip"> } {
+): { clause: SQL; base: PageBounds } {
   const serverPaged = ctx.pageSize !== undefined && (query.top === undefined || query.top > ctx.pageSize);
   const limit = serverPaged ? ctx.pageSize : query.top;
   const skip = query.skip ?? 0;
@@ -92,37 +109,39 @@ function filtered(
   return { scope, where };
 }
 
-/** the one column of a page's row: the record's JSON text */
-const RECORD_TEXT = "j";
-const recordText = (row: Record<string, unknown>) => row[RECORD_TEXT] as string;
-
 /**
- * The columns of a page's rows and how each row is written. A page of plain records (no
- * `$expand`) has one column per record, the JSON text PostgreSQL builds for it (json-object.ts),
- * copied into the page as it is. Building a record's text costs PostgreSQL about the CPU that
- * receiving and writing its columns costs the host's process, so it pays where that process is
- * the busier of the two, as for a page of plain records: 6–10% more pages per second for
- * list-select and query-filter (`pnpm bench:compare`, three runs). Records with expanded
- * references or collections stay flat: their statement already costs PostgreSQL the most, and the
- * text of their joined records cost query-path-expand 2–6%. So do records with a virtual property
- * or RecordReadOnly that depends on the record (needsFinishing), which need TypeScript
- * (row-plan.ts).
+ * The columns of a page's rows and how each row is written, for a page of records with expanded
+ * references or collections, or with a virtual property or RecordReadOnly that depends on the
+ * record (needsFinishing), which need TypeScript (row-plan.ts). Their statement already costs
+ * PostgreSQL the most, and the text of their joined records cost query-path-expand 2-6%.
+ * Undefined for a page of plain records: that is one row (`joinedPage`).
  */
-function pageColumns(
-  query: ReadQuery,
-  scope: QueryScope,
-  ctx: CompileContext,
-): Pick<RowPlan, "columns" | "write" | "guidAlias"> {
-  if (query.expand.length > 0 || needsFinishing(query)) return rowPlan(query, scope, ctx);
-  return {
-    columns: sql`${jsonObject(query, scope, ctx)} AS ${sql.identifier(RECORD_TEXT)}`,
-    write: recordText,
-    // never null for a record: an empty page's row, joined to its count, has it null
-    guidAlias: RECORD_TEXT,
-  };
+function pageRows(query: ReadQuery, scope: QueryScope, ctx: CompileContext): RowPlan | undefined {
+  return query.expand.length > 0 || needsFinishing(query) ? rowPlan(query, scope, ctx) : undefined;
 }
 
-export function compileCollection(query: ReadQuery, ctx: CompileContext, within?: Within): CompiledRead {
+/** the columns of a joined page's one row */
+export const JOINED_PAGE = { items: "$page", more: "$more", count: "$count" } as const;
+
+/**
+ * A page of plain records as one row: `$page`, the JSON text PostgreSQL builds for each record
+ * (json-object.ts), joined by commas in the page's order (the ARRAY of a subquery keeps its
+ * order), `$more` whether a server-paged read found a record past the page, and `$count` when
+ * asked. The host's process, the busier one for such pages, copies that text into the body as it
+ * is: receiving a row per record cost it a quarter more CPU. Against a row per record
+ * (`pnpm bench:compare`): list-select 1.18x the pages per second, the host's CPU 0.74x and
+ * PostgreSQL's 1.09x; query-filter 1.05x, 0.75x and 1.09x.
+ */
+function joinedPage(page: SQL, paging: PageBounds, count: SQL | undefined): SQL {
+  const counted = count === undefined ? sql`` : sql`(${count}) AS ${sql.identifier(JOINED_PAGE.count)}, `;
+  const items = sql.identifier(JOINED_PAGE.items);
+  if (!paging.serverPaged) return sql`SELECT ${counted}array_to_string(ARRAY(${page}), ',') AS ${items}`;
+  // the page was asked for with one record more, which tells that it was cut
+  const limit = paging.limit!;
+  return sql`SELECT ${counted}array_to_string(p.a[:${limit}], ',') AS ${items}, cardinality(p.a) > ${limit} AS ${sql.identifier(JOINED_PAGE.more)} FROM (SELECT ARRAY(${page}) AS a) p`;
+}
+
+export function compileCollection(query: ReadQuery, ctx: CompileContext, within?: Within): CompiledPage {
   const aliases = within?.aliases ?? new AliasSource(ctx.view);
   const paging = pageOf(query, ctx);
   // a page stops early, in index order where an index has it; a collection without a limit is read whole
@@ -134,13 +153,16 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext, within?
     paging.base.limit === undefined ? "scanned" : "indexed",
   );
   const order = orderClause(query.orderBy, scope);
-  const plan = pageColumns(query, scope, ctx);
-  const page = sql`SELECT ${plan.columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
+  const plan = pageRows(query, scope, ctx);
+  const columns = plan?.columns ?? jsonObject(query, scope, ctx);
+  const page = sql`SELECT ${columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
+  const counted = query.count ? filtered(query, ctx, aliases, within, "scanned") : undefined;
+  const count = counted && sql`SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}`;
+  if (plan === undefined) return { statement: joinedPage(page, paging.base, count), joined: true, ...paging.base };
   const base = { write: plan.write, guidAlias: plan.guidAlias, ...paging.base };
-  if (!query.count) return { statement: page, ...base };
+  if (count === undefined) return { statement: page, ...base };
   // the count and the page in one statement; an empty page still yields the one count row
-  const counted = filtered(query, ctx, aliases, within, "scanned");
-  const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}) n LEFT JOIN LATERAL (${page}) p ON true`;
+  const statement = sql`SELECT n.count AS "$count", p.* FROM (${count}) n LEFT JOIN LATERAL (${page}) p ON true`;
   return { statement, ...base };
 }
 

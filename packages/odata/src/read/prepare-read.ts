@@ -18,7 +18,13 @@ import {
   compileRelated,
   type NavigationStart,
 } from "../compile/compile-navigation.js";
-import { type CompiledRead, compileCollection, compileCount, compileSingle } from "../compile/compile-read.js";
+import {
+  type CompiledPage,
+  type CompiledRead,
+  compileCollection,
+  compileCount,
+  compileSingle,
+} from "../compile/compile-read.js";
 import type { EntityOutput } from "../compile/control-info.js";
 
 /** a statement's text and parameters, its placeholders filled at run (run-read.ts) */
@@ -27,10 +33,16 @@ export interface PreparedStatement {
   readonly params: readonly unknown[];
 }
 
-export interface PreparedRead extends Omit<CompiledRead, "statement">, PreparedStatement {
+/** a compiled read without its statement, which becomes the prepared one's text and parameters */
+type Prepared<T extends CompiledPage> = T extends unknown ? Omit<T, "statement"> & PreparedStatement & Counted : never;
+interface Counted {
   /** the rows carry `$count` */
   readonly counted: boolean;
 }
+/** a single or related record's read */
+export type PreparedRead = Prepared<CompiledRead>;
+/** a page's read, as one row or a row per record */
+export type PreparedPage = Prepared<CompiledPage>;
 
 export interface PrepareOptions extends EntityOutput {
   /** server page size; unset, every record comes back */
@@ -52,14 +64,14 @@ const context = ({ staged, keys: restricted, ...options }: PrepareOptions) => ({
   ...(restricted && { keys }),
 });
 
-function prepared(compiled: CompiledRead, counted: boolean): PreparedRead {
+function prepared<T extends CompiledPage>(compiled: T, counted: boolean): Prepared<T> {
   const { statement, ...rest } = compiled;
   const query = dialect.sqlToQuery(statement);
-  return { ...rest, sql: query.sql, params: query.params, counted };
+  return { ...rest, sql: query.sql, params: query.params, counted } as unknown as Prepared<T>;
 }
 
-export const prepareCollection = (query: ReadQuery | ApplyQuery, options: PrepareOptions): PreparedRead =>
-  prepared(
+export const prepareCollection = (query: ReadQuery | ApplyQuery, options: PrepareOptions): PreparedPage =>
+  prepared<CompiledPage>(
     "aggregates" in query ? compileApply(query, context(options)) : compileCollection(query, context(options)),
     query.count,
   );
@@ -87,7 +99,7 @@ export const prepareContained = (
   source: NavigationSource,
   inverse: ColumnMapping,
   options: PrepareOptions,
-): PreparedRead => prepared(compileContained(query, start(source), inverse, context(options)), query.count);
+): PreparedPage => prepared(compileContained(query, start(source), inverse, context(options)), query.count);
 
 /** `SalesOrder(…)/Details/$count` */
 export const prepareContainedCount = (

@@ -22,6 +22,7 @@ import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import { applyContext, readContext } from "./context-url.js";
 import { type OwnerCheck, ownerReads, planOwnerChecks } from "./owner-checks.js";
 import {
+  type PreparedPage,
   type PreparedRead,
   prepareCollection,
   prepareComplex,
@@ -35,9 +36,16 @@ import {
 export type PlannedRead =
   /** `key` set: the items of a collection owned by the record with that key (a navigation) */
   (
-    | { readonly kind: "collection" | "count"; readonly entity: AnyEntity; readonly key?: string }
+    | {
+        readonly kind: "collection";
+        readonly entity: AnyEntity;
+        readonly key?: string;
+        readonly prepared: PreparedPage;
+      }
+    | { readonly kind: "count"; readonly entity: AnyEntity; readonly key?: string; readonly prepared: PreparedRead }
     | {
         readonly kind: "entity";
+        readonly prepared: PreparedRead;
         readonly entity: AnyEntity;
         /** the record's key, or that of the record the navigation starts at */
         readonly key: string;
@@ -45,9 +53,8 @@ export type PlannedRead =
         readonly related: boolean;
       }
     /** a complex value of the record with `key` (or reached from it) */
-    | { readonly kind: "complex"; readonly entity: AnyEntity; readonly key: string }
+    | { readonly kind: "complex"; readonly entity: AnyEntity; readonly key: string; readonly prepared: PreparedRead }
   ) & {
-    readonly prepared: PreparedRead;
     /** every entity the read returns records of (the entity and those reached by `$expand`), for permissions */
     readonly reads: readonly string[];
     /** the entity set a navigation starts at, for messages (`SalesOrder` of `SalesOrder(…)/Details`) */
@@ -262,13 +269,14 @@ export class ReadPlanner {
       case "contained": {
         const { source } = path;
         const query = bind(path.entity);
-        const prepared = path.count
-          ? prepareContainedCount(query, source, path.inverse, prepare)
-          : prepareContained(query, source, path.inverse, prepare);
         const reads = readEntities(query, source);
-        const kind = path.count ? "count" : "collection";
-        const context = path.count ? "Edm.Int64" : readContext(this.model, query, false);
-        return { kind, entity: path.entity, root: source.root, key: source.key, prepared, reads, context };
+        const read = { entity: path.entity, root: source.root, key: source.key, reads };
+        if (path.count) {
+          const prepared = prepareContainedCount(query, source, path.inverse, prepare);
+          return { kind: "count", ...read, prepared, context: "Edm.Int64" };
+        }
+        const prepared = prepareContained(query, source, path.inverse, prepare);
+        return { kind: "collection", ...read, prepared, context: readContext(this.model, query, false) };
       }
       case "complex": {
         const { source } = path;

@@ -4,7 +4,8 @@
  */
 import type { Session } from "@bizdata/core";
 import { fillPlaceholders } from "drizzle-orm";
-import type { PreparedRead, PreparedStatement } from "./prepare-read.js";
+import { JOINED_PAGE } from "../compile/compile-read.js";
+import type { PreparedPage, PreparedRead, PreparedStatement } from "./prepare-read.js";
 
 export interface RunArgs {
   readonly tenantId: string;
@@ -39,7 +40,7 @@ const rows = (session: Session, prepared: PreparedStatement, args: RunArgs) =>
   });
 
 /** `{"value":[…]}` with `@odata.count` when asked and `@odata.nextLink` when the page was cut */
-export async function runCollection(session: Session, prepared: PreparedRead, args: RunArgs): Promise<string> {
+export async function runCollection(session: Session, prepared: PreparedPage, args: RunArgs): Promise<string> {
   return collectionBody(await rows(session, prepared, args), prepared, args, prepared.counted);
 }
 
@@ -49,7 +50,7 @@ export async function runCollection(session: Session, prepared: PreparedRead, ar
  */
 export async function runContained(
   session: Session,
-  prepared: PreparedRead,
+  prepared: PreparedPage,
   args: RunArgs,
 ): Promise<string | undefined> {
   const all = await rows(session, prepared, args);
@@ -93,25 +94,46 @@ export async function runOwnership(
   return row === undefined ? undefined : row.item !== null;
 }
 
-/** `joined`: the page is LEFT JOINed to its count or its owner, so an empty one is one row without a record */
+/**
+ * The body of a page's rows. `joined`: the page is LEFT JOINed to its count or its owner, so an
+ * empty one is one row without a record. A joined page (JOINED_PAGE) is one row whatever it holds.
+ */
 function collectionBody(
   all: Record<string, unknown>[],
-  prepared: PreparedRead,
+  prepared: PreparedPage,
   args: RunArgs,
   joined: boolean,
 ): string {
+  if (prepared.joined) {
+    const [row] = all;
+    const count = prepared.counted ? Number(row![JOINED_PAGE.count]) : undefined;
+    const cut = row![JOINED_PAGE.more] === true ? prepared.limit : undefined;
+    return pageBody(count, row![JOINED_PAGE.items] as string, cut, prepared, args);
+  }
   const count = prepared.counted ? Number(all[0]?.$count ?? 0) : undefined;
   const records = joined ? all.filter((r) => r[prepared.guidAlias] !== null) : all;
   const limit = prepared.limit ?? records.length;
   const truncated = prepared.serverPaged && records.length > limit;
   const page = truncated ? records.slice(0, limit) : records;
+  // appended one by one: a page's records are joined once, when the body is sent, not here first
+  let items = "";
+  for (let i = 0; i < page.length; i++) items += i === 0 ? prepared.write(page[i]!) : `,${prepared.write(page[i]!)}`;
+  return pageBody(count, items, truncated ? limit : undefined, prepared, args);
+}
+
+/** `{"value":[…]}` of the records' texts `items`; `cut`: the page's size, when the server page size cut it */
+function pageBody(
+  count: number | undefined,
+  items: string,
+  cut: number | undefined,
+  prepared: PreparedPage,
+  args: RunArgs,
+): string {
   let body = "{";
   if (count !== undefined) body += `"@odata.count":${count},`;
-  // appended one by one: a page's records are joined once, when the body is sent, not here first
-  body += '"value":[';
-  for (let i = 0; i < page.length; i++) body += i === 0 ? prepared.write(page[i]!) : `,${prepared.write(page[i]!)}`;
-  body += "]";
-  if (truncated && args.nextLink) body += `,"@odata.nextLink":${JSON.stringify(args.nextLink(prepared.skip + limit))}`;
+  body += `"value":[${items}]`;
+  if (cut !== undefined && args.nextLink)
+    body += `,"@odata.nextLink":${JSON.stringify(args.nextLink(prepared.skip + cut))}`;
   return `${body}}`;
 }
 
