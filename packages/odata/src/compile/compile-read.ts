@@ -2,8 +2,9 @@
  * Compiles a bound read into one SQL statement (architecture: one prepared statement per
  * request): filter, order, paging, expanded references as joins and expanded collections as
  * correlated subqueries. The tenant predicate is always part of it; row-level security checks it
- * again. A page's records come as the JSON text PostgreSQL builds for each (`pageColumns`), a
- * single record as flat columns that TypeScript writes (row-plan.ts).
+ * again. A page of plain records comes as one row, the JSON texts PostgreSQL builds for its
+ * records joined (`joinedPage`); a page with expands, and a single record, as flat columns that
+ * TypeScript writes (row-plan.ts).
  */
 import { type ReadAs, type StagedView, TENANT_COLUMN } from "@bizdata/core";
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
@@ -113,7 +114,9 @@ function filtered(
  * The columns of a page's rows and how each row is written, for a page of records with expanded
  * references or collections, or with a virtual property or RecordReadOnly that depends on the
  * record (needsFinishing), which need TypeScript (row-plan.ts). Their statement already costs
- * PostgreSQL the most, and the text of their joined records cost query-path-expand 2-6%.
+ * PostgreSQL the most: as one joined row too (`pnpm bench:compare`), query-path-expand cost the
+ * host's process 0.83x the CPU but PostgreSQL 1.09x, query-nested-expand 0.81x and 1.05x, for
+ * 4-6% more pages per second on one machine; PostgreSQL is the process a host cannot add more of.
  * Undefined for a page of plain records: that is one row (`joinedPage`).
  */
 function pageRows(query: ReadQuery, scope: QueryScope, ctx: CompileContext): RowPlan | undefined {
@@ -128,9 +131,9 @@ export const JOINED_PAGE = { items: "$page", more: "$more", count: "$count" } as
  * (json-object.ts), joined by commas in the page's order (the ARRAY of a subquery keeps its
  * order), `$more` whether a server-paged read found a record past the page, and `$count` when
  * asked. The host's process, the busier one for such pages, copies that text into the body as it
- * is: receiving a row per record cost it a quarter more CPU. Against a row per record
- * (`pnpm bench:compare`): list-select 1.18x the pages per second, the host's CPU 0.74x and
- * PostgreSQL's 1.09x; query-filter 1.05x, 0.75x and 1.09x.
+ * is: receiving a row per record cost it up to a third more CPU. Against a row per record
+ * (`pnpm bench:compare`, two runs): list-select 1.07-1.18x the pages per second, the host's CPU
+ * 0.74-0.83x and PostgreSQL's 1.09x; query-filter 1.00-1.05x, 0.75-0.93x and 1.07-1.09x.
  */
 function joinedPage(page: SQL, paging: PageBounds, count: SQL | undefined): SQL {
   const counted = count === undefined ? sql`` : sql`(${count}) AS ${sql.identifier(JOINED_PAGE.count)}, `;
