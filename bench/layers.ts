@@ -39,19 +39,14 @@ import { type Answers, recordAnswers, replaying } from "./replay-database.js";
 import { describeMachine } from "./report.js";
 import { LIST_SELECT_OPTIONS, odataUrl, READ_ONE_OPTIONS, readOneUrl } from "./scenarios.js";
 import { BUILT_PACKAGES, startServer } from "./servers.js";
-import { loadSettings } from "./settings.js";
+import { loadSettings, wholeSetting } from "./settings.js";
 import { tenantSessions } from "./tenant-sessions.js";
 
 const settings = loadSettings();
-const whole = (name: string, fallback: number) => {
-  const n = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}=${process.env[name]} is not a whole number from 1.`);
-  return n;
-};
-const rounds = whole("LAYERS_ROUNDS", 5);
-const ops = whole("LAYERS_OPS", 3000);
-const rate = whole("LAYERS_RATE", 2000);
-const slice = whole("LAYERS_SLICE", 3);
+const rounds = wholeSetting("LAYERS_ROUNDS", 5);
+const ops = wholeSetting("LAYERS_OPS", 3000);
+const rate = wholeSetting("LAYERS_RATE", 2000);
+const slice = wholeSetting("LAYERS_SLICE", 3);
 const inFlight = settings.connections;
 const tenant = benchTenant.id;
 

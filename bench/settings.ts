@@ -105,6 +105,13 @@ function scales(env: NodeJS.ProcessEnv): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
+/** a whole number from 1 that the environment may set: a bench script's own setting (LAYERS_ROUNDS, …) */
+export const wholeSetting = (name: string, fallback: number): number => {
+  const n = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}=${process.env[name]} is not a whole number from 1.`);
+  return n;
+};
+
 function positive(
   env: NodeJS.ProcessEnv,
   name: string,
