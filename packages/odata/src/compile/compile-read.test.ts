@@ -20,7 +20,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { bindQuery } from "../bind/bind-query.js";
 import { parseQueryOptions } from "../syntax/parse-query-options.js";
-import { compileCollection, compileCount, compileSingle } from "./compile-read.js";
+import { compileCollection, compileCount, compileSingle, JOINED_PAGE_MOST } from "./compile-read.js";
 
 const Country = entity("Country", { naturalKey: "Code", fields: { Code: text({ required: true }), Name: text() } });
 const Contact = entity("Contact", {
@@ -172,6 +172,30 @@ describe("expanded collections", () => {
     // an aggregate ordered in itself sorts once per owner (json-object.ts collectionJson)
     expect(sql).not.toMatch(/string_agg\([^)]* ORDER BY/);
     expect(compile("Order", { $expand: "Lines" }).sql).toMatch(/ARRAY\(SELECT .* ORDER BY "t1"\.guid\)/);
+  });
+});
+
+describe("a page of plain records", () => {
+  const joined = /array_to_string\(ARRAY\(SELECT /;
+  it("is one row of the records' texts joined, with whether more were found when the server page cut it", () => {
+    expect(compile("Order", { $top: "10" }).sql).toMatch(joined);
+    const paged = compile("Order", {});
+    expect(paged.sql).toMatch(
+      /array_to_string\(p\.a\[:\$\d+\], ','\) AS "\$page", cardinality\(p\.a\) > \$\d+ AS "\$more"/,
+    );
+    expect(paged.params).toContain(ctx.pageSize);
+  });
+
+  it("is a row per record without a bound or over JOINED_PAGE_MOST records, so that no value holds all of it", () => {
+    const unpaged = bindQuery(model, model.entity("Order")!, parseQueryOptions({ $select: "No" }));
+    expect(
+      dialect.sqlToQuery(compileCollection(unpaged, { tenantId: ctx.tenantId, ieee754Compatible: false }).statement)
+        .sql,
+    ).not.toMatch(joined);
+    const large = { ...ctx, pageSize: JOINED_PAGE_MOST + 1 };
+    expect(dialect.sqlToQuery(compileCollection(unpaged, large).statement).sql).not.toMatch(joined);
+    const top = bindQuery(model, model.entity("Order")!, parseQueryOptions({ $top: String(JOINED_PAGE_MOST) }));
+    expect(dialect.sqlToQuery(compileCollection(top, large).statement).sql).toMatch(joined);
   });
 });
 

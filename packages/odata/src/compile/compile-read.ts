@@ -110,6 +110,9 @@ function filtered(
   return { scope, where };
 }
 
+/** the most records a page joined into one row holds (`joinedPage`) */
+export const JOINED_PAGE_MOST = 1000;
+
 /**
  * The columns of a page's rows and how each row is written, for a page of records with expanded
  * references or collections, or with a virtual property or RecordReadOnly that depends on the
@@ -117,10 +120,14 @@ function filtered(
  * PostgreSQL the most: as one joined row too (`pnpm bench:compare`), query-path-expand cost the
  * host's process 0.83x the CPU but PostgreSQL 1.09x, query-nested-expand 0.81x and 1.05x, for
  * 4-6% more pages per second on one machine; PostgreSQL is the process a host cannot add more of.
+ * So does a page without a bound or of more than JOINED_PAGE_MOST records (a method's unpaged
+ * read, a server page set larger): joined, all of it would be one value in the backend's memory,
+ * and PostgreSQL holds no value over 1 GB.
  * Undefined for a page of plain records: that is one row (`joinedPage`).
  */
-function pageRows(query: ReadQuery, scope: QueryScope, ctx: CompileContext): RowPlan | undefined {
-  return query.expand.length > 0 || needsFinishing(query) ? rowPlan(query, scope, ctx) : undefined;
+function pageRows(query: ReadQuery, scope: QueryScope, ctx: CompileContext, paging: PageBounds): RowPlan | undefined {
+  const bounded = paging.limit !== undefined && paging.limit <= JOINED_PAGE_MOST;
+  return needsFinishing(query) || query.expand.length > 0 || !bounded ? rowPlan(query, scope, ctx) : undefined;
 }
 
 /** the columns of a joined page's one row */
@@ -156,7 +163,7 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext, within?
     paging.base.limit === undefined ? "scanned" : "indexed",
   );
   const order = orderClause(query.orderBy, scope);
-  const plan = pageRows(query, scope, ctx);
+  const plan = pageRows(query, scope, ctx, paging.base);
   const columns = plan?.columns ?? jsonObject(query, scope, ctx);
   const page = sql`SELECT ${columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
   const counted = query.count ? filtered(query, ctx, aliases, within, "scanned") : undefined;

@@ -7,6 +7,7 @@ import { type Database, defineModel, entity, migrate, ServiceError, text } from 
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { serviceCaller } from "../../../../test/odata-service-caller.js";
+import { JOINED_PAGE_MOST } from "../compile/compile-read.js";
 import { defaultBodyLimits, defaultQueryLimits } from "../limits.js";
 import { type Access, type ODataRequest, odataRequestOf } from "./odata-request.js";
 import { createODataService, type ODataService } from "./odata-service.js";
@@ -191,5 +192,49 @@ describe("odataRequestOf", () => {
   it("has no body for a request without a Content-Type", () => {
     const request = new Request("http://host/api/SvTool/Do", { method: "POST" });
     expect(odataRequestOf(request, { basePath: "/api", tenantId, bodyLimits: defaultBodyLimits }).body).toBeUndefined();
+  });
+});
+
+describe("a page joined into one row and a page of a row per record", () => {
+  it("answer alike, texts with quotes, commas and backslashes included", async () => {
+    const tenant = uniqueTenant("page-forms");
+    const on = (maxPageSize: number) => {
+      const paged = createODataService({
+        db,
+        model,
+        basePath: "/api",
+        queryLimits: { ...defaultQueryLimits, maxPageSize },
+      });
+      return serviceCaller(() => paged, tenant, []);
+    };
+    // a server page of JOINED_PAGE_MOST is joined into one row; one larger comes a row per record
+    const joined = on(JOINED_PAGE_MOST);
+    const rows = on(JOINED_PAGE_MOST + 1);
+    for (const [code, name] of [
+      ["P-1", 'a,"b",c'],
+      ["P-2", "back\\slash, {brace}"],
+      ["P-3", null],
+    ])
+      expect(
+        (await joined({ method: "POST", path: "SvTool", body: async () => ({ Code: code, Name: name }) })).status,
+      ).toBe(201);
+    for (const search of [
+      "$select=Code,Name&$orderby=Code desc&$count=true",
+      "$select=Name&$filter=Code eq 'none'&$count=true",
+      "$skip=1&$orderby=Code",
+    ]) {
+      // the larger server page: a row per record; the joined one cut at its server page, and
+      // under a $top of its own
+      const b = await rows({ method: "GET", path: "SvTool", search });
+      expect(b.status, search).toBe(200);
+      for (const top of ["", `&$top=${JOINED_PAGE_MOST}`])
+        expect((await joined({ method: "GET", path: "SvTool", search: search + top })).body, search + top).toBe(b.body);
+    }
+    const page = await joined({ method: "GET", path: "SvTool", search: "$select=Code,Name&$orderby=Code" });
+    expect(page.json.value.map((t: { Name: string | null }) => t.Name)).toEqual([
+      'a,"b",c',
+      "back\\slash, {brace}",
+      null,
+    ]);
   });
 });
