@@ -3,8 +3,10 @@
  * join, foreign key and row-level-security policy of the host's tables compares `tenant_id`, a
  * text; this measures the same statements over copies of the bench tenant's products, customers,
  * contacts, orders and lines whose tenant column is:
- * - `text`: text in the database's own collation, as the host declares it;
- * - `text-c`: text with `COLLATE "C"` (compared byte by byte whatever the database's collation);
+ * - `text`: text in the database's own collation, as migrate declared it before it declared
+ *   `COLLATE "C"` (tables made then keep it);
+ * - `text-c`: text with `COLLATE "C"` (compared byte by byte whatever the database's collation),
+ *   as migrate declares it now (core's tenant-column.ts);
  * - `text-icu`: text with ICU's `en-US` collation, what a database created with that locale gives
  *   every text column (left out where PostgreSQL has no ICU);
  * - `integer`: a compact internal key, what a tenant id mapped once per request would be.

@@ -43,7 +43,7 @@ describe("tables derived from definitions", () => {
 
   it("leads the primary key and every index with tenant_id, with a unique natural key", () => {
     const ddl = tableDdl(entityTable(model, Item));
-    expect(ddl.create[0]).toContain('"tenant_id" text NOT NULL');
+    expect(ddl.create[0]).toContain('"tenant_id" text COLLATE "C" NOT NULL');
     expect(ddl.create[0]).toContain('PRIMARY KEY ("tenant_id", "guid")');
     expect(ddl.create[0]).toContain('"sku" varchar(64)');
     expect(ddl.create[0]).toContain("\"cost\" numeric(12, 3) DEFAULT '0'");

@@ -30,6 +30,7 @@ import type { ReferenceField, ScalarField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import { intervalInput } from "./interval-text.js";
 import { columnOf, FIRST_VERSION, persistedColumns, TENANT_COLUMN, tableName, VERSION_COLUMN } from "./naming.js";
+import { tenantColumn } from "./tenant-column.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export type EntityTable = PgTableWithColumns<any>;
@@ -81,7 +82,7 @@ export function declaredIndexes(def: AnyEntity): { readonly name: string; readon
 
 /** the tenant column and the persisted columns of an entity, keyed by SQL name */
 export function columnBuilders(def: AnyEntity): Record<string, PgColumnBuilderBase> {
-  const columns: Record<string, PgColumnBuilderBase> = { [TENANT_COLUMN]: text(TENANT_COLUMN).notNull() };
+  const columns: Record<string, PgColumnBuilderBase> = { [TENANT_COLUMN]: tenantColumn(TENANT_COLUMN).notNull() };
   for (const c of persistedColumns(def)) {
     columns[c.column] = c.column === "guid" ? uuid("guid").notNull() : columnBuilder(c.column, c.field);
   }

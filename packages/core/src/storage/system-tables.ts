@@ -4,12 +4,13 @@
  * @bizdata/workflow, users and tokens in @bizdata/host) and hand them to `migrate`.
  */
 import { pgPolicy, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { tenantColumn } from "./tenant-column.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
 export const tenantTable = pgTable(
   "bizdata_tenant",
   {
-    id: text("id").primaryKey(),
+    id: tenantColumn("id").primaryKey(),
     name: text("name").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
   },
@@ -19,7 +20,7 @@ export const tenantTable = pgTable(
 export const tenantFeatureTable = pgTable(
   "bizdata_tenant_feature",
   {
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantColumn("tenant_id").notNull(),
     feature: text("feature").notNull(),
   },
   (t) => [

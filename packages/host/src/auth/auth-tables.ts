@@ -3,13 +3,13 @@
  * OAuth server's state.
  * Tenant data (users, tokens) leads with the tenant and is guarded by row-level security.
  */
-import { APP_ROLE, tenantPolicy } from "@bizdata/core";
+import { APP_ROLE, tenantColumn, tenantPolicy } from "@bizdata/core";
 import { boolean, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const userTable = pgTable(
   "bizdata_user",
   {
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantColumn("tenant_id").notNull(),
     username: text("username").notNull(),
     /** `scrypt$N$r$p$salt$hash`, base64url parts */
     passwordHash: text("password_hash").notNull(),
@@ -26,7 +26,7 @@ export const userTable = pgTable(
 export const refreshTokenTable = pgTable(
   "bizdata_refresh_token",
   {
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantColumn("tenant_id").notNull(),
     /** SHA-256 of the opaque token; the token itself is never stored */
     tokenHash: text("token_hash").notNull(),
     username: text("username").notNull(),

@@ -3,13 +3,13 @@
  * on in the same transaction that stores each chunk, so what it says is imported is exactly what
  * the tenant holds. A resumed import starts after `lines_done` and cannot load a row twice.
  */
-import { APP_ROLE, tenantPolicy } from "@bizdata/core";
+import { APP_ROLE, tenantColumn, tenantPolicy } from "@bizdata/core";
 import { integer, pgPolicy, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 export const importTable = pgTable(
   "bizdata_import",
   {
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantColumn("tenant_id").notNull(),
     /** the entity and the SHA-256 of the file: the same file into the same entity is the same import */
     importId: text("import_id").notNull(),
     entity: text("entity").notNull(),

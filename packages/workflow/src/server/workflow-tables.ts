@@ -3,13 +3,13 @@
  * key, the next index and when it expires, and the questions raised in it. The staged records
  * are core's staged twin tables, written through the staged store.
  */
-import { APP_ROLE, tenantPolicy } from "@bizdata/core";
+import { APP_ROLE, tenantColumn, tenantPolicy } from "@bizdata/core";
 import { boolean, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const workflowTable = pgTable(
   "bizdata_workflow",
   {
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantColumn("tenant_id").notNull(),
     id: uuid("id").notNull(),
     /** the user who created it: only they can use it (spec 5.5) */
     owner: text("owner").notNull(),
@@ -29,7 +29,7 @@ export const workflowTable = pgTable(
 export const workflowPromptTable = pgTable(
   "bizdata_workflow_prompt",
   {
-    tenantId: text("tenant_id").notNull(),
+    tenantId: tenantColumn("tenant_id").notNull(),
     workflowId: uuid("workflow_id").notNull(),
     id: uuid("id").notNull(),
     /** the question's key and group: the same logic asking again finds the same question */
