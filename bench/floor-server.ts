@@ -21,13 +21,12 @@
  * statements.
  */
 import { randomUUID } from "node:crypto";
-import { RAISE_MALLOC_THRESHOLDS } from "@bizdata/core";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import postgres from "postgres";
 import { encodeOption, type QueryMixName, queryMixUrl, READ_ONE_OPTIONS } from "./scenarios.js";
 import type { Floor } from "./settings.js";
-import { tenantSessions } from "./tenant-sessions.js";
+import { startedAsTheHosts, tenantSessions } from "./tenant-sessions.js";
 
 const tenantId = process.env.BENCH_TENANT!;
 const floor = process.env.FLOOR as Floor;
@@ -230,19 +229,10 @@ const app = new Hono()
     return c.json({ Guid: guid }, 201, { Location: `/api/Product(${guid})` });
   });
 
-/**
- * Opens every connection of a pool and runs on it the statement the host's sessions start with
- * (core's RAISE_MALLOC_THRESHOLDS), so that the floor's backends keep their heap as the host's
- * do: a backend that gives it back after each statement costs PostgreSQL up to twice the CPU, and
- * whether one does otherwise depends on what it ran before.
- */
-const tuned = async (pool: postgres.Sql) => {
-  const connections = await Promise.all(Array.from({ length: settings.max }, () => pool.reserve()));
-  await Promise.all(connections.map((c) => c.unsafe(RAISE_MALLOC_THRESHOLDS.sql)));
-  for (const c of connections) c.release();
-};
 // the pools the floor's statements go to: the isolated floor's sessions, or the owner's pool
-await Promise.all((tenantSql ? [tenantSql.reads, tenantSql.writes] : [sql]).map(tuned));
+await Promise.all(
+  (tenantSql ? [tenantSql.reads, tenantSql.writes] : [sql]).map((pool) => startedAsTheHosts(pool, settings.max)),
+);
 
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.send?.({ url: `http://127.0.0.1:${info.port}` });

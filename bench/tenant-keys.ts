@@ -21,14 +21,13 @@
  * CPU per statement (all its processes, from /proc), the median of the rounds, and each variant's
  * against `text`.
  */
-import { RAISE_MALLOC_THRESHOLDS } from "@bizdata/core";
 import postgres from "postgres";
 import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
 import { cpuDuring } from "./process-cpu.js";
 import { describeMachine } from "./report.js";
 import { loadSettings, wholeSetting } from "./settings.js";
-import { tenantSessions } from "./tenant-sessions.js";
+import { startedAsTheHosts, tenantSessions } from "./tenant-sessions.js";
 
 const rounds = wholeSetting("TENANT_KEYS_ROUNDS", 3);
 const slice = wholeSetting("TENANT_KEYS_SLICE", 3);
@@ -173,12 +172,7 @@ try {
       },
       v.tenant,
     );
-    // every connection starts as the host's sessions do (core's RAISE_MALLOC_THRESHOLDS)
-    for (const pool of [pools.reads, pools.writes]) {
-      const connections = await Promise.all(Array.from({ length: inFlight }, () => pool.reserve()));
-      await Promise.all(connections.map((c) => c.unsafe(RAISE_MALLOC_THRESHOLDS.sql)));
-      for (const c of connections) c.release();
-    }
+    for (const pool of [pools.reads, pools.writes]) await startedAsTheHosts(pool, inFlight);
     sessions.set(v.name, pools);
   }
 

@@ -52,9 +52,10 @@ export {
 export { type ReadAs, relation, type StagedView, versionText } from "./storage/staged-view.js";
 export { tenantFeatureTable, tenantTable } from "./storage/system-tables.js";
 export { tableQueries } from "./storage/table-queries.js";
-/** for the tables other packages own: the role row-level security applies to, and the tenant policy */
+/** for the tables other packages own: the tenant column */
 export { tenantColumn } from "./storage/tenant-column.js";
 export { loadTenant } from "./storage/tenant-features.js";
+/** for the tables other packages own: the role row-level security applies to, and the tenant policy */
 export { APP_ROLE, tenantPolicy } from "./storage/tenant-policy.js";
 export { inTenant, isTenantId, type TenantTransactionOptions } from "./storage/tenant-scope.js";
 export { databaseErrorOf, isTransientDatabaseError } from "./storage/transient-errors.js";

@@ -166,8 +166,7 @@ export function compileCollection(query: ReadQuery, ctx: CompileContext, within?
   const plan = pageRows(query, scope, ctx, paging.base);
   const columns = plan?.columns ?? jsonObject(query, scope, ctx);
   const page = sql`SELECT ${columns} ${scope.from()} WHERE ${where} ORDER BY ${order}${paging.clause}`;
-  const counted = query.count ? filtered(query, ctx, aliases, within, "scanned") : undefined;
-  const count = counted && sql`SELECT count(*) AS count ${counted.scope.from()} WHERE ${counted.where}`;
+  const count = query.count ? compileCount(query, ctx, within, aliases) : undefined;
   if (plan === undefined) return { statement: joinedPage(page, paging.base, count), joined: true, ...paging.base };
   const base = { write: plan.write, guidAlias: plan.guidAlias, ...paging.base };
   if (count === undefined) return { statement: page, ...base };
@@ -193,7 +192,13 @@ export function compileSingle(query: ReadQuery, guid: string | Placeholder, ctx:
   };
 }
 
-export function compileCount(query: ReadQuery, ctx: CompileContext, within?: Within): SQL {
-  const { scope, where } = filtered(query, ctx, within?.aliases ?? new AliasSource(ctx.view), within, "scanned");
+/** `aliases`: those of the statement the count is part of (a page's with `$count`) */
+export function compileCount(
+  query: ReadQuery,
+  ctx: CompileContext,
+  within?: Within,
+  aliases = within?.aliases ?? new AliasSource(ctx.view),
+): SQL {
+  const { scope, where } = filtered(query, ctx, aliases, within, "scanned");
   return sql`SELECT count(*) AS count ${scope.from()} WHERE ${where}`;
 }

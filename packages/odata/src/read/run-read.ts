@@ -95,14 +95,14 @@ export async function runOwnership(
 }
 
 /**
- * The body of a page's rows. `joined`: the page is LEFT JOINed to its count or its owner, so an
- * empty one is one row without a record. A joined page (JOINED_PAGE) is one row whatever it holds.
+ * The body of a page's rows. `outerJoined`: the page is LEFT JOINed to its count or its owner, so
+ * an empty one is one row without a record. A joined page (JOINED_PAGE) is one row whatever it holds.
  */
 function collectionBody(
   all: Record<string, unknown>[],
   prepared: PreparedPage,
   args: RunArgs,
-  joined: boolean,
+  outerJoined: boolean,
 ): string {
   if (prepared.joined) {
     const [row] = all;
@@ -111,7 +111,7 @@ function collectionBody(
     return pageBody(count, row![JOINED_PAGE.items] as string, cut, prepared, args);
   }
   const count = prepared.counted ? Number(all[0]?.$count ?? 0) : undefined;
-  const records = joined ? all.filter((r) => r[prepared.guidAlias] !== null) : all;
+  const records = outerJoined ? all.filter((r) => r[prepared.guidAlias] !== null) : all;
   const limit = prepared.limit ?? records.length;
   const truncated = prepared.serverPaged && records.length > limit;
   const page = truncated ? records.slice(0, limit) : records;
