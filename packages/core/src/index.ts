@@ -22,7 +22,7 @@ export type * from "./prompts/prompts.js";
 export type { Database, Row, Session, SqlQuery, Statement, TransactionOptions } from "./storage/database.js";
 export { toQuery, watchStatements } from "./storage/database.js";
 export { durationText, intervalInput } from "./storage/interval-text.js";
-export { migrate } from "./storage/migrate.js";
+export { type MigrateOptions, type MigrationReport, migrate } from "./storage/migrate.js";
 export {
   type ColumnMapping,
   columnOf,

@@ -2,7 +2,7 @@
  * The schema a host serves: the model's tables with core's, the workflow package's and the
  * host's own (users, tokens, keys, throttling, imports). `bizdata migrate` and the host's start run this.
  */
-import { type Database, type Model, migrate } from "@bizdata/core";
+import { type Database, type MigrateOptions, type MigrationReport, type Model, migrate } from "@bizdata/core";
 import { workflowTables } from "@bizdata/workflow";
 import { authTables } from "./auth/auth-tables.js";
 import { importTables } from "./import/import-tables.js";
@@ -11,4 +11,11 @@ import { importTables } from "./import/import-tables.js";
 export const serviceTables = [...workflowTables, ...authTables, ...importTables];
 
 /** Creates or upgrades everything the host needs for `model`; safe to run any number of times, concurrently. */
-export const migrateService = (db: Database, model: Model): Promise<void> => migrate(db, model, serviceTables);
+export const migrateService = (db: Database, model: Model, options?: MigrateOptions): Promise<MigrationReport> =>
+  migrate(db, model, serviceTables, options);
+
+/** what an operator should hear of a migration's report, when there is anything: its large tables left as they were */
+export const largeTablesAdvice = ({ largeTablesLeft: left }: MigrationReport): string | undefined =>
+  left.length === 0
+    ? undefined
+    : `${left.length === 1 ? "1 large table keeps its" : `${left.length} large tables keep their`} tenant column in the database's collation (${left.join(", ")}), which costs PostgreSQL more per statement than the byte order migrate gives new tables. Converting rebuilds a table's indexes under an exclusive lock: run \`bizdata migrate --convert-large-tables\` at a quiet hour.`;

@@ -5,6 +5,7 @@
  */
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
+import { type ByteOrderUpgrade, LARGE_TABLE_ROWS, upgradeByteOrder } from "./byte-order-upgrade.js";
 import type { Database } from "./database.js";
 import { declaredIndexes, modelTables, referenceIndexes } from "./entity-tables.js";
 import { quoteIdentifier, quoteLiteral, tableName } from "./naming.js";
@@ -28,24 +29,30 @@ export const schemaTables = (model: Model, tables: readonly PgTable[] = []): PgT
   ...stagedTables(model),
 ];
 
-export function migrationStatements(model: Model, tables: readonly PgTable[] = []): string[] {
-  const ddl = schemaTables(model, tables).map(tableDdl);
+/** the migration's statements, in the order they run: `create` first, then byte order (byte-order-upgrade.ts), then `rest` */
+function migrationStatements(model: Model, tables: readonly PgTable[]) {
+  const ddl = tables.map(tableDdl);
   const stored = [...model.entities.values()].filter((def) => def.storage === undefined);
-  return [
-    // roles are cluster-wide: create once, tolerate a concurrent creator
-    // (checked first, so that an owner without CREATEROLE can migrate once the role exists)
-    `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN CREATE ROLE ${APP_ROLE} NOLOGIN; END IF; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
-    ...ddl.flatMap((d) => d.create),
-    ...stored.flatMap(coveredReferenceIndexDrops),
-    ...ddl.flatMap((d) => d.constraints),
-    ...ddl.flatMap((d) => d.security),
-    ...(hasSearch(model) ? [SEARCH_EXTENSION_STATEMENT] : []),
-    ...stored.map(searchIndexStatement),
-    `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
-    `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
-    // a non-superuser owner must be a member to switch to the role per transaction
-    `DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user); END IF; END $$`,
-  ];
+  return {
+    create: [
+      // roles are cluster-wide: create once, tolerate a concurrent creator
+      // (checked first, so that an owner without CREATEROLE can migrate once the role exists)
+      `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${APP_ROLE}') THEN CREATE ROLE ${APP_ROLE} NOLOGIN; END IF; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`,
+      ...ddl.flatMap((d) => d.create),
+    ],
+    rest: [
+      ...stored.flatMap(coveredReferenceIndexDrops),
+      ...ddl.flatMap((d) => d.constraints),
+      // after the byte order: a policy that uses a column keeps it from being retyped
+      ...ddl.flatMap((d) => d.security),
+      ...(hasSearch(model) ? [SEARCH_EXTENSION_STATEMENT] : []),
+      ...stored.map(searchIndexStatement),
+      `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
+      // a non-superuser owner must be a member to switch to the role per transaction
+      `DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user); END IF; END $$`,
+    ],
+  };
 }
 
 /**
@@ -62,9 +69,6 @@ function coveredReferenceIndexDrops(def: AnyEntity): string[] {
         ],
   );
 }
-
-/** a table this large gets a newly declared index built without blocking its writers */
-const LARGE_TABLE_ROWS = 100_000;
 
 /**
  * Declared indexes that are missing on large tables, built with `CREATE INDEX CONCURRENTLY`
@@ -91,10 +95,32 @@ async function buildLargeIndexesConcurrently(db: Database, model: Model): Promis
   }
 }
 
+export interface MigrateOptions {
+  /**
+   * Also convert the tenant columns of large tables that an earlier version made in the
+   * database's collation (byte-order-upgrade.ts): each such table is locked while its indexes are
+   * rebuilt, so do it at a quiet hour. Without it those tables keep their columns (and work).
+   */
+  readonly convertLargeTables?: boolean;
+}
+
+/** what a migration left for an operator to decide */
+export interface MigrationReport {
+  /** the tables whose tenant columns got their byte order */
+  readonly converted: ByteOrderUpgrade["converted"];
+  /** large tables whose tenant columns still compare in the database's collation (MigrateOptions.convertLargeTables) */
+  readonly largeTablesLeft: ByteOrderUpgrade["left"];
+}
+
 /** Creates or upgrades the schema; safe to run any number of times, concurrently. */
-export async function migrate(db: Database, model: Model, tables: readonly PgTable[] = []): Promise<void> {
+export async function migrate(
+  db: Database,
+  model: Model,
+  tables: readonly PgTable[] = [],
+  options: MigrateOptions = {},
+): Promise<MigrationReport> {
   await buildLargeIndexesConcurrently(db, model);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     // the serving timeouts are not for this: the lock waits for other hosts' migrations, and
     // adding an index to a big table may take long
     await tx.query({
@@ -102,6 +128,11 @@ export async function migrate(db: Database, model: Model, tables: readonly PgTab
       params: [],
     });
     await tx.query({ sql: "SELECT pg_advisory_xact_lock($1)", params: [MIGRATION_LOCK] });
-    for (const statement of migrationStatements(model, tables)) await tx.query({ sql: statement, params: [] });
+    const all = schemaTables(model, tables);
+    const { create, rest } = migrationStatements(model, all);
+    for (const statement of create) await tx.query({ sql: statement, params: [] });
+    const upgrade = await upgradeByteOrder(tx, all, options.convertLargeTables ?? false);
+    for (const statement of rest) await tx.query({ sql: statement, params: [] });
+    return { converted: upgrade.converted, largeTablesLeft: upgrade.left };
   });
 }

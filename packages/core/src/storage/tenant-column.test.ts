@@ -1,8 +1,8 @@
 /**
- * Tenant columns compare byte by byte (`COLLATE "C"`) in every table migrate makes (a fresh
- * database's; a table made before keeps its own), and a tenant
- * column an earlier version made in the database's own collation keeps working beside them: in
- * joins, foreign keys, row-level security and the UNION of a base table with its staged twin.
+ * Tenant columns compare byte by byte (`COLLATE "C"`) in every table migrate makes. One that an
+ * earlier version made in the database's own collation gets the byte order from migrate, at once
+ * in a small table and when asked in a large one; until then it works beside the byte-ordered
+ * ones: in joins, foreign keys, row-level security and the UNION of a base table with its staged twin.
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -57,54 +57,104 @@ describe("tenant columns", () => {
     expect(tableDdl(tenantTable).create[0]).toContain('"id" text COLLATE "C" NOT NULL');
   });
 
-  it("made by an earlier version in the database's collation, work beside byte-ordered ones", async () => {
-    // the owner table as a version before this one made it; migrate retypes no column (a
-    // policy that uses a column forbids retyping it: migrate makes the policy again)
-    const retype = async (collation: string) => {
-      await db.query({ sql: "DROP POLICY tc_owner_tenant ON tc_owner", params: [] });
-      await db.query({
-        sql: `ALTER TABLE tc_owner ALTER COLUMN tenant_id TYPE text COLLATE "${collation}"`,
-        params: [],
+  /**
+   * `table`'s tenant column as a version before this one made it, in the database's collation (a
+   * policy that uses a column forbids retyping it: migrate makes the policy again)
+   */
+  const asBefore = async (table: string) => {
+    await db.query({ sql: `DROP POLICY ${table}_tenant ON ${table}`, params: [] });
+    await db.query({ sql: `ALTER TABLE ${table} ALTER COLUMN tenant_id TYPE text COLLATE "default"`, params: [] });
+  };
+
+  /** an owner and an item in a new tenant; what a join, the staged UNION and a statement without a predicate see */
+  const readBack = async () => {
+    const tenant = uniqueTenant("tc");
+    const owner = randomUUID();
+    const item = randomUUID();
+    return inTenant(db, tenant, async (tx) => {
+      await tx.query({
+        sql: "INSERT INTO tc_owner (tenant_id, guid, code) VALUES ($1, $2, 'O')",
+        params: [tenant, owner],
       });
-    };
-    await retype("default");
+      // its foreign key compares the item's tenant with the owner's
+      await tx.query({
+        sql: "INSERT INTO tc_item (tenant_id, guid, code, owner_guid) VALUES ($1, $2, 'I', $3)",
+        params: [tenant, item, owner],
+      });
+      const [joined, unioned, others] = await Promise.all([
+        tx.query<{ code: string }>({
+          sql: `SELECT o.code FROM tc_item i JOIN tc_owner o ON o.tenant_id = i.tenant_id AND o.guid = i.owner_guid
+                WHERE i.tenant_id = $1`,
+          params: [tenant],
+        }),
+        tx.query<{ tenant_id: string }>({
+          sql: `SELECT tenant_id FROM (SELECT tenant_id, guid FROM tc_item UNION ALL SELECT tenant_id, guid FROM tc_item__staged) r
+                WHERE tenant_id = $1 ORDER BY tenant_id`,
+          params: [tenant],
+        }),
+        // row-level security hides every other tenant's rows from statements without a predicate
+        tx.query<{ n: number }>({
+          sql: "SELECT (SELECT count(*) FROM tc_owner WHERE guid <> $1) + (SELECT count(*) FROM tc_item WHERE guid <> $2) AS n",
+          params: [owner, item],
+        }),
+      ]);
+      return { joined, unioned, others: Number(others[0]!.n) };
+    });
+  };
+  const expected = (tenant: string) => ({ joined: [{ code: "O" }], unioned: [{ tenant_id: tenant }], others: 0 });
+
+  it("made by an earlier version in the database's collation, get their byte order from migrate", async () => {
+    const tenant = uniqueTenant("tc-old");
+    const owner = randomUUID();
+    await inTenant(db, tenant, (tx) =>
+      tx.query({ sql: "INSERT INTO tc_owner (tenant_id, guid, code) VALUES ($1, $2, 'Old')", params: [tenant, owner] }),
+    );
+    await asBefore("tc_owner");
+    expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBeNull();
+
+    expect(await migrate(db, model)).toEqual({ converted: ["tc_owner"], largeTablesLeft: [] });
+    expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBe("C");
+    // the rows stay, the policy is back, and the next migration has nothing to do
+    const kept = await inTenant(db, tenant, (tx) =>
+      tx.query<{ guid: string }>({ sql: "SELECT guid FROM tc_owner", params: [] }),
+    );
+    expect(kept).toEqual([{ guid: owner }]);
+    const again = await readBack();
+    expect(again).toEqual(expected((again.unioned[0] as { tenant_id: string }).tenant_id));
+    expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: [] });
+  });
+
+  it("of a large table keep the database's collation, and work beside byte-ordered ones, until the conversion is asked for", async () => {
+    // a table the planner counts as large (byte-order-upgrade.ts), in a tenant of its own
+    const bulk = uniqueTenant("tc-bulk");
+    await db.query({
+      sql: "INSERT INTO tc_item (tenant_id, guid, code) SELECT $1, gen_random_uuid(), 'bulk-' || g FROM generate_series(1, 100000) g",
+      params: [bulk],
+    });
+    await db.query({ sql: "ANALYZE tc_item", params: [] });
+    await asBefore("tc_item");
     try {
-      await migrate(db, model);
-      expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBeNull();
-      const tenant = uniqueTenant("tc");
-      const owner = randomUUID();
-      const item = randomUUID();
-      const [joined, unioned, other] = await inTenant(db, tenant, async (tx) => {
-        await tx.query({
-          sql: "INSERT INTO tc_owner (tenant_id, guid, code) VALUES ($1, $2, 'O')",
-          params: [tenant, owner],
-        });
-        // its foreign key compares the item's byte-ordered tenant with the owner's
-        await tx.query({
-          sql: "INSERT INTO tc_item (tenant_id, guid, code, owner_guid) VALUES ($1, $2, 'I', $3)",
-          params: [tenant, item, owner],
-        });
-        return Promise.all([
-          tx.query<{ code: string }>({
-            sql: `SELECT o.code FROM tc_item i JOIN tc_owner o ON o.tenant_id = i.tenant_id AND o.guid = i.owner_guid
-                  WHERE i.tenant_id = $1`,
-            params: [tenant],
-          }),
-          tx.query<{ tenant_id: string }>({
-            sql: `SELECT tenant_id FROM (SELECT tenant_id, guid FROM tc_owner UNION ALL SELECT tenant_id, guid FROM tc_owner__staged) r
-                  WHERE tenant_id = $1 ORDER BY tenant_id`,
-            params: [tenant],
-          }),
-          // row-level security still hides another tenant's rows from a statement without a predicate
-          tx.query<{ n: number }>({ sql: "SELECT count(*)::int AS n FROM tc_owner WHERE guid <> $1", params: [owner] }),
-        ]);
+      expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: ["tc_item"] });
+      expect((await collations([["tc_item", "tenant_id"]]))[0]!.collation).toBeNull();
+      // in the database's collation beside the byte-ordered owner: foreign key, join, the staged
+      // twin's UNION and the policy migrate made again all work
+      const mixed = await readBack();
+      expect(mixed).toEqual(expected((mixed.unioned[0] as { tenant_id: string }).tenant_id));
+
+      expect(await migrate(db, model, [], { convertLargeTables: true })).toEqual({
+        converted: ["tc_item"],
+        largeTablesLeft: [],
       });
-      expect(joined).toEqual([{ code: "O" }]);
-      expect(unioned).toEqual([{ tenant_id: tenant }]);
-      expect(other).toEqual([{ n: 0 }]);
+      expect((await collations([["tc_item", "tenant_id"]]))[0]!.collation).toBe("C");
+      const [{ n }] = (await inTenant(db, bulk, (tx) =>
+        tx.query<{ n: number }>({ sql: "SELECT count(*)::int AS n FROM tc_item", params: [] }),
+      )) as [{ n: number }];
+      expect(n).toBe(100_000);
+      const converted = await readBack();
+      expect(converted).toEqual(expected((converted.unioned[0] as { tenant_id: string }).tenant_id));
     } finally {
-      await retype("C");
-      await migrate(db, model);
+      await db.query({ sql: "DELETE FROM tc_item WHERE tenant_id = $1", params: [bulk] });
+      await migrate(db, model, [], { convertLargeTables: true });
     }
   });
 });

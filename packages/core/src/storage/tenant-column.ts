@@ -4,9 +4,9 @@
  * collation the database was created with: in a database whose collation is ICU's `en-US`, the
  * same statements cost PostgreSQL 4-29% more over a tenant column in that collation (`pnpm
  * bench:tenant-keys`). Tenant ids are short identifiers (isTenantId), which byte order sorts as
- * well as any. A table made before keeps its tenant column as it was: migrate retypes no column
- * (table-ddl.ts), and comparing the two is well defined, the database's collation giving way to
- * "C" in a join or a UNION of both.
+ * well as any. A tenant column that an earlier version made in the database's collation gets this
+ * one from migrate (byte-order-upgrade.ts); until it does (a large table waits to be asked), the
+ * two compare well defined, the database's collation giving way to "C" in a join or a UNION.
  */
 import { customType } from "drizzle-orm/pg-core";
 

@@ -10,14 +10,16 @@ import { rotateSigningKey } from "../auth/signing-keys.js";
 import type { BizdataConfig } from "../bizdata-config.js";
 import { loadConfig } from "../config.js";
 import { importFile } from "../import/import-file.js";
-import { migrateService } from "../schema.js";
+import { largeTablesAdvice, migrateService } from "../schema.js";
 import { startHost } from "../server.js";
 import { createTenant, setFeature, setUser, tenantFeatures } from "../tenants/tenant-admin.js";
 import { CONFIG_FILES, loadBizdataConfig } from "./load-config.js";
 
 export const usage = `usage: bizdata <command> [--config FILE | --model MODULE]
   serve                                         start the host (HOST, PORT, DATABASE_URL, DATA_DIR)
-  migrate                                       create or upgrade the schema of the model
+  migrate [--convert-large-tables]              create or upgrade the schema of the model; the flag also gives
+                                                large tables of an earlier version byte-ordered tenant columns
+                                                (their indexes are rebuilt under an exclusive lock)
   seed [ARGS…]                                  run the config's seed; ARGS are the seed's own
   tenant create ID [--name NAME]
   user create TENANT USERNAME --password PASSWORD [--role ROLE]     a role of ROLES; default admin
@@ -103,8 +105,17 @@ function commandOf(command: string, rest: readonly string[], context: CliContext
         );
       };
     }
-    case "migrate":
-      return rest.length === 0 ? async () => {} : undefined;
+    case "migrate": {
+      const more = [...rest];
+      const convertLargeTables = takeFlag(more, "convert-large-tables");
+      if (more.length > 0) return undefined;
+      return async (db, app) => {
+        const report = await migrateService(db, app.model, { convertLargeTables });
+        if (report.converted.length > 0) print(`tenant columns byte-ordered in ${report.converted.join(", ")}`);
+        const advice = largeTablesAdvice(report);
+        if (advice !== undefined) print(advice);
+      };
+    }
     case "seed":
       return async (db, app) => {
         if (app.seed === undefined)
@@ -177,7 +188,8 @@ export async function runCli(argv: readonly string[], context: CliContext) {
   const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
   const db = context.database ?? (await openDatabase(dbOptions));
   try {
-    await migrateService(db, app.model);
+    // `migrate` runs it itself, with its options
+    if (command !== "migrate") await migrateService(db, app.model);
     await run(db, app);
     if (command === "migrate") context.print(`schema is up to date in ${describeDatabase(dbOptions)}`);
   } finally {
