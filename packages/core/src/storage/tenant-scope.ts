@@ -31,13 +31,20 @@ export function inTenant<T>(
   options?: TenantTransactionOptions,
 ): Promise<T> {
   if (!isTenantId(tenantId)) throw new Error(`"${tenantId}" is not a valid tenant id.`);
-  const work = async (tx: Session) => {
-    // a read-only transaction inserts nothing: no waiting, and no check before each statement
-    const writes = options?.deferInserts === false || options?.readOnly ? writeThrough(tx) : writeBehind(tx);
-    const result = await fn(writes.session, writes);
-    await writes.finish();
-    return result;
-  };
+  // a read-only transaction inserts nothing: no waiting, no check before each statement, and
+  // nothing to finish after the work (one async step less for every read)
+  const work =
+    options?.deferInserts === false || options?.readOnly
+      ? (tx: Session) => {
+          const writes = writeThrough(tx);
+          return fn(writes.session, writes);
+        }
+      : async (tx: Session) => {
+          const writes = writeBehind(tx);
+          const result = await fn(writes.session, writes);
+          await writes.finish();
+          return result;
+        };
   return db.transaction(work, {
     ...options,
     tenant: tenantId,

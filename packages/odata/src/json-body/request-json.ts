@@ -1,4 +1,5 @@
 import { ServiceError } from "@bizdata/core";
+import { parseMediaType } from "../batch/headers.js";
 import type { BodyLimits } from "../limits.js";
 import { parseJson } from "./parse-json.js";
 import { readBody } from "./read-body.js";
@@ -33,7 +34,7 @@ export function requireJsonInUtf8(contentType: string | null): void {
 export function isJsonInUtf8(contentType: string | null): boolean {
   const media = contentType === null ? undefined : parseMediaType(contentType);
   const charset = media?.parameters.get("charset")?.toLowerCase();
-  return media?.essence === "application/json" && (charset === undefined || charset === "utf-8");
+  return media?.type === "application/json" && (charset === undefined || charset === "utf-8");
 }
 
 /** bodies handed over already parsed (withParsedBody), by the request that carries them */
@@ -49,31 +50,19 @@ export function withParsedBody(request: Request, body: unknown): Request {
   return request;
 }
 
+/** the parameter's name, which a header that asks for it must hold somewhere (in any case) */
+const MENTIONS_IEEE754 = /ieee754compatible/i;
+
 /**
  * Whether the client asked for decimals as JSON strings (OData IEEE754Compatible=true) in
  * Content-Type or in any media range of Accept; parameter name and value are case-insensitive.
  */
 export function isIeee754Compatible(headers: Headers): boolean {
-  const mediaTypes = [headers.get("content-type") ?? "", ...(headers.get("accept") ?? "").split(",")];
-  return mediaTypes.some(
-    (value) => parseMediaType(value).parameters.get("ieee754compatible")?.toLowerCase() === "true",
+  const contentType = headers.get("content-type") ?? "";
+  const accept = headers.get("accept") ?? "";
+  // nearly every request asks nothing of the kind: no header to parse then
+  if (!MENTIONS_IEEE754.test(contentType) && !MENTIONS_IEEE754.test(accept)) return false;
+  return [contentType, ...accept.split(",")].some(
+    (value) => parseMediaType(value)?.parameters.get("ieee754compatible")?.toLowerCase() === "true",
   );
-}
-
-/**
- * Splits `type/subtype; name=value; …` into the lower-cased type and the parameters (names
- * lower-cased, values unquoted). Quoted values containing ';' or ',' are not supported: no
- * parameter the service reads needs them.
- */
-function parseMediaType(value: string): { essence: string; parameters: Map<string, string> } {
-  const [essence = "", ...rest] = value.split(";");
-  const parameters = new Map<string, string>();
-  for (const parameter of rest) {
-    const eq = parameter.indexOf("=");
-    if (eq < 0) continue;
-    const raw = parameter.slice(eq + 1).trim();
-    const unquoted = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-    parameters.set(parameter.slice(0, eq).trim().toLowerCase(), unquoted);
-  }
-  return { essence: essence.trim().toLowerCase(), parameters };
 }

@@ -46,8 +46,8 @@ function fromFormatOption(format: string): Partial<ResponseFormat> {
   return { ...(metadata && { metadata }), ...(ieee754(media.parameters) && { ieee754Compatible: true }) };
 }
 
-/** the `application/json` range of `Accept` with the highest q (the first of equals) */
-function fromAccept(accept: string): Partial<ResponseFormat> {
+/** what an `Accept` asks: the `application/json` range with the highest q (the first of equals) */
+function parseAccept(accept: string): Partial<ResponseFormat> {
   let best: { q: number; parameters: ReadonlyMap<string, string> } | undefined;
   for (const range of accept.split(",")) {
     const media = parseMediaType(range);
@@ -58,6 +58,21 @@ function fromAccept(accept: string): Partial<ResponseFormat> {
   }
   const metadata = best && levelOf(best.parameters, "Accept");
   return metadata ? { metadata } : {};
+}
+
+/** `Accept` values answered (a client sends the same one every time); the oldest is dropped first */
+const ACCEPTS_KEPT = 200;
+const accepts = new Map<string, Partial<ResponseFormat>>();
+
+/** parseAccept, once per `Accept` value (one that is refused is not kept: it throws every time) */
+function fromAccept(accept: string): Partial<ResponseFormat> {
+  let asked = accepts.get(accept);
+  if (asked === undefined) {
+    asked = parseAccept(accept);
+    if (accepts.size >= ACCEPTS_KEPT) accepts.delete(accepts.keys().next().value!);
+    accepts.set(accept, asked);
+  }
+  return asked;
 }
 
 /**
