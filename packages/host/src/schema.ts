@@ -14,8 +14,17 @@ export const serviceTables = [...workflowTables, ...authTables, ...importTables]
 export const migrateService = (db: Database, model: Model, options?: MigrateOptions): Promise<MigrationReport> =>
   migrate(db, model, serviceTables, options);
 
-/** what an operator should hear of a migration's report, when there is anything: its large tables left as they were */
-export const largeTablesAdvice = ({ largeTablesLeft: left }: MigrationReport): string | undefined =>
-  left.length === 0
-    ? undefined
-    : `${left.length === 1 ? "1 large table keeps its" : `${left.length} large tables keep their`} tenant column in the database's collation (${left.join(", ")}), which costs PostgreSQL more per statement than the byte order migrate gives new tables. Converting rebuilds a table's indexes under an exclusive lock: run \`bizdata migrate --convert-large-tables\` at a quiet hour.`;
+/** what an operator should hear of a migration's report: the tenant columns it could not, or would not, convert */
+export function migrationAdvice({ largeTablesLeft: left, conversionsBlocked: blocked }: MigrationReport): string[] {
+  return [
+    ...blocked.map(
+      ({ table, usedBy }) =>
+        `${table} keeps its tenant column in the database's collation, since ${usedBy.join(" and ")} of your own ${usedBy.length === 1 ? "uses" : "use"} it: drop ${usedBy.length === 1 ? "it" : "them"}, run \`bizdata migrate\`, and make ${usedBy.length === 1 ? "it" : "them"} again.`,
+    ),
+    ...(left.length === 0
+      ? []
+      : [
+          `${left.length === 1 ? "1 large table keeps its" : `${left.length} large tables keep their`} tenant column in the database's collation (${left.join(", ")}), which costs PostgreSQL more per statement than the byte order migrate gives new tables. Converting rebuilds a table's indexes under an exclusive lock: run \`bizdata migrate --convert-large-tables\` at a quiet hour.`,
+        ]),
+  ];
+}

@@ -13,7 +13,7 @@ import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig } from "./config.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
-import { largeTablesAdvice, migrateService } from "./schema.js";
+import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
 
 /**
@@ -25,8 +25,7 @@ export async function startHost(config: HostConfig, { model, seed, demo: demoSet
   const logger = pino({ level: config.logLevel });
   const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
   const db = await openDatabase(dbOptions);
-  const advice = largeTablesAdvice(await migrateService(db, model));
-  if (advice !== undefined) logger.warn(advice);
+  for (const advice of migrationAdvice(await migrateService(db, model))) logger.warn(advice);
   const embedded = db.driver === "pglite";
   const demo = embedded ? demoSet : undefined;
   if (demo && seed && !(await hasTenants(db))) {

@@ -3,7 +3,8 @@
  * collation where an earlier version made them in the database's own. The type stays text, so no
  * value changes, but PostgreSQL rebuilds every index on the column, and its foreign keys, under an
  * exclusive lock on the table; and a column that a policy uses cannot be retyped, so the table's
- * own policies are dropped first (migrate makes them again right after). That is quick for most
+ * own policies are dropped first (migrate makes them again right after), while one that a view or
+ * a policy of the application's own uses is left as it is. That is quick for most
  * tables, so migrate does it at once; a table of `LARGE_TABLE_ROWS` or more would be locked for
  * the whole rebuild, so it keeps its column until the conversion is asked for.
  */
@@ -45,13 +46,17 @@ export interface ByteOrderUpgrade {
   readonly converted: readonly string[];
   /** the large tables whose columns still compare in the database's collation */
   readonly left: readonly string[];
+  /** tables whose columns views or policies of the application's own use (`view x`, `policy y`): they keep them */
+  readonly blocked: readonly { readonly table: string; readonly usedBy: readonly string[] }[];
 }
 
 /**
  * Converts, in `tx`, the byte-ordered columns of `tables` that are still in another collation:
  * all of them with `includeLarge`, else those of tables under LARGE_TABLE_ROWS (by the planner's
- * estimate, which autovacuum keeps current). Run after the tables exist and before their
- * policies are made.
+ * estimate, which autovacuum keeps current). A column that a view, a rule or a policy other than
+ * the table's own uses cannot be retyped: its table is left as it is and reported, found
+ * beforehand so that it fails neither the migration nor a host's start. Run after the tables
+ * exist and before their policies are made.
  */
 export async function upgradeByteOrder(
   tx: Session,
@@ -59,34 +64,43 @@ export async function upgradeByteOrder(
   includeLarge: boolean,
 ): Promise<ByteOrderUpgrade> {
   const declared = byteOrderedColumns(tables);
-  const found = await tx.query<{ table: string; column: string; rows: number }>({
-    sql: `SELECT w.t AS "table", w.c AS "column", greatest(r.reltuples, 0)::float8 AS rows
-          FROM unnest($1::text[], $2::text[]) AS w(t, c)
+  const found = await tx.query<{ table: string; column: string; rows: number; used_by: string[] | null }>({
+    sql: `SELECT w.t AS "table", w.c AS "column", greatest(r.reltuples, 0)::float8 AS rows,
+            (SELECT array_agg(DISTINCT CASE WHEN v.oid IS NOT NULL THEN 'view ' || v.relname ELSE 'policy ' || p.polname END)
+             FROM pg_depend d
+             LEFT JOIN pg_rewrite rw ON d.classid = 'pg_rewrite'::regclass AND rw.oid = d.objid
+             LEFT JOIN pg_class v ON v.oid = rw.ev_class
+             LEFT JOIN pg_policy p ON d.classid = 'pg_policy'::regclass AND p.oid = d.objid
+             WHERE d.refobjid = r.oid AND d.refobjsubid = a.attnum
+               AND (v.oid IS NOT NULL OR (p.oid IS NOT NULL AND NOT p.polname = ANY(string_to_array(w.p, ','))))) AS used_by
+          FROM unnest($1::text[], $2::text[], $3::text[]) AS w(t, c, p)
           JOIN pg_class r ON r.oid = to_regclass(quote_ident(w.t))
           JOIN pg_attribute a ON a.attrelid = r.oid AND a.attname = w.c
-          WHERE a.attcollation <> 'pg_catalog."C"'::regcollation`,
-    params: [declared.map((d) => d.table), declared.map((d) => d.column)],
+          WHERE a.attcollation <> 'pg_catalog."C"'::regcollation
+          ORDER BY 1, 2`,
+    params: [declared.map((d) => d.table), declared.map((d) => d.column), declared.map((d) => d.policies.join(","))],
   });
-  const converted = new Set<string>();
-  const left = new Set<string>();
-  for (const { table, column, rows } of found) {
-    if (!includeLarge && Number(rows) >= LARGE_TABLE_ROWS) {
-      left.add(table);
+  const byTable = new Map<string, typeof found>();
+  for (const f of found) byTable.set(f.table, [...(byTable.get(f.table) ?? []), f]);
+  const converted: string[] = [];
+  const left: string[] = [];
+  const blocked: { table: string; usedBy: string[] }[] = [];
+  for (const [table, columns] of byTable) {
+    const usedBy = [...new Set(columns.flatMap((c) => c.used_by ?? []))].sort();
+    if (usedBy.length > 0) {
+      blocked.push({ table, usedBy });
       continue;
     }
-    const { type, policies } = declared.find((d) => d.table === table && d.column === column)!;
-    try {
-      if (!converted.has(table))
-        for (const policy of policies)
-          await tx.query({ sql: `DROP POLICY IF EXISTS ${q(policy)} ON ${q(table)}`, params: [] });
-      await tx.query({ sql: `ALTER TABLE ${q(table)} ALTER COLUMN ${q(column)} TYPE ${type}`, params: [] });
-    } catch (err) {
-      throw new Error(
-        `Could not give ${table}.${column} its byte order (${BYTE_ORDER}): ${(err as Error).message}. A view or a policy of your own that uses the column keeps it from changing: drop it, migrate, and make it again.`,
-        { cause: err },
-      );
+    if (!includeLarge && Number(columns[0]!.rows) >= LARGE_TABLE_ROWS) {
+      left.push(table);
+      continue;
     }
-    converted.add(table);
+    const changes = columns.map(({ column }) => declared.find((d) => d.table === table && d.column === column)!);
+    for (const policy of changes[0]!.policies)
+      await tx.query({ sql: `DROP POLICY IF EXISTS ${q(policy)} ON ${q(table)}`, params: [] });
+    for (const { column, type } of changes)
+      await tx.query({ sql: `ALTER TABLE ${q(table)} ALTER COLUMN ${q(column)} TYPE ${type}`, params: [] });
+    converted.push(table);
   }
-  return { converted: [...converted].sort(), left: [...left].sort() };
+  return { converted, left, blocked };
 }

@@ -110,6 +110,8 @@ export interface MigrationReport {
   readonly converted: ByteOrderUpgrade["converted"];
   /** large tables whose tenant columns still compare in the database's collation (MigrateOptions.convertLargeTables) */
   readonly largeTablesLeft: ByteOrderUpgrade["left"];
+  /** tables whose tenant columns a view or a policy of the application's own uses, which keeps them from converting */
+  readonly conversionsBlocked: ByteOrderUpgrade["blocked"];
 }
 
 /** Creates or upgrades the schema; safe to run any number of times, concurrently. */
@@ -133,6 +135,6 @@ export async function migrate(
     for (const statement of create) await tx.query({ sql: statement, params: [] });
     const upgrade = await upgradeByteOrder(tx, all, options.convertLargeTables ?? false);
     for (const statement of rest) await tx.query({ sql: statement, params: [] });
-    return { converted: upgrade.converted, largeTablesLeft: upgrade.left };
+    return { converted: upgrade.converted, largeTablesLeft: upgrade.left, conversionsBlocked: upgrade.blocked };
   });
 }

@@ -112,7 +112,7 @@ describe("tenant columns", () => {
     await asBefore("tc_owner");
     expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBeNull();
 
-    expect(await migrate(db, model)).toEqual({ converted: ["tc_owner"], largeTablesLeft: [] });
+    expect(await migrate(db, model)).toEqual({ converted: ["tc_owner"], largeTablesLeft: [], conversionsBlocked: [] });
     expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBe("C");
     // the rows stay, the policy is back, and the next migration has nothing to do
     const kept = await inTenant(db, tenant, (tx) =>
@@ -121,7 +121,26 @@ describe("tenant columns", () => {
     expect(kept).toEqual([{ guid: owner }]);
     const again = await readBack();
     expect(again).toEqual(expected((again.unioned[0] as { tenant_id: string }).tenant_id));
-    expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: [] });
+    expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: [], conversionsBlocked: [] });
+  });
+
+  it("that a view of the application's own uses stay as they were, reported, and the migration goes on", async () => {
+    await asBefore("tc_owner");
+    await db.query({ sql: "CREATE VIEW tc_owner_codes AS SELECT tenant_id, code FROM tc_owner", params: [] });
+    try {
+      expect(await migrate(db, model)).toEqual({
+        converted: [],
+        largeTablesLeft: [],
+        conversionsBlocked: [{ table: "tc_owner", usedBy: ["view tc_owner_codes"] }],
+      });
+      expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBeNull();
+      // its policy is made again, and the tables work as before
+      const same = await readBack();
+      expect(same).toEqual(expected((same.unioned[0] as { tenant_id: string }).tenant_id));
+    } finally {
+      await db.query({ sql: "DROP VIEW IF EXISTS tc_owner_codes", params: [] });
+    }
+    expect(await migrate(db, model)).toEqual({ converted: ["tc_owner"], largeTablesLeft: [], conversionsBlocked: [] });
   });
 
   it("of a large table keep the database's collation, and work beside byte-ordered ones, until the conversion is asked for", async () => {
@@ -134,7 +153,7 @@ describe("tenant columns", () => {
     await db.query({ sql: "ANALYZE tc_item", params: [] });
     await asBefore("tc_item");
     try {
-      expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: ["tc_item"] });
+      expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: ["tc_item"], conversionsBlocked: [] });
       expect((await collations([["tc_item", "tenant_id"]]))[0]!.collation).toBeNull();
       // in the database's collation beside the byte-ordered owner: foreign key, join, the staged
       // twin's UNION and the policy migrate made again all work
@@ -144,6 +163,7 @@ describe("tenant columns", () => {
       expect(await migrate(db, model, [], { convertLargeTables: true })).toEqual({
         converted: ["tc_item"],
         largeTablesLeft: [],
+        conversionsBlocked: [],
       });
       expect((await collations([["tc_item", "tenant_id"]]))[0]!.collation).toBe("C");
       const [{ n }] = (await inTenant(db, bulk, (tx) =>

@@ -10,7 +10,7 @@ import { rotateSigningKey } from "../auth/signing-keys.js";
 import type { BizdataConfig } from "../bizdata-config.js";
 import { loadConfig } from "../config.js";
 import { importFile } from "../import/import-file.js";
-import { largeTablesAdvice, migrateService } from "../schema.js";
+import { migrateService, migrationAdvice } from "../schema.js";
 import { startHost } from "../server.js";
 import { createTenant, setFeature, setUser, tenantFeatures } from "../tenants/tenant-admin.js";
 import { CONFIG_FILES, loadBizdataConfig } from "./load-config.js";
@@ -112,8 +112,7 @@ function commandOf(command: string, rest: readonly string[], context: CliContext
       return async (db, app) => {
         const report = await migrateService(db, app.model, { convertLargeTables });
         if (report.converted.length > 0) print(`tenant columns byte-ordered in ${report.converted.join(", ")}`);
-        const advice = largeTablesAdvice(report);
-        if (advice !== undefined) print(advice);
+        for (const advice of migrationAdvice(report)) print(advice);
       };
     }
     case "seed":
