@@ -124,14 +124,19 @@ describe("tenant columns", () => {
     expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: [], conversionsBlocked: [] });
   });
 
-  it("that a view of the application's own uses stay as they were, reported, and the migration goes on", async () => {
+  it("that a view or a policy of the application's own uses stay as they were, reported, and the migration goes on", async () => {
     await asBefore("tc_owner");
     await db.query({ sql: "CREATE VIEW tc_owner_codes AS SELECT tenant_id, code FROM tc_owner", params: [] });
+    // restrictive: it narrows what the tenant policy lets through, never widens it
+    await db.query({
+      sql: "CREATE POLICY tc_owner_audit ON tc_owner AS RESTRICTIVE FOR ALL TO bizdata_app USING (tenant_id <> '')",
+      params: [],
+    });
     try {
       expect(await migrate(db, model)).toEqual({
         converted: [],
         largeTablesLeft: [],
-        conversionsBlocked: [{ table: "tc_owner", usedBy: ["view tc_owner_codes"] }],
+        conversionsBlocked: [{ table: "tc_owner", usedBy: ["policy tc_owner_audit", "view tc_owner_codes"] }],
       });
       expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBeNull();
       // its policy is made again, and the tables work as before
@@ -139,6 +144,7 @@ describe("tenant columns", () => {
       expect(same).toEqual(expected((same.unioned[0] as { tenant_id: string }).tenant_id));
     } finally {
       await db.query({ sql: "DROP VIEW IF EXISTS tc_owner_codes", params: [] });
+      await db.query({ sql: "DROP POLICY IF EXISTS tc_owner_audit ON tc_owner", params: [] });
     }
     expect(await migrate(db, model)).toEqual({ converted: ["tc_owner"], largeTablesLeft: [], conversionsBlocked: [] });
   });
