@@ -10,6 +10,7 @@
  * const db = await openDatabase({ url: process.env.DATABASE_URL });
  * await migrate(db, model);
  */
+export { BoundedMap } from "./bounded-map.js";
 export * from "./errors.js";
 export * from "./methods/index.js";
 export * from "./model/entity.js";

@@ -81,7 +81,11 @@ export async function upgradeByteOrder(
     params: [declared.map((d) => d.table), declared.map((d) => d.column), declared.map((d) => d.policies.join(","))],
   });
   const byTable = new Map<string, typeof found>();
-  for (const f of found) byTable.set(f.table, [...(byTable.get(f.table) ?? []), f]);
+  for (const f of found) {
+    const columns = byTable.get(f.table);
+    if (columns === undefined) byTable.set(f.table, [f]);
+    else columns.push(f);
+  }
   const converted: string[] = [];
   const left: string[] = [];
   const blocked: { table: string; usedBy: string[] }[] = [];

@@ -2,6 +2,7 @@
  * The host's own access tokens: short-lived ES256 JWTs naming tenant, user and roles. Verified
  * strictly: the one algorithm, our issuer and audience, a known `kid`, expiry with a small skew.
  */
+import { BoundedMap } from "@bizdata/core";
 import { type CryptoKey, errors, type JWTHeaderParameters, jwtVerify, SignJWT } from "jose";
 import type { Principal } from "./principal.js";
 import { ALGORITHM, type SigningKeys } from "./signing-keys.js";
@@ -58,8 +59,10 @@ interface Verified {
  * paid once per token instead of once per request. Bounded; the oldest entry goes first.
  */
 export class VerifiedTokens {
-  private readonly entries = new Map<string, Verified>();
-  constructor(private readonly capacity = 10_000) {}
+  private readonly entries: BoundedMap<string, Verified>;
+  constructor(capacity = 10_000) {
+    this.entries = new BoundedMap(capacity);
+  }
 
   get(token: string): Principal | undefined {
     const hit = this.entries.get(token);
@@ -72,7 +75,6 @@ export class VerifiedTokens {
   }
 
   set(token: string, verified: Verified): void {
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(token, verified);
   }
 }

@@ -3,6 +3,7 @@
  * parameters as `{name}`, and for the entity API's catch-all the shape of the resource path
  * (`/api/{entity}({key})`, under the app's base path). Never a key or other value from the URL.
  */
+import { BoundedMap } from "@bizdata/core";
 import { parseResourcePath } from "@bizdata/odata";
 import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
@@ -27,25 +28,14 @@ function resourceShape(path: string): string {
 }
 
 const GUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/g;
-/** shapes kept; the oldest is dropped first */
-const SHAPES_KEPT = 500;
-const shapes = new Map<string, string>();
+const shapes = new BoundedMap<string, string>(500);
 
 /**
  * `resourceShape` for every request of the entity API: parsed once per path with its Guids
  * masked (a Guid never changes a shape), since parsing every request's path again cost a read
  * by key about a twentieth of its time.
  */
-function cachedShape(path: string): string {
-  const masked = path.replace(GUID, "0");
-  let shape = shapes.get(masked);
-  if (shape === undefined) {
-    shape = resourceShape(masked);
-    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
-    shapes.set(masked, shape);
-  }
-  return shape;
-}
+const cachedShape = (path: string): string => shapes.getOrMake(path.replace(GUID, "0"), resourceShape);
 
 /**
  * The route pattern of the request `c` was made for, the entity API's under `basePath` (`/api`);

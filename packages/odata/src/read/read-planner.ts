@@ -4,7 +4,7 @@
  * per query shape). The record keys and the tenant are parameters, so `Product(<any guid>)` with
  * the same options is one cache entry for every tenant, and so is `SalesOrder(…)/Details(…)`.
  */
-import { type AnyEntity, badRequest, type Model } from "@bizdata/core";
+import { type AnyEntity, BoundedMap, badRequest, type Model } from "@bizdata/core";
 import type { ApplyQuery } from "../bind/apply-query.js";
 import { bindApply } from "../bind/bind-apply.js";
 import { bindQuery } from "../bind/bind-query.js";
@@ -139,17 +139,18 @@ export const resolveResource = (model: Model, path: string, limits: QueryLimits 
   bindResourcePath(model, parseResourcePath(path, limits));
 
 export class ReadPlanner {
-  private readonly cache = new Map<string, PlannedRead>();
-  private readonly paths = new Map<string, BoundPath>();
+  private readonly cache: BoundedMap<string, PlannedRead>;
+  private readonly paths: BoundedMap<string, BoundPath>;
   private readonly limits: QueryLimits;
-  private readonly cacheSize: number;
 
   constructor(
     private readonly model: Model,
     options: PlannerOptions = {},
   ) {
     this.limits = options.limits ?? defaultQueryLimits;
-    this.cacheSize = options.cacheSize ?? 1000;
+    // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled
+    this.cache = new BoundedMap(options.cacheSize ?? 1000);
+    this.paths = new BoundedMap(options.cacheSize ?? 1000);
   }
 
   /**
@@ -159,15 +160,7 @@ export class ReadPlanner {
    */
   resolve(path: string): BoundPath {
     if (path.includes("(")) return resolveResource(this.model, path, this.limits);
-    let bound = this.paths.get(path);
-    if (bound === undefined) {
-      bound = resolveResource(this.model, path, this.limits);
-      if (this.cacheSize > 0) {
-        if (this.paths.size >= this.cacheSize) this.paths.delete(this.paths.keys().next().value!);
-        this.paths.set(path, bound);
-      }
-    }
-    return bound;
+    return this.paths.getOrMake(path, () => resolveResource(this.model, path, this.limits));
   }
 
   /**
@@ -188,13 +181,10 @@ export class ReadPlanner {
     if (cached !== undefined && keysOf(cached).length === keys.length) return withKeys(cached, keys);
     const planned = this.compile(request);
     if (planned.kind === "method") return planned;
-    // `cacheSize: 0` keeps nothing: every request is parsed, bound and compiled; a keyed read is
-    // kept only when its keys are where KEYED finds them, so that a hit can put them back
+    // a keyed read is kept only when its keys are where KEYED finds them, so that a hit can put them back
     const found = keysOf(planned);
-    if (cacheable && this.cacheSize > 0 && found.length === keys.length && found.every((k, i) => k === keys[i])) {
-      if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+    if (cacheable && found.length === keys.length && found.every((k, i) => k === keys[i]))
       this.cache.set(shape, planned);
-    }
     return planned;
   }
 

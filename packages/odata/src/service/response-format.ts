@@ -5,7 +5,7 @@
  * (§3); among `Accept`'s JSON ranges the preferred one decides. A JSON answer's Content-Type
  * says what it carries (§4.1).
  */
-import { ServiceError } from "@bizdata/core";
+import { BoundedMap, ServiceError } from "@bizdata/core";
 import { parseMediaType } from "../batch/headers.js";
 import type { MetadataLevel } from "../compile/control-info.js";
 
@@ -60,20 +60,11 @@ function parseAccept(accept: string): Partial<ResponseFormat> {
   return metadata ? { metadata } : {};
 }
 
-/** `Accept` values answered (a client sends the same one every time); the oldest is dropped first */
-const ACCEPTS_KEPT = 200;
-const accepts = new Map<string, Partial<ResponseFormat>>();
+/** `Accept` values answered (a client sends the same one every time) */
+const accepts = new BoundedMap<string, Partial<ResponseFormat>>(200);
 
 /** parseAccept, once per `Accept` value (one that is refused is not kept: it throws every time) */
-function fromAccept(accept: string): Partial<ResponseFormat> {
-  let asked = accepts.get(accept);
-  if (asked === undefined) {
-    asked = parseAccept(accept);
-    if (accepts.size >= ACCEPTS_KEPT) accepts.delete(accepts.keys().next().value!);
-    accepts.set(accept, asked);
-  }
-  return asked;
-}
+const fromAccept = (accept: string): Partial<ResponseFormat> => accepts.getOrMake(accept, parseAccept);
 
 /**
  * What to answer `format` (the `$format` option, `$` optional and any case) and the headers

@@ -6,6 +6,8 @@
  * otherwise it is dropped. Every step still writes its staged state durably, so correctness is
  * the same with scopes on or off.
  */
+import { BoundedMap } from "@bizdata/core";
+
 export interface WarmScope {
   /** the index the next step must carry if no other host stepped in between */
   nextIndex: number;
@@ -20,13 +22,12 @@ export interface WarmScopeOptions {
 }
 
 export class WarmScopes {
-  private readonly scopes = new Map<string, WarmScope>();
+  private readonly scopes: BoundedMap<string, WarmScope>;
   readonly enabled: boolean;
-  private readonly capacity: number;
 
   constructor(options: WarmScopeOptions = {}) {
     this.enabled = options.enabled ?? process.env.NODE_ENV !== "development";
-    this.capacity = options.capacity ?? 10_000;
+    this.scopes = new BoundedMap(options.capacity ?? 10_000);
   }
 
   /** the scope for a step at `storedIndex`, fresh when another host (or nothing) came before */
@@ -35,7 +36,6 @@ export class WarmScopes {
     let scope = this.scopes.get(workflowId);
     if (scope === undefined || scope.nextIndex !== storedIndex) {
       scope = { nextIndex: storedIndex, answers: new Map() };
-      if (this.scopes.size >= this.capacity) this.scopes.delete(this.scopes.keys().next().value!);
       this.scopes.set(workflowId, scope);
     }
     return scope;
