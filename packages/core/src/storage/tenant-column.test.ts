@@ -98,10 +98,17 @@ describe("tenant columns", () => {
           params: [owner, item],
         }),
       ]);
-      return { joined, unioned, others: Number(others[0]!.n) };
+      return { tenant, joined, unioned, others: Number(others[0]!.n) };
     });
   };
-  const expected = (tenant: string) => ({ joined: [{ code: "O" }], unioned: [{ tenant_id: tenant }], others: 0 });
+  /** what readBack sees in its tenant when all works: the owner by the join, the item once in the UNION, nothing else */
+  const works = (read: Awaited<ReturnType<typeof readBack>>) =>
+    expect(read).toEqual({
+      tenant: read.tenant,
+      joined: [{ code: "O" }],
+      unioned: [{ tenant_id: read.tenant }],
+      others: 0,
+    });
 
   it("made by an earlier version in the database's collation, get their byte order from migrate", async () => {
     const tenant = uniqueTenant("tc-old");
@@ -119,8 +126,7 @@ describe("tenant columns", () => {
       tx.query<{ guid: string }>({ sql: "SELECT guid FROM tc_owner", params: [] }),
     );
     expect(kept).toEqual([{ guid: owner }]);
-    const again = await readBack();
-    expect(again).toEqual(expected((again.unioned[0] as { tenant_id: string }).tenant_id));
+    works(await readBack());
     expect(await migrate(db, model)).toEqual({ converted: [], largeTablesLeft: [], conversionsBlocked: [] });
   });
 
@@ -140,8 +146,7 @@ describe("tenant columns", () => {
       });
       expect((await collations([["tc_owner", "tenant_id"]]))[0]!.collation).toBeNull();
       // its policy is made again, and the tables work as before
-      const same = await readBack();
-      expect(same).toEqual(expected((same.unioned[0] as { tenant_id: string }).tenant_id));
+      works(await readBack());
     } finally {
       await db.query({ sql: "DROP VIEW IF EXISTS tc_owner_codes", params: [] });
       await db.query({ sql: "DROP POLICY IF EXISTS tc_owner_audit ON tc_owner", params: [] });
@@ -163,8 +168,7 @@ describe("tenant columns", () => {
       expect((await collations([["tc_item", "tenant_id"]]))[0]!.collation).toBeNull();
       // in the database's collation beside the byte-ordered owner: foreign key, join, the staged
       // twin's UNION and the policy migrate made again all work
-      const mixed = await readBack();
-      expect(mixed).toEqual(expected((mixed.unioned[0] as { tenant_id: string }).tenant_id));
+      works(await readBack());
 
       expect(await migrate(db, model, [], { convertLargeTables: true })).toEqual({
         converted: ["tc_item"],
@@ -176,8 +180,7 @@ describe("tenant columns", () => {
         tx.query<{ n: number }>({ sql: "SELECT count(*)::int AS n FROM tc_item", params: [] }),
       )) as [{ n: number }];
       expect(n).toBe(100_000);
-      const converted = await readBack();
-      expect(converted).toEqual(expected((converted.unioned[0] as { tenant_id: string }).tenant_id));
+      works(await readBack());
     } finally {
       await db.query({ sql: "DELETE FROM tc_item WHERE tenant_id = $1", params: [bulk] });
       await migrate(db, model, [], { convertLargeTables: true });
