@@ -5,15 +5,13 @@
  * exclusive lock on the table; and a column that a policy uses cannot be retyped, so the table's
  * own policies are dropped first (migrate makes them again right after), while one that a view or
  * a policy of the application's own uses is left as it is. That is quick for most
- * tables, so migrate does it at once; a table of `LARGE_TABLE_ROWS` or more would be locked for
+ * tables, so migrate does it at once; a large table (table-size.ts) would be locked for
  * the whole rebuild, so it keeps its column until the conversion is asked for.
  */
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import type { Session } from "./database.js";
 import { quoteIdentifier as q } from "./naming.js";
-
-/** a table this large is changed without blocking its writers, or not at once (migrate.ts) */
-export const LARGE_TABLE_ROWS = 100_000;
+import { isLargeTable } from "./table-size.js";
 
 const BYTE_ORDER = 'COLLATE "C"';
 
@@ -52,8 +50,7 @@ export interface ByteOrderUpgrade {
 
 /**
  * Converts, in `tx`, the byte-ordered columns of `tables` that are still in another collation:
- * all of them with `includeLarge`, else those of tables under LARGE_TABLE_ROWS (by the planner's
- * estimate, which autovacuum keeps current). A column that a view, a rule or a policy other than
+ * all of them with `includeLarge`, else those of tables that are not large (table-size.ts). A column that a view, a rule or a policy other than
  * the table's own uses cannot be retyped: its table is left as it is and reported, found
  * beforehand so that it fails neither the migration nor a host's start. Run after the tables
  * exist and before their policies are made.
@@ -65,7 +62,7 @@ export async function upgradeByteOrder(
 ): Promise<ByteOrderUpgrade> {
   const declared = byteOrderedColumns(tables);
   const found = await tx.query<{ table: string; column: string; rows: number; used_by: string[] | null }>({
-    sql: `SELECT w.t AS "table", w.c AS "column", greatest(r.reltuples, 0)::float8 AS rows,
+    sql: `SELECT w.t AS "table", w.c AS "column", r.reltuples::float8 AS rows,
             (SELECT array_agg(DISTINCT CASE WHEN v.oid IS NOT NULL THEN 'view ' || v.relname ELSE 'policy ' || p.polname END)
              FROM pg_depend d
              LEFT JOIN pg_rewrite rw ON d.classid = 'pg_rewrite'::regclass AND rw.oid = d.objid
@@ -95,7 +92,7 @@ export async function upgradeByteOrder(
       blocked.push({ table, usedBy });
       continue;
     }
-    if (!includeLarge && Number(columns[0]!.rows) >= LARGE_TABLE_ROWS) {
+    if (!includeLarge && (await isLargeTable(tx, table, Number(columns[0]!.rows)))) {
       left.push(table);
       continue;
     }

@@ -5,7 +5,7 @@
  */
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { AnyEntity, Model } from "../model/model.js";
-import { type ByteOrderUpgrade, LARGE_TABLE_ROWS, upgradeByteOrder } from "./byte-order-upgrade.js";
+import { type ByteOrderUpgrade, upgradeByteOrder } from "./byte-order-upgrade.js";
 import type { Database } from "./database.js";
 import { declaredIndexes, modelTables, referenceIndexes } from "./entity-tables.js";
 import { quoteIdentifier, quoteLiteral, tableName } from "./naming.js";
@@ -13,6 +13,7 @@ import { hasSearch, SEARCH_EXTENSION_STATEMENT, searchIndexStatement } from "./s
 import { stagedTables } from "./staged-tables.js";
 import { systemTables } from "./system-tables.js";
 import { tableDdl } from "./table-ddl.js";
+import { isLargeTable } from "./table-size.js";
 import { APP_ROLE } from "./tenant-policy.js";
 
 const MIGRATION_LOCK = 0x62697a64; // "bizd"
@@ -85,7 +86,8 @@ async function buildLargeIndexesConcurrently(db: Database, model: Model): Promis
         sql: "SELECT (SELECT reltuples::float8 FROM pg_class WHERE relname = $1 AND relkind = 'r') AS rows, EXISTS (SELECT 1 FROM pg_class WHERE relname = $2) AS present",
         params: [tableName(def), ix.name],
       });
-      if (state === undefined || state.present || Number(state.rows ?? 0) < LARGE_TABLE_ROWS) continue;
+      if (state === undefined || state.present || state.rows === null) continue;
+      if (!(await isLargeTable(db, tableName(def), state.rows))) continue;
       const columns = ix.columns.map(quoteIdentifier).join(", ");
       await db.query({
         sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdentifier(ix.name)} ON ${quoteIdentifier(tableName(def))} (${columns})`,
