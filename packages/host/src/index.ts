@@ -18,5 +18,5 @@ export { type BizdataConfig, type DemoSignIn, defineConfig } from "./bizdata-con
 export { type HostConfig, loadConfig } from "./config.js";
 export { ImportFailed, type ImportOptions, type ImportSummary, importFile } from "./import/import-file.js";
 export { migrateService, serviceTables } from "./schema.js";
-export { startHost } from "./server.js";
+export { type StartOptions, startHost } from "./server.js";
 export { createTenant, setFeature, setUser, tenantFeatures } from "./tenants/tenant-admin.js";

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineModel, openDatabase } from "@bizdata/core";
+import { defineModel, entity, openDatabase, text } from "@bizdata/core";
+import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BizdataConfig } from "./bizdata-config.js";
 import { loadConfig } from "./config.js";
@@ -76,6 +77,44 @@ describe("startHost", () => {
     expect(app.seeded).toEqual([]);
     expect(printed.mock.calls.some(([text]) => String(text).includes("sign in with"))).toBe(false);
   });
+
+  it("warns at start of the tenant columns migrate left in the database's collation, into the logger it is given", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "bizdata-start-"));
+    const gadget = (name: string) => entity(name, { naturalKey: "Code", fields: { Code: text({ required: true }) } });
+    const app = { model: defineModel([gadget("StartGizmo"), gadget("StartWidget"), gadget("StartPart")]) };
+    try {
+      await (await startHost(hostConfig(undefined, dataDir), app)).close();
+      // the tables as a version before made them: tenant columns in the database's collation
+      const db = await openDatabase({ dataDir });
+      for (const table of ["start_gizmo", "start_widget", "start_part"]) {
+        await db.query({ sql: `DROP POLICY ${table}_tenant ON ${table}`, params: [] });
+        await db.query({ sql: `ALTER TABLE ${table} ALTER COLUMN tenant_id TYPE text COLLATE "default"`, params: [] });
+      }
+      // two that the planner counts as large, and one that a view and a policy of the application's own use
+      await db.query({
+        sql: "UPDATE pg_class SET reltuples = 250000 WHERE relname IN ('start_gizmo', 'start_widget')",
+        params: [],
+      });
+      await db.query({ sql: "CREATE VIEW start_part_codes AS SELECT tenant_id, code FROM start_part", params: [] });
+      await db.query({
+        sql: "CREATE POLICY start_part_audit ON start_part AS RESTRICTIVE USING (tenant_id <> '')",
+        params: [],
+      });
+      await db.close();
+
+      const lines: { level: number; msg: string }[] = [];
+      const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+      await (await startHost(hostConfig(undefined, dataDir), app, { logger })).close();
+      expect(lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([
+        "start_part keeps its tenant column in the database's collation, since policy start_part_audit and view start_part_codes of your own use it: drop them, run `bizdata migrate`, and make them again.",
+        "2 large tables keep their tenant column in the database's collation (start_gizmo, start_widget), which costs PostgreSQL more per statement than the byte order migrate gives new tables. Converting rebuilds a table's indexes under an exclusive lock: run `bizdata migrate --convert-large-tables` at a quiet hour.",
+      ]);
+      // the rest of the host's lines went there too
+      expect(lines.map((line) => line.msg)).toContain("listening");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("runs the OAuth server when the application asks for it, at the address it listens on, unless OAUTH_SERVER=off", async () => {
     const app = { model: defineModel([]), oauthServer: true };

@@ -6,7 +6,7 @@
 import type { Server } from "node:http";
 import { describeDatabase, openDatabase } from "@bizdata/core";
 import { serve } from "@hono/node-server";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
@@ -16,13 +16,21 @@ import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
 
+export interface StartOptions {
+  /** where the host logs (default: pino on standard output at LOG_LEVEL): a server it is embedded in may pass its own */
+  readonly logger?: Logger;
+}
+
 /**
  * @example
  * const host = await startHost(loadConfig(), { model });
  * console.log(host.url); // host.app, host.db, await host.close()
  */
-export async function startHost(config: HostConfig, { model, seed, demo: demoSet, oauthServer }: BizdataConfig) {
-  const logger = pino({ level: config.logLevel });
+export async function startHost(
+  config: HostConfig,
+  { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
+  { logger = pino({ level: config.logLevel }) }: StartOptions = {},
+) {
   const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
   const db = await openDatabase(dbOptions);
   for (const advice of migrationAdvice(await migrateService(db, model))) logger.warn(advice);
