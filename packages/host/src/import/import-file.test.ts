@@ -146,7 +146,7 @@ describe("importFile", () => {
           options,
         ),
     };
-    const run = (database: Database, resume: boolean) =>
+    const run = (database: Database, resume: boolean, stderr = quiet) =>
       importFile({
         db: database,
         model: sampleModel,
@@ -155,7 +155,7 @@ describe("importFile", () => {
         file: path,
         chunkSize: 2,
         resume,
-        stderr: quiet,
+        stderr,
       });
     const stopped = await run(failing, false).catch((err: unknown) => err);
     expect(stopped).toBeInstanceOf(ImportFailed);
@@ -169,8 +169,15 @@ describe("importFile", () => {
     await expect(run(db, false)).rejects.toThrow(
       /stopped after line 4: chunk of lines 5–6 failed: terminating connection\.\nRun the same command with --resume/,
     );
-    const resumed = await run(db, true);
+    const written: string[] = [];
+    const resumed = await run(db, true, { write: (text: string) => written.push(text) } as NodeJS.WritableStream);
     expect(resumed).toMatchObject({ rows: 10, loaded: 5, rejected: 1, skipped: 4 });
+    // progress as lines (stderr is no terminal here): the last one at the end of the file, then the summary
+    const lines = written.join("").trimEnd().split("\n");
+    expect(lines.at(-2)).toMatch(/^import SalesOrder: 10\/10 rows, 1 rejected, \d[\d,]* rows\/s, ETA 0s$/);
+    expect(lines.at(-1)).toMatch(
+      /^Imported 5 SalesOrder rows into tenant imp-resume-\S+ in \d+s \([\d,]+ rows\/s\); 1 rejected, see .*resume\.jsonl\.rejected\.jsonl; 4 done by the earlier run\.$/,
+    );
     expect(Object.keys(await orders(tenantId)).sort()).toEqual([...docs].sort());
     expect(report(resumed.reportFile).map((r) => [r.line, r.code])).toEqual([[5, "ReferenceNotFound"]]);
     // once done, the same file is not imported again

@@ -300,8 +300,8 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
   stderr.write(
     `Imported ${loaded.toLocaleString("en-US")} ${def.name} rows into tenant ${tenantId} in ${duration(done.seconds)} ` +
       `(${Math.round(done.rowsPerSecond).toLocaleString("en-US")} rows/s)` +
-      (rejected > 0 ? `; ${rejected} rejected, see ${reportFile}` : "") +
-      (skipped > 0 ? `; ${skipped} done by the earlier run` : "") +
+      (rejected > 0 ? `; ${rejected.toLocaleString("en-US")} rejected, see ${reportFile}` : "") +
+      (skipped > 0 ? `; ${skipped.toLocaleString("en-US")} done by the earlier run` : "") +
       ".\n",
   );
   return done;

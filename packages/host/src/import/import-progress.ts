@@ -54,7 +54,7 @@ export function importProgress(
       last = now;
       const r = rate(done);
       stream.write(
-        `${label}: ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")} rows, ${rejected} rejected, ${Math.round(r).toLocaleString("en-US")} rows/s, ETA ${duration((total - done) / r)}\n`,
+        `${label}: ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")} rows, ${rejected.toLocaleString("en-US")} rejected, ${Math.round(r).toLocaleString("en-US")} rows/s, ETA ${duration((total - done) / r)}\n`,
       );
     },
     stop: () => {},
