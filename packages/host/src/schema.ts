@@ -17,10 +17,10 @@ export const migrateService = (db: Database, model: Model, options?: MigrateOpti
 /** what an operator should hear of a migration's report: the tenant columns it could not, or would not, convert */
 export function migrationAdvice({ largeTablesLeft: left, conversionsBlocked: blocked }: MigrationReport): string[] {
   return [
-    ...blocked.map(
-      ({ table, usedBy }) =>
-        `${table} keeps its tenant column in the database's collation, since ${usedBy.join(" and ")} of your own ${usedBy.length === 1 ? "uses" : "use"} it: drop ${usedBy.length === 1 ? "it" : "them"}, run \`bizdata migrate\`, and make ${usedBy.length === 1 ? "it" : "them"} again.`,
-    ),
+    ...blocked.map(({ table, usedBy }) => {
+      const [uses, them] = usedBy.length === 1 ? ["uses", "it"] : ["use", "them"];
+      return `${table} keeps its tenant column in the database's collation, since ${usedBy.join(" and ")} of your own ${uses} it: drop ${them}, run \`bizdata migrate\`, and make ${them} again.`;
+    }),
     ...(left.length === 0
       ? []
       : [

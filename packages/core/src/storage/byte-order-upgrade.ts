@@ -50,8 +50,8 @@ export interface ByteOrderUpgrade {
 
 /**
  * Converts, in `tx`, the byte-ordered columns of `tables` that are still in another collation:
- * all of them with `includeLarge`, else those of tables that are not large (table-size.ts). A column that a view, a rule or a policy other than
- * the table's own uses cannot be retyped: its table is left as it is and reported, found
+ * all of them with `includeLarge`, else those of tables that are not large (table-size.ts). A
+ * column that a view, a rule or a policy other than the table's own uses cannot be retyped: its table is left as it is and reported, found
  * beforehand so that it fails neither the migration nor a host's start. Run after the tables
  * exist and before their policies are made.
  */
@@ -92,7 +92,7 @@ export async function upgradeByteOrder(
       blocked.push({ table, usedBy });
       continue;
     }
-    if (!includeLarge && (await isLargeTable(tx, table, Number(columns[0]!.rows)))) {
+    if (!includeLarge && (await isLargeTable(tx, table, columns[0]!.rows))) {
       left.push(table);
       continue;
     }

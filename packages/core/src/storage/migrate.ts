@@ -79,21 +79,30 @@ function coveredReferenceIndexDrops(def: AnyEntity): string[] {
  */
 async function buildLargeIndexesConcurrently(db: Database, model: Model): Promise<void> {
   if (db.driver !== "postgres") return;
-  for (const def of model.entities.values()) {
-    if (def.storage !== undefined) continue;
-    for (const ix of declaredIndexes(def)) {
-      const [state] = await db.query<{ rows: number | null; present: boolean }>({
-        sql: "SELECT (SELECT reltuples::float8 FROM pg_class WHERE relname = $1 AND relkind = 'r') AS rows, EXISTS (SELECT 1 FROM pg_class WHERE relname = $2) AS present",
-        params: [tableName(def), ix.name],
-      });
-      if (state === undefined || state.present || state.rows === null) continue;
-      if (!(await isLargeTable(db, tableName(def), state.rows))) continue;
-      const columns = ix.columns.map(quoteIdentifier).join(", ");
-      await db.query({
-        sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdentifier(ix.name)} ON ${quoteIdentifier(tableName(def))} (${columns})`,
-        params: [],
-      });
-    }
+  const declared = [...model.entities.values()]
+    .filter((def) => def.storage === undefined)
+    .flatMap((def) => declaredIndexes(def).map((ix) => ({ table: tableName(def), ...ix })));
+  // one look at the catalog for all of them, at every start: the declared indexes that are
+  // missing on tables that exist, with each table's estimate of its rows
+  const missing = await db.query<{ table: string; index: string; rows: number }>({
+    sql: `SELECT w.t AS "table", w.i AS "index", r.reltuples::float8 AS rows
+          FROM unnest($1::text[], $2::text[]) AS w(t, i)
+          JOIN pg_class r ON r.relname = w.t AND r.relkind = 'r'
+          WHERE NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = w.i)`,
+    params: [declared.map((d) => d.table), declared.map((d) => d.name)],
+  });
+  const large = new Map<string, boolean>();
+  for (const { table, index, rows } of missing) {
+    if (!large.has(table)) large.set(table, await isLargeTable(db, table, rows));
+    if (!large.get(table)) continue;
+    const columns = declared
+      .find((d) => d.name === index)!
+      .columns.map(quoteIdentifier)
+      .join(", ");
+    await db.query({
+      sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdentifier(index)} ON ${quoteIdentifier(table)} (${columns})`,
+      params: [],
+    });
   }
 }
 

@@ -7,7 +7,7 @@ import type { Session } from "./database.js";
 import { quoteIdentifier as q } from "./naming.js";
 
 /** a table this large is changed without blocking its writers, or not at once */
-export const LARGE_TABLE_ROWS = 100_000;
+const LARGE_TABLE_ROWS = 100_000;
 
 /**
  * Whether `table` holds LARGE_TABLE_ROWS rows or more, given the planner's estimate of its rows
