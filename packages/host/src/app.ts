@@ -80,6 +80,8 @@ export function createApp({
   const version = (c: Context) => versionFor(c.req.header("odata-maxversion"));
   app.use("*", async (c, next) => {
     c.header("OData-Version", version(c));
+    // no browser may take an answer for another type than the one it says (a JSON text for HTML)
+    c.header("X-Content-Type-Options", "nosniff");
     await next();
   });
 
@@ -91,6 +93,7 @@ export function createApp({
   };
   app.onError((err, c) => {
     c.header("OData-Version", version(c));
+    c.header("X-Content-Type-Options", "nosniff");
     return send(c, errorResult(err, c, c.req.method, c.req.path));
   });
 

@@ -124,3 +124,20 @@ describe("the MCP row limit", () => {
     expect(() => loadConfig({ MCP_ROW_LIMIT: "0" })).toThrow("MCP_ROW_LIMIT=0");
   });
 });
+
+describe("the HTTP timeouts", () => {
+  it("are 10 s for the headers and 60 s for the whole request unless set", () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeout: 10_000, requestTimeout: 60_000 });
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: "2000", HTTP_REQUEST_TIMEOUT_MS: "5000" }).http).toEqual({
+      headersTimeout: 2000,
+      requestTimeout: 5000,
+    });
+  });
+
+  it("refuse a request timeout below the headers timeout, naming both", () => {
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "5000" })).toThrow(
+      "HTTP_REQUEST_TIMEOUT_MS=5000 is below HTTP_HEADERS_TIMEOUT_MS=20000",
+    );
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: "10" })).toThrow("HTTP_HEADERS_TIMEOUT_MS=10 is not an integer");
+  });
+});

@@ -50,7 +50,22 @@ export interface HostConfig {
   readonly oauthServer: { readonly enabled: boolean | undefined; readonly publicUrl: string | undefined };
   /** MCP_ROW_LIMIT: most rows an MCP tool returns (below MAX_PAGE_SIZE: one more is read to tell there are more) */
   readonly mcpRowLimit: number;
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: how long a client may take to send its headers, its whole request */
+  readonly http: HttpTimeouts;
 }
+
+/**
+ * How long the server waits for a client. Node's defaults (60 s for the headers, 300 s for the
+ * request, checked every 30 s) let a slow-header client hold a connection for about 84 s; a
+ * client that has not sent its headers in 10 s is not a browser or an OData tool on any network
+ * worth serving, and a 10 MiB body (the body limit) uploads in 60 s at 1.4 Mbit/s.
+ */
+export interface HttpTimeouts {
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+}
+
+export const defaultHttpTimeouts: HttpTimeouts = { headersTimeout: 10_000, requestTimeout: 60_000 };
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -189,5 +204,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       1,
       Math.max(1, maxPageSize - 1),
     ),
+    http: httpTimeouts(env),
   };
+}
+
+function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
+  const headersTimeout = integer(env, "HTTP_HEADERS_TIMEOUT_MS", defaultHttpTimeouts.headersTimeout, 1000, 600_000);
+  const requestTimeout = integer(env, "HTTP_REQUEST_TIMEOUT_MS", defaultHttpTimeouts.requestTimeout, 1000, 3600_000);
+  // Node refuses a request timeout below the headers timeout at start: say which setting to fix
+  if (requestTimeout < headersTimeout)
+    throw new Error(
+      `HTTP_REQUEST_TIMEOUT_MS=${requestTimeout} is below HTTP_HEADERS_TIMEOUT_MS=${headersTimeout}: the request includes its headers.`,
+    );
+  return { headersTimeout, requestTimeout };
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineModel, entity, openDatabase, text } from "@bizdata/core";
@@ -115,6 +116,25 @@ describe("startHost", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("answers 408 and closes a connection whose headers do not arrive within HTTP_HEADERS_TIMEOUT_MS", async () => {
+    // Node's own defaults held such a connection for about 84 s: past this test's timeout
+    const config = { ...hostConfig("memory://", "./unused"), http: { headersTimeout: 1000, requestTimeout: 2000 } };
+    const host = await startHost(config, { model: defineModel([]) });
+    try {
+      const { port } = new URL(host.url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        let received = "";
+        const socket = connect(Number(port), "127.0.0.1", () => socket.write("GET /health HTTP/1.1\r\nHost: x\r\n"));
+        socket.on("data", (chunk) => (received += chunk));
+        socket.on("error", reject);
+        socket.on("close", () => resolve(received));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      await host.close();
+    }
+  }, 30_000);
 
   it("runs the OAuth server when the application asks for it, at the address it listens on, unless OAUTH_SERVER=off", async () => {
     const app = { model: defineModel([]), oauthServer: true };

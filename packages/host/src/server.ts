@@ -11,10 +11,20 @@ import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
-import type { HostConfig } from "./config.js";
+import type { HostConfig, HttpTimeouts } from "./config.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
+
+/**
+ * Node checks its timeouts every `connectionsCheckingInterval` (30 s by default), so a connection
+ * outlives its timeout by up to that much: checked at a tenth of the headers timeout instead.
+ */
+const httpServerOptions = ({ headersTimeout, requestTimeout }: HttpTimeouts) => ({
+  headersTimeout,
+  requestTimeout,
+  connectionsCheckingInterval: Math.max(250, Math.floor(headersTimeout / 10)),
+});
 
 export interface StartOptions {
   /** where the host logs (default: pino on standard output at LOG_LEVEL): a server it is embedded in may pass its own */
@@ -50,8 +60,14 @@ export async function startHost(
   // the app is made once the port is known: the OAuth server's issuer defaults to this address
   let app: ReturnType<typeof createApp> | undefined;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: (req, env) => app!.fetch(req, env), hostname: config.host, port: config.port }, () =>
-      resolve(s),
+    const s = serve(
+      {
+        fetch: (req, env) => app!.fetch(req, env),
+        hostname: config.host,
+        port: config.port,
+        serverOptions: httpServerOptions(config.http),
+      },
+      () => resolve(s),
     );
   });
   const draining = drainable(server as Server);

@@ -23,11 +23,23 @@ export interface EntityRouteSettings {
   readonly roles: Roles;
 }
 
-/** a service result as Hono's response */
-export const send = (c: Context, result: ODataResult) =>
-  result.body === undefined
-    ? c.body(null, result.status as 204, result.headers)
-    : c.body(result.body, result.status as 200, result.headers);
+/**
+ * A service result as Hono's response. What the service answers is a tenant's data, for this caller
+ * (RFC 9111 §5.2.2.7 `private`): no shared cache may keep it, and no cache at all unless an ETag
+ * lets a client revalidate it (`no-cache`); a result that says how it may be cached keeps its word.
+ */
+export const send = (c: Context, result: ODataResult) => {
+  const headers =
+    result.headers["Cache-Control"] === undefined
+      ? {
+          ...result.headers,
+          "Cache-Control": result.headers.ETag === undefined ? "private, no-store" : "private, no-cache",
+        }
+      : result.headers;
+  return result.body === undefined
+    ? c.body(null, result.status as 204, headers)
+    : c.body(result.body, result.status as 200, headers);
+};
 
 /**
  * The service's answer to `request` made by the caller of `c`, with their permissions and on the
