@@ -38,6 +38,7 @@ export interface AppOptions {
     | "auth"
     | "queryLimits"
     | "bodyLimits"
+    | "writeLimits"
     | "logLevel"
     | "workflowTtl"
     | "warmWorkflowScopes"
@@ -69,7 +70,13 @@ export function createApp({
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
-  const service = createODataService({ db, model, basePath: base, queryLimits: config.queryLimits });
+  const service = createODataService({
+    db,
+    model,
+    basePath: base,
+    queryLimits: config.queryLimits,
+    writeLimits: config.writeLimits,
+  });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted
   observeHost(app, db, config, logger, basePath);
@@ -175,6 +182,7 @@ export function createApp({
     planner: service.planner,
     basePath,
     ttlSeconds: config.workflowTtl,
+    writeLimits: config.writeLimits,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
   });
   app.use(`${basePath}/*`, workflowStep(workflows, basePath));

@@ -83,6 +83,7 @@ async function writing(service: ServiceContext, tx: Session, request: ODataReque
     prompts,
     options: { ieee754Compatible: request.ieee754Compatible ?? false },
     ...(cache && { cache }),
+    ...(service.writeLimits && { limits: service.writeLimits }),
   };
   return { ctx, prompts };
 }

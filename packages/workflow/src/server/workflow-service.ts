@@ -14,6 +14,7 @@ import {
   ServiceError,
   type Session,
   stagedSession,
+  type WriteLimits,
 } from "@bizdata/core";
 import {
   currentScope,
@@ -44,6 +45,8 @@ export interface WorkflowServiceOptions {
   readonly ttlSeconds: number;
   /** this host's warm scopes (WarmWorkflowScopes) */
   readonly scopes: WarmScopes;
+  /** bounds on what one write may hold, as the OData service has them; core's defaults when left out */
+  readonly writeLimits?: WriteLimits;
 }
 
 /** who calls: a workflow belongs to its owner in its tenant (spec 5.5) */
@@ -126,7 +129,7 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
 }
 
 export function createWorkflowService(options: WorkflowServiceOptions) {
-  const { db, model, planner, basePath, ttlSeconds, scopes } = options;
+  const { db, model, planner, basePath, ttlSeconds, scopes, writeLimits } = options;
   /**
    * Runs `fn` as one step of workflow `workflowId` (its transaction is `session`, seeing the staged
    * state): every request it makes keeps its prompts in the workflow (questions wait for answers)
@@ -271,7 +274,13 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       return inRequestTransaction(caller.db ?? db, tenantId, async (staged) => {
         const prompts = requestPrompts(staged, tenantId) as WorkflowPrompts;
         const tenant = await tenantInfo(staged, tenantId);
-        return commitResult(await commitWorkflow({ session: staged, model, tenant, prompts }, workflowId), prompts);
+        return commitResult(
+          await commitWorkflow(
+            { session: staged, model, tenant, prompts, ...(writeLimits && { limits: writeLimits }) },
+            workflowId,
+          ),
+          prompts,
+        );
       });
     },
 
@@ -288,7 +297,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
         if (result.outcome !== "answered" || result.deferred === null || choice !== "accept") return { result };
         const { entity: name, ...call } = result.deferred;
         const entity = resolveEntity(model, name);
-        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false);
+        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false, { limits: writeLimits });
         const outcome = await invokeMethod(env, { ...call, entity }, entity.methods[call.name]!);
         if (outcome.status === "aborted") throw outcome.error;
         return { result, prompts: prompts.envelope() };
