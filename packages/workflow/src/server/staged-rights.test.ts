@@ -10,6 +10,7 @@ import { type Access, createODataService, type ODataResult, type ODataService } 
 import { beforeAll, describe, expect, it } from "vitest";
 import { containmentModel } from "../../../../test/containment-model.js";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import type { Rights } from "./staged-rights.js";
 import { WarmScopes } from "./warm-scopes.js";
 import { createWorkflowService, type WorkflowCaller, type WorkflowService } from "./workflow-service.js";
 import { workflowTables } from "./workflow-tables.js";
@@ -21,7 +22,6 @@ let odata: ODataService;
 let workflows: WorkflowService;
 let product: string;
 
-type Rights = WorkflowCaller["may"];
 const everything: Rights = () => true;
 /** reads, and the writes named as "create SrOrder" */
 const only =

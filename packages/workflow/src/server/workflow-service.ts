@@ -17,7 +17,6 @@ import {
   stagedSession,
 } from "@bizdata/core";
 import {
-  type Access,
   currentScope,
   inRequestTransaction,
   jsonResult,
@@ -31,7 +30,7 @@ import {
   tenantInfo,
 } from "@bizdata/odata";
 import { type CommitOutcome, commitWorkflow, discardStaged, stagedEntities, sweepExpired } from "./commit-workflow.js";
-import { requireStagedRights } from "./staged-rights.js";
+import { type Rights, requireStagedRights } from "./staged-rights.js";
 import type { WarmScope, WarmScopes } from "./warm-scopes.js";
 import { answerQuestion, WorkflowPrompts } from "./workflow-prompts.js";
 import { advanceWorkflow, closeWorkflow, createWorkflow, findActiveWorkflow, findWorkflow } from "./workflow-store.js";
@@ -58,7 +57,7 @@ export interface WorkflowCaller {
    * as they were when the workflow staged its changes: commit, close and the answer link ask it
    * (staged-rights.ts); the requests a step runs ask the service's own `authorize`.
    */
-  readonly may: (access: Access) => boolean;
+  readonly may: Rights;
   /**
    * The database this request's work runs on, when not the service's: a host's wrapper around
    * it, e.g. one that counts the request's statements.
