@@ -182,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     queryLimits: {
       ...defaultQueryLimits,
       maxPageSize,
+      maxSearchTerms: integer(env, "MAX_SEARCH_TERMS", defaultQueryLimits.maxSearchTerms, 1, 1000),
     },
     bodyLimits: {
       ...defaultBodyLimits,
