@@ -185,8 +185,8 @@ export function createApp({
     writeLimits: config.writeLimits,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
   });
-  app.use(`${basePath}/*`, workflowStep(workflows, basePath));
-  app.route(basePath, workflowRoutes(workflows));
+  app.use(`${basePath}/*`, workflowStep(workflows, basePath, config.roles));
+  app.route(basePath, workflowRoutes(workflows, config.roles));
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");
     const result = await runBatch(c.req.raw, {
