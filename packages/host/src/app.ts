@@ -38,6 +38,7 @@ export interface AppOptions {
     | "auth"
     | "queryLimits"
     | "bodyLimits"
+    | "batchLimits"
     | "writeLimits"
     | "logLevel"
     | "workflowTtl"
@@ -193,6 +194,7 @@ export function createApp({
       model,
       basePath,
       bodyLimits: config.bodyLimits,
+      batchLimits: config.batchLimits,
       tenantId,
       // a part for the service as a call of it, as the entity routes make it; a workflow step
       // (which the workflow middleware runs) and any other route through the app as a request of

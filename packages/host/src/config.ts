@@ -3,7 +3,14 @@
  * once at start so a typo fails loudly instead of running with a default.
  */
 import { defaultPostgresOptions, defaultWriteLimits, type PostgresOptions, type WriteLimits } from "@bizdata/core";
-import { type BodyLimits, defaultBodyLimits, defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import {
+  type BatchLimits,
+  type BodyLimits,
+  defaultBatchLimits,
+  defaultBodyLimits,
+  defaultQueryLimits,
+  type QueryLimits,
+} from "@bizdata/odata";
 import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
@@ -24,7 +31,10 @@ export interface HostConfig {
     readonly accessTokenTtl: number;
     readonly refreshTokenTtl: number;
   };
+  /** MAX_PAGE_SIZE, MAX_SEARCH_TERMS, MAX_ANSWER_BYTES: what one read may ask for and answer */
   readonly queryLimits: QueryLimits;
+  /** MAX_BATCH_ANSWER_BYTES: bytes of a `$batch`'s answers together */
+  readonly batchLimits: BatchLimits;
   readonly bodyLimits: BodyLimits;
   /** MAX_COLLECTION_ITEMS: items of an owned collection that declares no `maxItems` (default 1000) */
   readonly writeLimits: WriteLimits;
@@ -185,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       ...defaultQueryLimits,
       maxPageSize,
       maxSearchTerms: integer(env, "MAX_SEARCH_TERMS", defaultQueryLimits.maxSearchTerms, 1, 1000),
+      maxAnswerBytes: integer(env, "MAX_ANSWER_BYTES", defaultQueryLimits.maxAnswerBytes, 1024, 1024 ** 3),
+    },
+    batchLimits: {
+      ...defaultBatchLimits,
+      maxAnswerBytes: integer(env, "MAX_BATCH_ANSWER_BYTES", defaultBatchLimits.maxAnswerBytes, 1024, 1024 ** 3),
     },
     writeLimits: {
       maxCollectionItems: integer(env, "MAX_COLLECTION_ITEMS", defaultWriteLimits.maxCollectionItems, 1, 1_000_000),

@@ -34,6 +34,7 @@ import {
   type SingleRecord,
 } from "../read/run-read.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
+import { checkAnswerSize } from "./answer-size.js";
 import { callMethod } from "./method-call.js";
 import type { ODataRequest } from "./odata-request.js";
 import {
@@ -225,12 +226,14 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     if (result.body === undefined) throw missing();
     // a reference that leads nowhere (OData 4.01 §11.2.6)
     if (result.body === null) return noContent();
+    checkAnswerSize(result.body, service.planner.limits.maxAnswerBytes);
     return payloadResult(service, request, 200, result.body, { context: read.context });
   }
   if (result.record === undefined) throw missing();
   const { body, version } = result.record;
   if (evaluate(conditions, `${read.entity.name}(${read.key})`, version, true) === "notModified")
     return notModified(version);
+  checkAnswerSize(body, service.planner.limits.maxAnswerBytes);
   return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 
