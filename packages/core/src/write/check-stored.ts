@@ -57,3 +57,15 @@ export function checkStored(model: Model, root: RecordNode): void {
   }
   if (issues.length > 0) throw validationError(issues, "The record cannot be saved.");
 }
+
+/**
+ * Checks records that are stored as given, as new records (a bulk load), up to the first that
+ * breaks a constraint: a 400 `ValidationError` naming each problem by the record's place,
+ * `Product[3].Cost`.
+ */
+export function checkNewRecords(model: Model, def: AnyEntity, records: readonly Body[], label = def.name): void {
+  records.forEach((record, i) => {
+    const issues = storedRecordIssues(model, def, record, null, `${label}[${i}]`);
+    if (issues.length > 0) throw validationError(issues, `${label}[${i}] cannot be stored.`);
+  });
+}

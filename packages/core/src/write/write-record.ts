@@ -248,12 +248,15 @@ export async function saveVirtual(
   });
 }
 
-/** a save-logic rejection of a record that a commit is about to store */
+/** a rejection of a record that a commit is about to store: its save logic's, or a constraint's */
 export interface CommitRejection {
-  readonly entityGuid: string;
+  /** the record; none for what a virtual entity's `save` makes at commit (it has no staged record) */
+  readonly entityGuid?: string;
   /** the property the rejection is about, when it names one */
   readonly property?: string;
   readonly message: string;
+  /** the detail's code when it is not save logic's `SaveRejected` (`OutOfRange`, …) */
+  readonly code?: string;
 }
 
 /**
