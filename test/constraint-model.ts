@@ -113,13 +113,13 @@ export function constraintModel(prefix: string) {
   /** a virtual entity: its `save` creates the order its number names, whose logic breaks the case it names */
   const Entry = entity(`${prefix}Entry`, {
     naturalKey: "Number",
-    fields: { Number: text({ required: true }), Case: text({ required: true }) },
+    fields: { Number: text({ required: true }), Case: text() },
     storage: {
       async save(records, { createAll }) {
         // a valid body: the order's business logic breaks the case after validation
         await createAll(
           Order.name,
-          records.map((r) => ({ ...validOrder(String(r.Number)), Logic: r.Case })),
+          records.map((r) => ({ ...validOrder(String(r.Number)), Logic: r.Case ?? null })),
         );
       },
     },
