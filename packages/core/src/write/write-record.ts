@@ -1,7 +1,7 @@
 /**
  * The write pipeline for records and their owned collections (architecture: body →
  * deserialization hooks → validation → natural-key resolution → business logic on the current
- * state → save logic → storage), inside the caller's tenant transaction. Business logic and save
+ * state → validation of the state as it will be stored → save logic → storage), inside the caller's tenant transaction. Business logic and save
  * logic run for items before their owner, so an owner's logic sees its items as they will be.
  *
  * Logic is written per record; the pipeline runs it over sets: `createRecords` takes many bodies
@@ -17,6 +17,7 @@ import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
+import { checkStored } from "./check-stored.js";
 import { checkCollectionSizes, checkRoomInOwners, defaultWriteLimits, type WriteLimits } from "./collection-limits.js";
 import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
 import { saveTrees } from "./persist-tree.js";
@@ -147,9 +148,10 @@ interface Pending {
 
 /**
  * Business logic, save logic and storage for merged trees of one entity, as a set: what the hooks
- * of all of them read is loaded first (their `reads`), save logic runs once every record's logic
- * has, and the survivors are stored together (one insert per entity and level). A ServiceError
- * of one record (a hook's, a save-logic rejection) fails that record alone.
+ * of all of them read is loaded first (their `reads`), every record is validated as it will be
+ * stored once logic ran (inside a workflow too, where it is staged), save logic runs once every
+ * record's logic has, and the survivors are stored together (one insert per entity and level). A
+ * ServiceError of one record (a hook's, a field's, a save-logic rejection) fails that record alone.
  */
 async function runPipeline(ctx: WriteContext & { readonly cache: ReadCache }, def: AnyEntity, pending: Pending[]) {
   const env = environment(ctx, ctx.cache);
@@ -158,6 +160,8 @@ async function runPipeline(ctx: WriteContext & { readonly cache: ReadCache }, de
   const nodes = () => pending.filter((p) => p.error === undefined).flatMap((p) => itemsFirst(p.root));
   await preloadReads(nodes().filter(isChanged), "logic", env);
   await each(pending, (p) => runLogic(p.root, env));
+  // what logic and server code set is held to the same constraints as a client's body
+  await each(pending, (p) => checkStored(ctx.model, p.root));
   const store = async (survivors: RecordNode[]) => {
     if (survivors.length === 0) return;
     if (!ctx.session.store.defersSave && def.storage !== undefined)
@@ -277,12 +281,15 @@ export async function saveVirtual(
   });
 }
 
-/** a save-logic rejection of a record that a commit is about to store */
+/** a rejection of a record that a commit is about to store: its save logic's, or a constraint's */
 export interface CommitRejection {
-  readonly entityGuid: string;
+  /** the record; none for what a virtual entity's `save` makes at commit (it has no staged record) */
+  readonly entityGuid?: string;
   /** the property the rejection is about, when it names one */
   readonly property?: string;
   readonly message: string;
+  /** the detail's code when it is not save logic's `SaveRejected` (`OutOfRange`, …) */
+  readonly code?: string;
 }
 
 /**
@@ -337,8 +344,8 @@ export async function updateRecord(context: WriteContext, def: AnyEntity, guid: 
 
 /**
  * Stores changes made by server code (a method body): values are already typed and references
- * are Guids, and read-only properties may change (`IsPosted` after `Post`). Business logic and
- * save logic run as for any write.
+ * are Guids, and read-only properties may change (`IsPosted` after `Post`). Business logic, the
+ * constraints of every property (as a PATCH has them) and save logic hold as for any write.
  */
 export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: string, changes: Body): Promise<void> {
   await change(ctx, def, guid, changes);

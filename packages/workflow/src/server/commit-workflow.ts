@@ -34,6 +34,7 @@ import {
   type ReferenceField,
   recordSelectList,
   rowToRecord,
+  ServiceError,
   type Session,
   saveVirtual,
   stagedChanged,
@@ -241,27 +242,41 @@ export async function commitWorkflow(
     }
     return { kind: "conflict", conflicts };
   }
-  // save logic sees the staged state as it will be stored
-  const rejections = await checkStaged(ctx, workflowId, staged);
-  if (rejections.length > 0) {
+  const rejected = (rejections: readonly CommitRejection[]): CommitOutcome => {
     for (const r of rejections) {
       ctx.prompts.message({
         severity: "error",
         text: r.message,
-        entityGuid: r.entityGuid,
+        ...(r.entityGuid !== undefined && { entityGuid: r.entityGuid }),
         ...(r.property && { property: r.property }),
       });
     }
     return { kind: "rejected", rejections };
-  }
+  };
+  // save logic sees the staged state as it will be stored
+  const rejections = await checkStaged(ctx, workflowId, staged);
+  if (rejections.length > 0) return rejected(rejections);
   if (ctx.prompts.hasPending) return { kind: "questionPending" };
   // what virtual records' `save` creates goes to the base tables, its inserts together
   const base = writeBehind(withStore(ctx.session, baseStore));
-  const changed = await applyStaged(base.session, model, staged, tenant.id, workflowId, (def, records) =>
-    saveVirtual({ ...ctx, session: base.session }, def, records),
-  );
-  await base.flush();
-  return { kind: "committed", changed };
+  try {
+    const changed = await applyStaged(base.session, model, staged, tenant.id, workflowId, (def, records) =>
+      saveVirtual({ ...ctx, session: base.session }, def, records),
+    );
+    await base.flush();
+    return { kind: "committed", changed };
+  } catch (err) {
+    // what a virtual entity's `save` makes breaks a constraint or its save logic: rejected as a
+    // staged record is (the caller rolls back what was applied), its details in the prompts
+    if (!(err instanceof ServiceError) || err.code !== "ValidationError") throw err;
+    return rejected(
+      err.details.map(({ code, message, target }) => ({
+        message,
+        ...(target !== undefined && { property: target }),
+        ...(code !== "SaveRejected" && { code }),
+      })),
+    );
+  }
 }
 
 /** one statement per entity and kind of change; returns how many rows changed */

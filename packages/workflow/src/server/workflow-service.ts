@@ -5,6 +5,7 @@
  * are `ODataResult`s, so a host only routes, authenticates and turns them into its responses.
  */
 import {
+  type CommitRejection,
   type Database,
   forbidden,
   inTenant,
@@ -96,6 +97,12 @@ const withEnvelope = (prompts: WorkflowPrompts, body: Record<string, unknown>) =
   return envelope === undefined ? body : { "@workflow.userprompts": envelope, ...body };
 };
 
+/** a rejection's detail target: `{entityGuid}.{property}`, either alone, or none */
+const rejectionTarget = ({ entityGuid, property }: CommitRejection): { target?: string } => {
+  const target = [entityGuid, property].filter((part) => part !== undefined && part !== "").join(".");
+  return target === "" ? {} : { target };
+};
+
 /** what a commit outcome answers (spec 4.7): details always in `@workflow.userprompts` */
 function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataResult {
   const answer = (status: number, body: Record<string, unknown>) =>
@@ -127,9 +134,9 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
           code: "ValidationError",
           message: "The staged records cannot be saved.",
           details: outcome.rejections.map((r) => ({
-            code: "SaveRejected",
+            code: r.code ?? "SaveRejected",
             message: r.message,
-            target: r.property ? `${r.entityGuid}.${r.property}` : r.entityGuid,
+            ...rejectionTarget(r),
           })),
         },
       });
