@@ -44,6 +44,7 @@ export interface AppOptions {
     | "oauthIssuers"
     | "roles"
     | "mcpRowLimit"
+    | "signInThrottle"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -102,7 +103,7 @@ export function createApp({
   app.route("/health", healthRoutes(db, model, logger));
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
-  app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
+  app.route(`${basePath}/auth`, authRoutes(db, keys, auth, config.signInThrottle));
   const mcp = mcpPath(basePath);
   const oauth = oauthServer && {
     issuer: oauthServer.publicUrl,
@@ -114,7 +115,7 @@ export function createApp({
   };
   if (oauth !== undefined) {
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
-    mountOAuthServer(app, { db, keys, settings: oauth, logger });
+    mountOAuthServer(app, { db, keys, settings: oauth, logger, throttle: config.signInThrottle });
   }
   // the authorization servers whose tokens the API takes: this host's own when on, then OAUTH_ISSUERS
   const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources)] : []), ...config.oauthIssuers];

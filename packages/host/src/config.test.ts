@@ -141,3 +141,56 @@ describe("the HTTP timeouts", () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: "10" })).toThrow("HTTP_HEADERS_TIMEOUT_MS=10 is not an integer");
   });
 });
+
+describe("the sign-in throttle", () => {
+  it("blocks a pair after 5 failures, an address after 20, an account after 10; 1 s doubling to 15 min, 60 s for an account", () => {
+    expect(loadConfig({}).signInThrottle).toEqual({
+      pair: { failures: 5, maxDelay: 900 },
+      address: { failures: 20, maxDelay: 900 },
+      account: { failures: 10, maxDelay: 60 },
+      firstDelay: 1,
+      resetAfter: 86400,
+    });
+  });
+
+  it("reads each from its variable", () => {
+    const throttle = loadConfig({
+      SIGNIN_THROTTLE_PAIR_FAILURES: "3",
+      SIGNIN_THROTTLE_ADDRESS_FAILURES: "50",
+      SIGNIN_THROTTLE_ACCOUNT_FAILURES: "30",
+      SIGNIN_THROTTLE_MAX_DELAY_S: "3600",
+      SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S: "30",
+      SIGNIN_THROTTLE_FIRST_DELAY_S: "2",
+      SIGNIN_THROTTLE_RESET_S: "7200",
+    }).signInThrottle;
+    expect(throttle).toEqual({
+      pair: { failures: 3, maxDelay: 3600 },
+      address: { failures: 50, maxDelay: 3600 },
+      account: { failures: 30, maxDelay: 30 },
+      firstDelay: 2,
+      resetAfter: 7200,
+    });
+  });
+
+  it.each([
+    [{ SIGNIN_THROTTLE_PAIR_FAILURES: "0" }, "SIGNIN_THROTTLE_PAIR_FAILURES=0 is not an integer between 1 and 1000."],
+    [{ SIGNIN_THROTTLE_ADDRESS_FAILURES: "many" }, "SIGNIN_THROTTLE_ADDRESS_FAILURES=many"],
+    [{ SIGNIN_THROTTLE_ACCOUNT_FAILURES: "2.5" }, "SIGNIN_THROTTLE_ACCOUNT_FAILURES=2.5"],
+    [{ SIGNIN_THROTTLE_FIRST_DELAY_S: "0" }, "SIGNIN_THROTTLE_FIRST_DELAY_S=0"],
+    [{ SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S: "-1" }, "SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S=-1"],
+    [
+      { SIGNIN_THROTTLE_RESET_S: "600" },
+      "SIGNIN_THROTTLE_RESET_S=600 is below SIGNIN_THROTTLE_MAX_DELAY_S=900: the count would be forgotten before the longest block ends.",
+    ],
+    [
+      {
+        SIGNIN_THROTTLE_MAX_DELAY_S: "60",
+        SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S: "7200",
+        SIGNIN_THROTTLE_RESET_S: "3600",
+      },
+      "SIGNIN_THROTTLE_RESET_S=3600 is below SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S=7200",
+    ],
+  ])("refuses %j, naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -6,6 +6,7 @@ import { defaultPostgresOptions, type PostgresOptions } from "@bizdata/core";
 import { type BodyLimits, defaultBodyLimits, defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
 import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
+import { defaultThrottle, type ThrottleSettings } from "./auth/sign-in-throttle.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
 import type { MetricsSettings } from "./observability/observe-host.js";
 import { type ProxySettings, parseProxyHeader, parseTrustedProxies } from "./observability/trusted-proxies.js";
@@ -52,6 +53,8 @@ export interface HostConfig {
   readonly mcpRowLimit: number;
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: how long a client may take to send its headers, its whole request */
   readonly http: HttpTimeouts;
+  /** SIGNIN_THROTTLE_…: when failed sign-ins block a pair (account, address), an address, an account */
+  readonly signInThrottle: ThrottleSettings;
 }
 
 /**
@@ -205,7 +208,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       Math.max(1, maxPageSize - 1),
     ),
     http: httpTimeouts(env),
+    signInThrottle: signInThrottle(env),
   };
+}
+
+function signInThrottle(env: NodeJS.ProcessEnv): ThrottleSettings {
+  const d = defaultThrottle;
+  const day = 24 * 3600;
+  const failures = (name: string, fallback: number) => integer(env, name, fallback, 1, 1000);
+  const seconds = (name: string, fallback: number) => integer(env, name, fallback, 1, 7 * day);
+  const maxDelay = seconds("SIGNIN_THROTTLE_MAX_DELAY_S", d.pair.maxDelay);
+  const settings: ThrottleSettings = {
+    pair: { failures: failures("SIGNIN_THROTTLE_PAIR_FAILURES", d.pair.failures), maxDelay },
+    address: { failures: failures("SIGNIN_THROTTLE_ADDRESS_FAILURES", d.address.failures), maxDelay },
+    account: {
+      failures: failures("SIGNIN_THROTTLE_ACCOUNT_FAILURES", d.account.failures),
+      maxDelay: seconds("SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S", d.account.maxDelay),
+    },
+    firstDelay: seconds("SIGNIN_THROTTLE_FIRST_DELAY_S", d.firstDelay),
+    resetAfter: seconds("SIGNIN_THROTTLE_RESET_S", d.resetAfter),
+  };
+  const caps = [
+    ["SIGNIN_THROTTLE_MAX_DELAY_S", maxDelay],
+    ["SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S", settings.account.maxDelay],
+  ] as const;
+  for (const [name, cap] of caps) {
+    // a count forgotten sooner than the longest block ends would start again from nothing after
+    // every block, and the delays would never grow to it
+    if (settings.resetAfter < cap)
+      throw new Error(
+        `SIGNIN_THROTTLE_RESET_S=${settings.resetAfter} is below ${name}=${cap}: the count would be forgotten before the longest block ends.`,
+      );
+  }
+  return settings;
 }
 
 function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {

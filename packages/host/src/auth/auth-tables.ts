@@ -55,14 +55,18 @@ export const signingKeyTable = pgTable("bizdata_signing_key", {
 });
 
 /**
- * Failed sign-ins per account and per client address, shared by every host through the database,
- * so throttling holds however many hosts serve (not tenant data: read before anyone is signed in).
+ * Failed sign-ins per (account, client address) pair, per address and per account
+ * (sign-in-throttle.ts), shared by every host through the database, so throttling holds however
+ * many hosts serve (not tenant data: read before anyone is signed in).
  */
 export const signInThrottleTable = pgTable("bizdata_signin_throttle", {
   key: text("key").primaryKey(),
   failures: integer("failures").notNull(),
+  /** when the count began */
   windowStart: timestamp("window_start", { withTimezone: true, mode: "string" }).notNull(),
   blockedUntil: timestamp("blocked_until", { withTimezone: true, mode: "string" }),
+  /** the count starts again this long after it (added later: null on the rows of earlier versions) */
+  lastFailureAt: timestamp("last_failure_at", { withTimezone: true, mode: "string" }),
 });
 
 /**

@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
 import { type Caller, caller, config, PASSWORD, signedInTenant, type testApp } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
-import { blockedFor, recordFailure } from "./sign-in-throttle.js";
 import { loadSigningKeys, rotateSigningKey } from "./signing-keys.js";
 
 let admin: Caller;
@@ -138,38 +137,6 @@ describe("refresh", () => {
 
   it.each(["", "nope", "no-such-tenant.abc", "bad tenant.abc"])("refuses refresh token %j", async (token) => {
     expect([400, 401]).toContain((await refresh(token)).status);
-  });
-});
-
-describe("sign-in throttling", () => {
-  it("blocks an account after repeated failures with 429 and Retry-After, even for the right password", async () => {
-    const { admin: own } = await signedInTenant("throttle");
-    const attempt = (password: string) => signIn({ TenantId: own.tenantId, Username: "admin", Password: password });
-    for (let i = 0; i < 5; i++) expect((await attempt("wrong")).status).toBe(401);
-    const blocked = await attempt(PASSWORD);
-    expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
-    expect(((await blocked.json()) as any).error.code).toBe("TooManyAttempts");
-    // another account of the same tenant is not affected
-    expect((await signIn({ TenantId: own.tenantId, Username: "reader", Password: PASSWORD })).status).toBe(200);
-  });
-
-  it("counts per key in the database and resets the window", async () => {
-    const db = await testDatabase();
-    const key = `address:test-${Math.random()}`;
-    for (let i = 0; i < 3; i++) await recordFailure(db, key, 3, 60);
-    expect(await blockedFor(db, [key])).toBeGreaterThan(0);
-    await db.query({
-      sql: "UPDATE bizdata_signin_throttle SET window_start = now() - interval '2 minutes', blocked_until = now() - interval '1 minute' WHERE key = $1",
-      params: [key],
-    });
-    expect(await blockedFor(db, [key])).toBe(0);
-    await recordFailure(db, key, 3, 60);
-    const [row] = await db.query<{ failures: number }>({
-      sql: "SELECT failures FROM bizdata_signin_throttle WHERE key = $1",
-      params: [key],
-    });
-    expect(row?.failures).toBe(1);
   });
 });
 

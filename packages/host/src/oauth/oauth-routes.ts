@@ -87,6 +87,10 @@ function alreadySent(status: number): Response {
   return res;
 }
 
+/** a throttle's wait in words: blocks start at a second and grow to minutes */
+const waitText = (seconds: number) =>
+  seconds < 60 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${Math.ceil(seconds / 60)} minutes`;
+
 const text = (value: unknown, max: number) =>
   typeof value === "string" && value.length > 0 && value.length <= max ? value : undefined;
 
@@ -241,7 +245,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
       const outcome = await checkSignIn(db, tenant, username, password, requestClientAddress(c), options.throttle);
       if (outcome.kind === "throttled") {
         return render(c, details, 429, {
-          error: `Too many failed sign-ins; try again in ${Math.ceil(outcome.retryAfter / 60)} minutes.`,
+          error: `Too many failed sign-ins; try again in ${waitText(outcome.retryAfter)}.`,
           tenant,
           username,
           headers: { "Retry-After": String(outcome.retryAfter) },
