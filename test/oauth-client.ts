@@ -33,6 +33,8 @@ export const oauthHostConfig = loadConfig({
   TRUSTED_PROXIES: "loopback",
   // a sign-in block outlasts any test, so that a test of it never depends on how fast it runs
   SIGNIN_THROTTLE_FIRST_DELAY_S: "600",
+  // a revoked grant's tokens are refused on the next request, not up to 5 s later
+  GRANT_CACHE_MS: "0",
 });
 
 /** the reference model's app with the OAuth server on, served on a free loopback port */

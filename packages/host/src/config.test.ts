@@ -194,3 +194,13 @@ describe("the sign-in throttle", () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe("the grant cache", () => {
+  it("keeps what a host read of a token's grant for 5 s unless GRANT_CACHE_MS says otherwise (0: nothing)", () => {
+    expect(loadConfig({}).auth.grantCacheMs).toBe(5000);
+    expect(loadConfig({ GRANT_CACHE_MS: "0" }).auth.grantCacheMs).toBe(0);
+    expect(() => loadConfig({ GRANT_CACHE_MS: "60001" })).toThrow(
+      "GRANT_CACHE_MS=60001 is not an integer between 0 and 60000.",
+    );
+  });
+});

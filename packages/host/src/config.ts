@@ -24,6 +24,8 @@ export interface HostConfig {
     readonly audience: string;
     readonly accessTokenTtl: number;
     readonly refreshTokenTtl: number;
+    /** GRANT_CACHE_MS: how long a host keeps what it read of a token's grant and user (token-grants.ts) */
+    readonly grantCacheMs: number;
   };
   readonly queryLimits: QueryLimits;
   readonly bodyLimits: BodyLimits;
@@ -181,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       audience: env.AUTH_AUDIENCE || "bizdata-api",
       accessTokenTtl: integer(env, "ACCESS_TOKEN_TTL", 15 * 60, 30, 24 * 3600),
       refreshTokenTtl: integer(env, "REFRESH_TOKEN_TTL", 30 * 24 * 3600, 60, 365 * 24 * 3600),
+      grantCacheMs: integer(env, "GRANT_CACHE_MS", 5000, 0, 60_000),
     },
     queryLimits: {
       ...defaultQueryLimits,

@@ -70,10 +70,21 @@ describe("bearer tokens", () => {
     expect(((await res.json()) as any).error.code).toBe("Unauthorized");
   });
 
-  const forge = async (claims: { exp?: number; iss?: string; aud?: string; tid?: string }, kid?: string) => {
+  /** the grant of a real sign-in of the admin, which forged tokens name unless told otherwise */
+  const realGrant = async () => {
+    const res = await signIn({ TenantId: admin.tenantId, Username: "admin", Password: PASSWORD });
+    const { access_token } = (await res.json()) as { access_token: string };
+    return JSON.parse(Buffer.from(access_token.split(".")[1]!, "base64url").toString()).gid as string;
+  };
+
+  const forge = async (
+    claims: { exp?: number; iss?: string; aud?: string; tid?: string; gid?: string | null },
+    kid?: string,
+  ) => {
     const keys = await loadSigningKeys(await testDatabase());
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ tid: claims.tid ?? admin.tenantId, roles: ["admin"] })
+    const gid = claims.gid === undefined ? await realGrant() : claims.gid;
+    return new SignJWT({ tid: claims.tid ?? admin.tenantId, ...(gid !== null && { gid }) })
       .setProtectedHeader({ alg: "ES256", kid: kid ?? keys.current.kid, typ: "at+jwt" })
       .setSubject("admin")
       .setIssuer(claims.iss ?? config.auth.issuer)
@@ -93,6 +104,9 @@ describe("bearer tokens", () => {
     ["from another issuer", { iss: "someone-else" }, undefined],
     ["for another audience", { aud: "other-api" }, undefined],
     ["with an unknown key id", {}, "unknown-kid"],
+    ["without a grant", { gid: null }, undefined],
+    ["naming a grant that was never given", { gid: crypto.randomUUID() }, undefined],
+    ["naming a grant that is not a refresh-token family", { gid: "not-a-family" }, undefined],
   ])("rejects a token %s with 401 and says nothing more", async (_, claims, kid) => {
     const res = await caller(app, admin.tenantId, await forge(claims, kid)).request("GET", "/api/Product");
     expect(res.status).toBe(401);
