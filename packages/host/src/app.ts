@@ -46,6 +46,7 @@ export interface AppOptions {
     | "roles"
     | "mcpRowLimit"
     | "signInThrottle"
+    | "oauthRegistration"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -116,7 +117,14 @@ export function createApp({
   };
   if (oauth !== undefined) {
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
-    mountOAuthServer(app, { db, keys, settings: oauth, logger, throttle: config.signInThrottle });
+    mountOAuthServer(app, {
+      db,
+      keys,
+      settings: oauth,
+      logger,
+      throttle: config.signInThrottle,
+      registration: config.oauthRegistration,
+    });
   }
   // what the host's own tokens may do now: their grant, their user's roles (read per request, kept briefly)
   const standing = grantStanding(db, { cacheMs: config.auth.grantCacheMs });

@@ -204,3 +204,24 @@ describe("the grant cache", () => {
     );
   });
 });
+
+describe("OAuth client registration", () => {
+  it("allows 20 registrations an hour per address, without an initial access token, unless set", () => {
+    expect(loadConfig({}).oauthRegistration).toEqual({ perHour: 20, token: undefined });
+    expect(
+      loadConfig({ OAUTH_REGISTRATIONS_PER_HOUR: "5", OAUTH_REGISTRATION_TOKEN: "a-long-enough-secret" })
+        .oauthRegistration,
+    ).toEqual({ perHour: 5, token: "a-long-enough-secret" });
+  });
+
+  it.each([
+    [{ OAUTH_REGISTRATIONS_PER_HOUR: "0" }, "OAUTH_REGISTRATIONS_PER_HOUR=0 is not an integer between 1 and 100000."],
+    [{ OAUTH_REGISTRATION_TOKEN: "short" }, "OAUTH_REGISTRATION_TOKEN must be at least 16 characters without spaces."],
+    [
+      { OAUTH_REGISTRATION_TOKEN: "sixteen chars and more" },
+      "OAUTH_REGISTRATION_TOKEN must be at least 16 characters without spaces.",
+    ],
+  ])("refuses %j, naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -8,6 +8,7 @@ import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
 import { defaultThrottle, type ThrottleSettings } from "./auth/sign-in-throttle.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
+import { defaultRegistration, type RegistrationSettings } from "./oauth/registration-limit.js";
 import type { MetricsSettings } from "./observability/observe-host.js";
 import { type ProxySettings, parseProxyHeader, parseTrustedProxies } from "./observability/trusted-proxies.js";
 
@@ -57,6 +58,8 @@ export interface HostConfig {
   readonly http: HttpTimeouts;
   /** SIGNIN_THROTTLE_…: when failed sign-ins block a pair (account, address), an address, an account */
   readonly signInThrottle: ThrottleSettings;
+  /** OAUTH_REGISTRATIONS_PER_HOUR, OAUTH_REGISTRATION_TOKEN: who may register OAuth clients, how often */
+  readonly oauthRegistration: RegistrationSettings;
 }
 
 /**
@@ -163,10 +166,11 @@ function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
   };
 }
 
-function metricsToken(raw: string | undefined): string | undefined {
+/** a secret callers send as a bearer token: long enough not to be guessed, one word */
+function secretToken(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
-  if (raw.length < 16 || /\s/.test(raw))
-    throw new Error("METRICS_TOKEN must be at least 16 characters without spaces.");
+  if (raw.length < 16 || /\s/.test(raw)) throw new Error(`${name} must be at least 16 characters without spaces.`);
   return raw;
 }
 
@@ -200,7 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     roles: roles(env.ROLES),
     signingKey: env.AUTH_SIGNING_KEY ? jwk(env.AUTH_SIGNING_KEY) : undefined,
     shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
-    metrics: { enabled: onOff(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
+    metrics: { enabled: onOff(env, "METRICS") ?? true, token: secretToken(env, "METRICS_TOKEN") },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
     oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
     mcpRowLimit: integer(
@@ -212,6 +216,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     ),
     http: httpTimeouts(env),
     signInThrottle: signInThrottle(env),
+    oauthRegistration: {
+      perHour: integer(env, "OAUTH_REGISTRATIONS_PER_HOUR", defaultRegistration.perHour, 1, 100_000),
+      token: secretToken(env, "OAUTH_REGISTRATION_TOKEN"),
+    },
   };
 }
 

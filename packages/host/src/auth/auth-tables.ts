@@ -1,6 +1,6 @@
 /**
- * The host's own tables: users, refresh tokens, signing keys, sign-in throttling counters and the
- * OAuth server's state.
+ * The host's own tables: users, refresh tokens, signing keys, sign-in throttling counters, the
+ * OAuth server's state and its registration counters.
  * Tenant data (users, tokens) leads with the tenant and is guarded by row-level security.
  */
 import { APP_ROLE, tenantColumn, tenantPolicy } from "@bizdata/core";
@@ -99,6 +99,16 @@ export const oauthStateTable = pgTable(
   ],
 );
 
+/**
+ * OAuth client registrations per client address in the current hour (registration-limit.ts),
+ * shared by every host (not tenant data: clients belong to no tenant).
+ */
+export const oauthRegistrationTable = pgTable("bizdata_oauth_registration", {
+  address: text("address").primaryKey(),
+  windowStart: timestamp("window_start", { withTimezone: true, mode: "string" }).notNull(),
+  registrations: integer("registrations").notNull(),
+});
+
 /** every table the host's authentication needs, for `migrate` */
 export const authTables = [
   userTable,
@@ -106,4 +116,5 @@ export const authTables = [
   signingKeyTable,
   signInThrottleTable,
   oauthStateTable,
+  oauthRegistrationTable,
 ] as const;

@@ -18,6 +18,7 @@ import type { SigningKeys } from "../auth/signing-keys.js";
 import { requestClientAddress, requestOf } from "../observability/request-context.js";
 import { type ClientView, consentPage, errorPage, PAGE_POLICY, signInPage } from "./oauth-pages.js";
 import { accountId, createProvider, type OAuthServerSettings, parseAccountId } from "./oauth-provider.js";
+import { defaultRegistration, type RegistrationSettings, registrationGate } from "./registration-limit.js";
 import { formTokens, serverSecret } from "./server-secret.js";
 
 export interface OAuthServerOptions {
@@ -26,6 +27,7 @@ export interface OAuthServerOptions {
   readonly settings: OAuthServerSettings;
   readonly logger: Logger;
   readonly throttle?: ThrottleSettings;
+  readonly registration?: RegistrationSettings;
 }
 
 type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
@@ -266,6 +268,9 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     }
     return render(c, details, 400);
   });
+
+  const registrationRefusal = registrationGate(db, options.registration ?? defaultRegistration);
+  app.post(`${prefix}/register`, async (c) => (await registrationRefusal(c)) ?? handOver(c));
 
   app.all(`${prefix}/*`, (c) => handOver(c));
 }

@@ -14,17 +14,20 @@ import {
   authorizationUrl,
   exchangeCode,
   type OAuthHost,
+  oauthHostConfig,
   type PublicClient,
   pkce,
   refreshTokens,
   register,
   registerPublicClient,
   serveOAuthHost,
+  someClientAddress,
   type TokenResponse,
 } from "../../../../test/oauth-client.js";
 import { authorizeWithForms, formAgent } from "../../../../test/oauth-forms.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
+import { loadConfig } from "../config.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 
 const launched = await launchBrowser();
@@ -209,6 +212,77 @@ describe("dynamic client registration (RFC 7591)", () => {
     });
     expect(res.status).toBe(400);
     expect((await json(res)).error).toBe("invalid_client_metadata");
+  });
+});
+
+describe("who may register, and how often", () => {
+  const agent = { redirect_uris: ["http://127.0.0.1:8765/cb"], token_endpoint_auth_method: "none" };
+
+  it("registers 20 clients an hour from one address: of 30 at once, 20 get 201 and 10 get 429 with Retry-After", async () => {
+    const address = someClientAddress();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => register(host, agent, { address })));
+    expect(answers.map((r) => r.status).sort()).toEqual([...Array(20).fill(201), ...Array(10).fill(429)]);
+    for (const res of answers.filter((r) => r.status === 429)) {
+      const wait = Number(res.headers.get("retry-after"));
+      expect(wait).toBeGreaterThan(3000);
+      expect(wait).toBeLessThanOrEqual(3600);
+      expect(await json(res)).toEqual({
+        error: "too_many_requests",
+        error_description: expect.stringMatching(
+          /^This address registered 20 clients within the hour \(OAUTH_REGISTRATIONS_PER_HOUR\); try again in \d+ seconds\.$/,
+        ),
+      });
+    }
+    // another address is not held back
+    expect((await register(host, agent)).status).toBe(201);
+  });
+
+  it("counts again once the address's hour is over", async () => {
+    const address = someClientAddress();
+    for (let i = 0; i < 20; i++) expect((await register(host, agent, { address })).status).toBe(201);
+    expect((await register(host, agent, { address })).status).toBe(429);
+    await (await testDatabase()).query({
+      sql: "UPDATE bizdata_oauth_registration SET window_start = window_start - interval '1 hour' WHERE address = $1",
+      params: [address],
+    });
+    expect((await register(host, agent, { address })).status).toBe(201);
+  });
+
+  describe("behind an initial access token (OAUTH_REGISTRATION_TOKEN, RFC 7591 3)", () => {
+    const token = "initial-access-token-1234";
+    let guarded: OAuthHost;
+    beforeAll(async () => {
+      const { oauthRegistration } = loadConfig({ OAUTH_REGISTRATION_TOKEN: token, OAUTH_REGISTRATIONS_PER_HOUR: "3" });
+      guarded = await serveOAuthHost("/api", { ...oauthHostConfig, oauthRegistration });
+    });
+    afterAll(() => guarded?.close());
+
+    it.each([
+      ["no Authorization header", {}],
+      ["another token", { Authorization: "Bearer initial-access-token-1235" }],
+      ["the token under another scheme", { Authorization: `Basic ${token}` }],
+    ])("refuses a registration with %s: 401 invalid_token", async (_, headers) => {
+      const res = await register(guarded, agent, { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+      expect(await json(res)).toEqual({
+        error: "invalid_token",
+        error_description: "Registration needs the initial access token: send Authorization: Bearer <token>.",
+      });
+    });
+
+    it("registers a client that sends it", async () => {
+      const res = await register(guarded, agent, { headers: { Authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(201);
+      expect((await json(res)).client_id).toEqual(expect.any(String));
+    });
+
+    it("counts attempts without it, so that it cannot be guessed faster than the limit", async () => {
+      const address = someClientAddress();
+      for (let i = 0; i < 3; i++) expect((await register(guarded, agent, { address })).status).toBe(401);
+      const right = await register(guarded, agent, { address, headers: { Authorization: `Bearer ${token}` } });
+      expect(right.status).toBe(429);
+    });
   });
 });
 
