@@ -12,7 +12,14 @@ type App = ReturnType<typeof createApp>;
 
 let shared: Promise<App> | undefined;
 
-export const config = loadConfig({ MAX_PAGE_SIZE: "50", MAX_BODY_BYTES: String(64 * 1024), LOG_LEVEL: "silent" });
+export const config = loadConfig({
+  MAX_PAGE_SIZE: "50",
+  MAX_BODY_BYTES: String(64 * 1024),
+  LOG_LEVEL: "silent",
+  // a token's grant read once a minute, not every 5 s: tests that count a request's statements
+  // see the request's own (token-grants.test.ts reads them on every request)
+  GRANT_CACHE_MS: "60000",
+});
 
 /** the app, built once per worker */
 export function testApp(): Promise<App> {

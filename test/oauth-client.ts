@@ -31,10 +31,14 @@ export const oauthHostConfig = loadConfig({
   MAX_BODY_BYTES: String(64 * 1024),
   LOG_LEVEL: "silent",
   TRUSTED_PROXIES: "loopback",
+  // a sign-in block outlasts any test, so that a test of it never depends on how fast it runs
+  SIGNIN_THROTTLE_FIRST_DELAY_S: "600",
+  // a revoked grant's tokens are refused on the next request, not up to 5 s later
+  GRANT_CACHE_MS: "0",
 });
 
 /** the reference model's app with the OAuth server on, served on a free loopback port */
-export async function serveOAuthHost(basePath = "/api"): Promise<OAuthHost> {
+export async function serveOAuthHost(basePath = "/api", config = oauthHostConfig): Promise<OAuthHost> {
   const db = await testDatabase();
   await migrateService(db, sampleModel);
   const keys = await loadSigningKeys(db);
@@ -43,7 +47,7 @@ export async function serveOAuthHost(basePath = "/api"): Promise<OAuthHost> {
     const s = serve({ fetch: (req, env) => app!.fetch(req, env), hostname: "127.0.0.1", port: 0 }, () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = createApp({ db, model: sampleModel, keys, config: oauthHostConfig, basePath, oauthServer: { publicUrl: url } });
+  app = createApp({ db, model: sampleModel, keys, config, basePath, oauthServer: { publicUrl: url } });
   return {
     url,
     resource: `${url}${basePath}`,
@@ -53,11 +57,21 @@ export async function serveOAuthHost(basePath = "/api"): Promise<OAuthHost> {
   };
 }
 
-/** POST the registration endpoint (RFC 7591) */
-export const register = (host: OAuthHost, metadata: Record<string, unknown>) =>
+/** an address of the documentation range, a new one each call */
+export const someClientAddress = () => `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+
+/**
+ * POST the registration endpoint (RFC 7591), from `address` (by default one of its own, as the
+ * host trusts loopback proxies: registrations are limited per address and hour)
+ */
+export const register = (
+  host: OAuthHost,
+  metadata: Record<string, unknown>,
+  { address = someClientAddress(), headers = {} }: { address?: string; headers?: Record<string, string> } = {},
+) =>
   fetch(`${host.url}${host.basePath}/oauth/register`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", "X-Forwarded-For": address, ...headers },
     body: JSON.stringify(metadata),
   });
 

@@ -19,6 +19,7 @@ import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
 import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
+import { grantStanding } from "./auth/token-grants.js";
 import { thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
@@ -46,6 +47,8 @@ export interface AppOptions {
     | "oauthIssuers"
     | "roles"
     | "mcpRowLimit"
+    | "signInThrottle"
+    | "oauthRegistration"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -110,7 +113,7 @@ export function createApp({
   app.route("/health", healthRoutes(db, model, logger));
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
-  app.route(`${basePath}/auth`, authRoutes(db, keys, auth));
+  app.route(`${basePath}/auth`, authRoutes(db, keys, auth, config.signInThrottle));
   const mcp = mcpPath(basePath);
   const oauth = oauthServer && {
     issuer: oauthServer.publicUrl,
@@ -122,10 +125,19 @@ export function createApp({
   };
   if (oauth !== undefined) {
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
-    mountOAuthServer(app, { db, keys, settings: oauth, logger });
+    mountOAuthServer(app, {
+      db,
+      keys,
+      settings: oauth,
+      logger,
+      throttle: config.signInThrottle,
+      registration: config.oauthRegistration,
+    });
   }
+  // what the host's own tokens may do now: their grant, their user's roles (read per request, kept briefly)
+  const standing = grantStanding(db, { cacheMs: config.auth.grantCacheMs });
   // the authorization servers whose tokens the API takes: this host's own when on, then OAUTH_ISSUERS
-  const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources)] : []), ...config.oauthIssuers];
+  const issuers = [...(oauth ? [ownIssuer(keys, oauth, oauth.resources, standing)] : []), ...config.oauthIssuers];
   // public like sign-in: read before there is a token
   app.route(
     "/",
@@ -159,7 +171,7 @@ export function createApp({
   const thirdParty = thirdPartyVerifier(issuers, userRoles);
   app.use(
     `${basePath}/*`,
-    authenticate(keys, auth, { resourceMetadata: metadataOf, ...(thirdParty && { thirdParty }) }),
+    authenticate(keys, auth, { resourceMetadata: metadataOf, standing, ...(thirdParty && { thirdParty }) }),
   );
   // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
   app.route(

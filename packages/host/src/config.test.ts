@@ -150,4 +150,105 @@ describe("the request budgets", () => {
       "MAX_SEARCH_TERMS=0 is not an integer between 1 and 1000",
     );
   });
+
+  it("hold an answer to 16 MiB and a batch's answers to 32 MiB unless MAX_ANSWER_BYTES, MAX_BATCH_ANSWER_BYTES say otherwise", () => {
+    expect(loadConfig({}).queryLimits.maxAnswerBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({}).batchLimits).toEqual({
+      maxBatchParts: 64,
+      maxChangesetWrites: 64,
+      maxAnswerBytes: 32 * 1024 * 1024,
+    });
+    const set = loadConfig({ MAX_ANSWER_BYTES: "65536", MAX_BATCH_ANSWER_BYTES: "131072" });
+    expect([set.queryLimits.maxAnswerBytes, set.batchLimits.maxAnswerBytes]).toEqual([65536, 131072]);
+    expect(() => loadConfig({ MAX_ANSWER_BYTES: "10" })).toThrow("MAX_ANSWER_BYTES=10 is not an integer between 1024");
+  });
+
+  it("bound an owned collection at 1000 items unless MAX_COLLECTION_ITEMS says otherwise", () => {
+    expect(loadConfig({}).writeLimits).toEqual({ maxCollectionItems: 1000 });
+    expect(loadConfig({ MAX_COLLECTION_ITEMS: "50" }).writeLimits).toEqual({ maxCollectionItems: 50 });
+    expect(() => loadConfig({ MAX_COLLECTION_ITEMS: "many" })).toThrow("MAX_COLLECTION_ITEMS=many is not an integer");
+  });
+});
+describe("the sign-in throttle", () => {
+  it("blocks a pair after 5 failures, an address after 20, an account after 10; 1 s doubling to 15 min, 60 s for an account", () => {
+    expect(loadConfig({}).signInThrottle).toEqual({
+      pair: { failures: 5, maxDelay: 900 },
+      address: { failures: 20, maxDelay: 900 },
+      account: { failures: 10, maxDelay: 60 },
+      firstDelay: 1,
+      resetAfter: 86400,
+    });
+  });
+
+  it("reads each from its variable", () => {
+    const throttle = loadConfig({
+      SIGNIN_THROTTLE_PAIR_FAILURES: "3",
+      SIGNIN_THROTTLE_ADDRESS_FAILURES: "50",
+      SIGNIN_THROTTLE_ACCOUNT_FAILURES: "30",
+      SIGNIN_THROTTLE_MAX_DELAY_S: "3600",
+      SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S: "30",
+      SIGNIN_THROTTLE_FIRST_DELAY_S: "2",
+      SIGNIN_THROTTLE_RESET_S: "7200",
+    }).signInThrottle;
+    expect(throttle).toEqual({
+      pair: { failures: 3, maxDelay: 3600 },
+      address: { failures: 50, maxDelay: 3600 },
+      account: { failures: 30, maxDelay: 30 },
+      firstDelay: 2,
+      resetAfter: 7200,
+    });
+  });
+
+  it.each([
+    [{ SIGNIN_THROTTLE_PAIR_FAILURES: "0" }, "SIGNIN_THROTTLE_PAIR_FAILURES=0 is not an integer between 1 and 1000."],
+    [{ SIGNIN_THROTTLE_ADDRESS_FAILURES: "many" }, "SIGNIN_THROTTLE_ADDRESS_FAILURES=many"],
+    [{ SIGNIN_THROTTLE_ACCOUNT_FAILURES: "2.5" }, "SIGNIN_THROTTLE_ACCOUNT_FAILURES=2.5"],
+    [{ SIGNIN_THROTTLE_FIRST_DELAY_S: "0" }, "SIGNIN_THROTTLE_FIRST_DELAY_S=0"],
+    [{ SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S: "-1" }, "SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S=-1"],
+    [
+      { SIGNIN_THROTTLE_RESET_S: "600" },
+      "SIGNIN_THROTTLE_RESET_S=600 is below SIGNIN_THROTTLE_MAX_DELAY_S=900: the count would be forgotten before the longest block ends.",
+    ],
+    [
+      {
+        SIGNIN_THROTTLE_MAX_DELAY_S: "60",
+        SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S: "7200",
+        SIGNIN_THROTTLE_RESET_S: "3600",
+      },
+      "SIGNIN_THROTTLE_RESET_S=3600 is below SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S=7200",
+    ],
+  ])("refuses %j, naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe("the grant cache", () => {
+  it("keeps what a host read of a token's grant for 5 s unless GRANT_CACHE_MS says otherwise (0: nothing)", () => {
+    expect(loadConfig({}).auth.grantCacheMs).toBe(5000);
+    expect(loadConfig({ GRANT_CACHE_MS: "0" }).auth.grantCacheMs).toBe(0);
+    expect(() => loadConfig({ GRANT_CACHE_MS: "60001" })).toThrow(
+      "GRANT_CACHE_MS=60001 is not an integer between 0 and 60000.",
+    );
+  });
+});
+
+describe("OAuth client registration", () => {
+  it("allows 20 registrations an hour per address, without an initial access token, unless set", () => {
+    expect(loadConfig({}).oauthRegistration).toEqual({ perHour: 20, token: undefined });
+    expect(
+      loadConfig({ OAUTH_REGISTRATIONS_PER_HOUR: "5", OAUTH_REGISTRATION_TOKEN: "a-long-enough-secret" })
+        .oauthRegistration,
+    ).toEqual({ perHour: 5, token: "a-long-enough-secret" });
+  });
+
+  it.each([
+    [{ OAUTH_REGISTRATIONS_PER_HOUR: "0" }, "OAUTH_REGISTRATIONS_PER_HOUR=0 is not an integer between 1 and 100000."],
+    [{ OAUTH_REGISTRATION_TOKEN: "short" }, "OAUTH_REGISTRATION_TOKEN must be at least 16 characters without spaces."],
+    [
+      { OAUTH_REGISTRATION_TOKEN: "sixteen chars and more" },
+      "OAUTH_REGISTRATION_TOKEN must be at least 16 characters without spaces.",
+    ],
+  ])("refuses %j, naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });

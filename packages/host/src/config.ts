@@ -13,7 +13,9 @@ import {
 } from "@bizdata/odata";
 import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
+import { defaultThrottle, type ThrottleSettings } from "./auth/sign-in-throttle.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
+import { defaultRegistration, type RegistrationSettings } from "./oauth/registration-limit.js";
 import type { MetricsSettings } from "./observability/observe-host.js";
 import { type ProxySettings, parseProxyHeader, parseTrustedProxies } from "./observability/trusted-proxies.js";
 
@@ -30,6 +32,8 @@ export interface HostConfig {
     readonly audience: string;
     readonly accessTokenTtl: number;
     readonly refreshTokenTtl: number;
+    /** GRANT_CACHE_MS: how long a host keeps what it read of a token's grant and user (token-grants.ts) */
+    readonly grantCacheMs: number;
   };
   /** MAX_PAGE_SIZE, MAX_SEARCH_TERMS, MAX_ANSWER_BYTES: what one read may ask for and answer */
   readonly queryLimits: QueryLimits;
@@ -64,6 +68,10 @@ export interface HostConfig {
   readonly mcpRowLimit: number;
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: how long a client may take to send its headers, its whole request */
   readonly http: HttpTimeouts;
+  /** SIGNIN_THROTTLE_…: when failed sign-ins block a pair (account, address), an address, an account */
+  readonly signInThrottle: ThrottleSettings;
+  /** OAUTH_REGISTRATIONS_PER_HOUR, OAUTH_REGISTRATION_TOKEN: who may register OAuth clients, how often */
+  readonly oauthRegistration: RegistrationSettings;
 }
 
 /**
@@ -170,10 +178,11 @@ function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
   };
 }
 
-function metricsToken(raw: string | undefined): string | undefined {
+/** a secret callers send as a bearer token: long enough not to be guessed, one word */
+function secretToken(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
-  if (raw.length < 16 || /\s/.test(raw))
-    throw new Error("METRICS_TOKEN must be at least 16 characters without spaces.");
+  if (raw.length < 16 || /\s/.test(raw)) throw new Error(`${name} must be at least 16 characters without spaces.`);
   return raw;
 }
 
@@ -190,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       audience: env.AUTH_AUDIENCE || "bizdata-api",
       accessTokenTtl: integer(env, "ACCESS_TOKEN_TTL", 15 * 60, 30, 24 * 3600),
       refreshTokenTtl: integer(env, "REFRESH_TOKEN_TTL", 30 * 24 * 3600, 60, 365 * 24 * 3600),
+      grantCacheMs: integer(env, "GRANT_CACHE_MS", 5000, 0, 60_000),
     },
     queryLimits: {
       ...defaultQueryLimits,
@@ -215,7 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     roles: roles(env.ROLES),
     signingKey: env.AUTH_SIGNING_KEY ? jwk(env.AUTH_SIGNING_KEY) : undefined,
     shutdownGrace: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
-    metrics: { enabled: onOff(env, "METRICS") ?? true, token: metricsToken(env.METRICS_TOKEN) },
+    metrics: { enabled: onOff(env, "METRICS") ?? true, token: secretToken(env, "METRICS_TOKEN") },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
     oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
     mcpRowLimit: integer(
@@ -226,7 +236,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       Math.max(1, maxPageSize - 1),
     ),
     http: httpTimeouts(env),
+    signInThrottle: signInThrottle(env),
+    oauthRegistration: {
+      perHour: integer(env, "OAUTH_REGISTRATIONS_PER_HOUR", defaultRegistration.perHour, 1, 100_000),
+      token: secretToken(env, "OAUTH_REGISTRATION_TOKEN"),
+    },
   };
+}
+
+function signInThrottle(env: NodeJS.ProcessEnv): ThrottleSettings {
+  const d = defaultThrottle;
+  const day = 24 * 3600;
+  const failures = (name: string, fallback: number) => integer(env, name, fallback, 1, 1000);
+  const seconds = (name: string, fallback: number) => integer(env, name, fallback, 1, 7 * day);
+  const maxDelay = seconds("SIGNIN_THROTTLE_MAX_DELAY_S", d.pair.maxDelay);
+  const settings: ThrottleSettings = {
+    pair: { failures: failures("SIGNIN_THROTTLE_PAIR_FAILURES", d.pair.failures), maxDelay },
+    address: { failures: failures("SIGNIN_THROTTLE_ADDRESS_FAILURES", d.address.failures), maxDelay },
+    account: {
+      failures: failures("SIGNIN_THROTTLE_ACCOUNT_FAILURES", d.account.failures),
+      maxDelay: seconds("SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S", d.account.maxDelay),
+    },
+    firstDelay: seconds("SIGNIN_THROTTLE_FIRST_DELAY_S", d.firstDelay),
+    resetAfter: seconds("SIGNIN_THROTTLE_RESET_S", d.resetAfter),
+  };
+  const caps = [
+    ["SIGNIN_THROTTLE_MAX_DELAY_S", maxDelay],
+    ["SIGNIN_THROTTLE_ACCOUNT_MAX_DELAY_S", settings.account.maxDelay],
+  ] as const;
+  for (const [name, cap] of caps) {
+    // a count forgotten sooner than the longest block ends would start again from nothing after
+    // every block, and the delays would never grow to it
+    if (settings.resetAfter < cap)
+      throw new Error(
+        `SIGNIN_THROTTLE_RESET_S=${settings.resetAfter} is below ${name}=${cap}: the count would be forgotten before the longest block ends.`,
+      );
+  }
+  return settings;
 }
 
 function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {

@@ -1,11 +1,14 @@
 /**
- * The host's own access tokens: short-lived ES256 JWTs naming tenant, user and roles. Verified
- * strictly: the one algorithm, our issuer and audience, a known `kid`, expiry with a small skew.
+ * The host's own access tokens: short-lived ES256 JWTs naming tenant, user and grant (`gid`: the
+ * sign-in's refresh-token family). Verified strictly: the one algorithm, our issuer and audience,
+ * a known `kid`, expiry with a small skew; then the grant must still stand, and the user's roles
+ * are the ones stored now (token-grants.ts), as for the OAuth server's tokens.
  */
 import { BoundedMap } from "@bizdata/core";
 import { type CryptoKey, errors, type JWTHeaderParameters, jwtVerify, SignJWT } from "jose";
 import type { Principal } from "./principal.js";
 import { ALGORITHM, type SigningKeys } from "./signing-keys.js";
+import type { GrantStanding } from "./token-grants.js";
 
 export interface TokenSettings {
   readonly issuer: string;
@@ -14,14 +17,21 @@ export interface TokenSettings {
   readonly accessTokenTtl: number;
 }
 
+/** whom a token is for, under which grant (a refresh-token family) */
+export interface TokenSubject {
+  readonly tenantId: string;
+  readonly username: string;
+  readonly grantId: string;
+}
+
 export async function issueAccessToken(
   keys: SigningKeys,
   settings: TokenSettings,
-  principal: Principal,
+  subject: TokenSubject,
 ): Promise<string> {
-  return new SignJWT({ tid: principal.tenantId, roles: principal.roles })
+  return new SignJWT({ tid: subject.tenantId, gid: subject.grantId })
     .setProtectedHeader({ alg: ALGORITHM, kid: keys.current.kid, typ: "at+jwt" })
-    .setSubject(principal.username)
+    .setSubject(subject.username)
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
     .setIssuedAt()
@@ -48,9 +58,9 @@ export const verificationKey =
     return key;
   };
 
-/** a verified token's principal and expiry (epoch seconds) */
+/** a verified token's subject and expiry (epoch seconds) */
 interface Verified {
-  readonly principal: Principal;
+  readonly subject: TokenSubject;
   readonly exp: number;
 }
 
@@ -64,14 +74,14 @@ export class VerifiedTokens {
     this.entries = new BoundedMap(capacity);
   }
 
-  get(token: string): Principal | undefined {
+  get(token: string): TokenSubject | undefined {
     const hit = this.entries.get(token);
     if (hit === undefined) return undefined;
     if (hit.exp * 1000 <= Date.now()) {
       this.entries.delete(token);
       return undefined;
     }
-    return hit.principal;
+    return hit.subject;
   }
 
   set(token: string, verified: Verified): void {
@@ -83,10 +93,21 @@ export async function verifyAccessToken(
   keys: SigningKeys,
   settings: TokenSettings,
   token: string,
+  standing: GrantStanding,
   cache?: VerifiedTokens,
 ): Promise<Principal> {
-  const cached = cache?.get(token);
-  if (cached !== undefined) return cached;
+  const subject = cache?.get(token) ?? (await verifySignature(keys, settings, token, cache));
+  const roles = await standing({ kind: "sign-in", ...subject, id: subject.grantId });
+  if (roles === undefined) throw new TokenRejected("grant revoked or user removed");
+  return { tenantId: subject.tenantId, username: subject.username, roles };
+}
+
+async function verifySignature(
+  keys: SigningKeys,
+  settings: TokenSettings,
+  token: string,
+  cache: VerifiedTokens | undefined,
+): Promise<TokenSubject> {
   try {
     const { payload } = await jwtVerify(token, verificationKey(keys), {
       algorithms: [ALGORITHM],
@@ -95,13 +116,14 @@ export async function verifyAccessToken(
       clockTolerance: 30,
       typ: "at+jwt",
     });
-    const { sub, tid, roles, exp } = payload as { sub?: unknown; tid?: unknown; roles?: unknown; exp?: unknown };
-    if (typeof sub !== "string" || typeof tid !== "string" || !Array.isArray(roles) || typeof exp !== "number") {
+    const { sub, tid, gid, exp } = payload as { sub?: unknown; tid?: unknown; gid?: unknown; exp?: unknown };
+    // a token without a grant (issued before tokens named one) is refused: its client refreshes
+    if (typeof sub !== "string" || typeof tid !== "string" || typeof gid !== "string" || typeof exp !== "number") {
       throw new TokenRejected("claims");
     }
-    const principal = { tenantId: tid, username: sub, roles: roles.filter((r): r is string => typeof r === "string") };
-    cache?.set(token, { principal, exp });
-    return principal;
+    const subject = { tenantId: tid, username: sub, grantId: gid };
+    cache?.set(token, { subject, exp });
+    return subject;
   } catch (err) {
     if (err instanceof TokenRejected) throw err;
     if (err instanceof errors.JOSEError) throw new TokenRejected(err.code);

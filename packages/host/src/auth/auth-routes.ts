@@ -1,7 +1,7 @@
 /**
- * `POST /api/auth/signin` and `POST /api/auth/refresh` (api-conventions: Authentication). Every
- * credential failure gets the same 401 body (sign-in-check.ts: nor does its timing tell which
- * part was wrong).
+ * `POST /api/auth/signin`, `POST /api/auth/refresh` and `POST /api/auth/signout` (api-conventions:
+ * Authentication). Every credential failure gets the same 401 body (sign-in-check.ts: nor does
+ * its timing tell which part was wrong).
  */
 import { type Database, ServiceError } from "@bizdata/core";
 import { defaultBodyLimits, readJsonBody } from "@bizdata/odata";
@@ -9,8 +9,7 @@ import { Hono } from "hono";
 import { requestClientAddress } from "../observability/request-context.js";
 import { findUser } from "../tenants/tenant-admin.js";
 import { issueAccessToken, type TokenSettings } from "./access-tokens.js";
-import type { Principal } from "./principal.js";
-import { consumeRefreshToken, issueRefreshToken } from "./refresh-tokens.js";
+import { consumeRefreshToken, issueRefreshToken, revokeRefreshFamily } from "./refresh-tokens.js";
 import { checkSignIn } from "./sign-in-check.js";
 import { defaultThrottle, type ThrottleSettings } from "./sign-in-throttle.js";
 import type { SigningKeys } from "./signing-keys.js";
@@ -44,15 +43,10 @@ export function authRoutes(
   settings: AuthSettings,
   throttle: ThrottleSettings = defaultThrottle,
 ) {
-  const tokens = async (principal: Principal, family?: string) => ({
-    access_token: await issueAccessToken(keys, settings, principal),
-    refresh_token: await issueRefreshToken(
-      db,
-      principal.tenantId,
-      principal.username,
-      settings.refreshTokenTtl,
-      family,
-    ),
+  /** a new pair; the access token names the refresh token's family as its grant */
+  const tokens = async (tenantId: string, username: string, family: string = crypto.randomUUID()) => ({
+    access_token: await issueAccessToken(keys, settings, { tenantId, username, grantId: family }),
+    refresh_token: await issueRefreshToken(db, tenantId, username, settings.refreshTokenTtl, family),
     token_type: "Bearer",
     expires_in: settings.accessTokenTtl,
   });
@@ -77,17 +71,20 @@ export function authRoutes(
       }
       if (outcome.kind === "rejected") throw credentialsRejected();
       c.header("Cache-Control", "no-store");
-      return c.json(await tokens({ tenantId, username, roles: outcome.roles }));
+      return c.json(await tokens(tenantId, username));
     })
     .post("/refresh", async (c) => {
       const body = await readJsonBody(c.req.raw, authLimits);
       const outcome = await consumeRefreshToken(db, stringField(body, "refresh_token"));
       if (!outcome.ok) throw credentialsRejected();
-      const user = await findUser(db, outcome.tenantId, outcome.username);
-      if (!user) throw credentialsRejected();
+      // a removed user's refresh tokens are refused
+      if ((await findUser(db, outcome.tenantId, outcome.username)) === undefined) throw credentialsRejected();
       c.header("Cache-Control", "no-store");
-      return c.json(
-        await tokens({ tenantId: outcome.tenantId, username: outcome.username, roles: user.roles }, outcome.family),
-      );
+      return c.json(await tokens(outcome.tenantId, outcome.username, outcome.family));
+    })
+    .post("/signout", async (c) => {
+      const body = await readJsonBody(c.req.raw, authLimits);
+      await revokeRefreshFamily(db, stringField(body, "refresh_token"));
+      return c.body(null, 204);
     });
 }

@@ -1,6 +1,6 @@
 /**
- * The host's own tables: users, refresh tokens, signing keys, sign-in throttling counters and the
- * OAuth server's state.
+ * The host's own tables: users, refresh tokens, signing keys, sign-in throttling counters, the
+ * OAuth server's state and its registration counters.
  * Tenant data (users, tokens) leads with the tenant and is guarded by row-level security.
  */
 import { APP_ROLE, tenantColumn, tenantPolicy } from "@bizdata/core";
@@ -55,14 +55,18 @@ export const signingKeyTable = pgTable("bizdata_signing_key", {
 });
 
 /**
- * Failed sign-ins per account and per client address, shared by every host through the database,
- * so throttling holds however many hosts serve (not tenant data: read before anyone is signed in).
+ * Failed sign-ins per (account, client address) pair, per address and per account
+ * (sign-in-throttle.ts), shared by every host through the database, so throttling holds however
+ * many hosts serve (not tenant data: read before anyone is signed in).
  */
 export const signInThrottleTable = pgTable("bizdata_signin_throttle", {
   key: text("key").primaryKey(),
   failures: integer("failures").notNull(),
+  /** when the count began */
   windowStart: timestamp("window_start", { withTimezone: true, mode: "string" }).notNull(),
   blockedUntil: timestamp("blocked_until", { withTimezone: true, mode: "string" }),
+  /** the count starts again this long after it (added later: null on the rows of earlier versions) */
+  lastFailureAt: timestamp("last_failure_at", { withTimezone: true, mode: "string" }),
 });
 
 /**
@@ -95,6 +99,16 @@ export const oauthStateTable = pgTable(
   ],
 );
 
+/**
+ * OAuth client registrations per client address in the current hour (registration-limit.ts),
+ * shared by every host (not tenant data: clients belong to no tenant).
+ */
+export const oauthRegistrationTable = pgTable("bizdata_oauth_registration", {
+  address: text("address").primaryKey(),
+  windowStart: timestamp("window_start", { withTimezone: true, mode: "string" }).notNull(),
+  registrations: integer("registrations").notNull(),
+});
+
 /** every table the host's authentication needs, for `migrate` */
 export const authTables = [
   userTable,
@@ -102,4 +116,5 @@ export const authTables = [
   signingKeyTable,
   signInThrottleTable,
   oauthStateTable,
+  oauthRegistrationTable,
 ] as const;

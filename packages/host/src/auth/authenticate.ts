@@ -9,6 +9,7 @@ import { decodeJwt } from "jose";
 import { TokenRejected, type TokenSettings, VerifiedTokens, verifyAccessToken } from "./access-tokens.js";
 import { canRead, type Principal } from "./principal.js";
 import type { SigningKeys } from "./signing-keys.js";
+import type { GrantStanding } from "./token-grants.js";
 import { SCOPES, type ThirdPartyVerifier } from "./trusted-issuers.js";
 
 /** who is calling, and the bearer token they called with (the MCP tools call the API with it) */
@@ -22,6 +23,8 @@ export interface AuthenticateOptions {
   readonly thirdParty?: ThirdPartyVerifier;
   /** the protected-resource metadata address named in challenges (RFC 9728) */
   readonly resourceMetadata: (requestUrl: string) => string;
+  /** whether a sign-in token's grant stands, and its user's roles now */
+  readonly standing: GrantStanding;
 }
 
 export function authenticate(
@@ -54,7 +57,7 @@ export function authenticate(
       principal =
         options.thirdParty !== undefined && issuerOf(token) !== settings.issuer
           ? await options.thirdParty(token)
-          : await verifyAccessToken(keys, settings, token, verified);
+          : await verifyAccessToken(keys, settings, token, options.standing, verified);
     } catch (err) {
       if (!(err instanceof TokenRejected)) throw err;
       throw unauthorized(

@@ -1,18 +1,16 @@
 /**
  * The password check every sign-in goes through (`POST /api/auth/signin` and the OAuth sign-in
- * page): throttled per account and per client address before any password is hashed, and an
- * unknown user still costs a hash, so neither the outcome nor its timing tells which part was wrong.
+ * page): counted by the throttle before any password is hashed, and an unknown user still costs
+ * a hash, so neither the outcome nor its timing tells which part was wrong.
  */
 import type { Database } from "@bizdata/core";
 import { findUser } from "../tenants/tenant-admin.js";
 import { DUMMY_HASH, verifyPassword } from "./passwords.js";
 import {
-  accountKey,
-  addressKey,
-  blockedFor,
-  clearFailures,
+  admitAttempt,
+  attemptKeys,
   defaultThrottle,
-  recordFailure,
+  recordSuccess,
   type ThrottleSettings,
 } from "./sign-in-throttle.js";
 
@@ -31,17 +29,12 @@ export async function checkSignIn(
   address: string | undefined,
   throttle: ThrottleSettings = defaultThrottle,
 ): Promise<SignInOutcome> {
-  const account = accountKey(tenantId, username);
-  const keys = [account, ...(address ? [addressKey(address)] : [])];
-  const wait = await blockedFor(db, keys);
-  if (wait > 0) return { kind: "throttled", retryAfter: wait };
+  const keys = attemptKeys(throttle, tenantId, username, address);
+  const admission = await admitAttempt(db, keys, throttle);
+  if (!admission.allowed) return { kind: "throttled", retryAfter: admission.retryAfter };
   const user = await findUser(db, tenantId, username);
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) {
-    await recordFailure(db, account, throttle.accountFailures, throttle.windowSeconds);
-    if (address) await recordFailure(db, addressKey(address), throttle.addressFailures, throttle.windowSeconds);
-    return { kind: "rejected" };
-  }
-  await clearFailures(db, account);
+  if (!user || !ok) return { kind: "rejected" };
+  await recordSuccess(db, keys);
   return { kind: "signed-in", roles: user.roles };
 }

@@ -1,55 +1,130 @@
 /**
- * Sign-in throttling per account and per client address (issue: access control). Counters live
- * in PostgreSQL so every host shares them. Past the threshold within the window the key is
- * blocked until the window ends: `429` with `Retry-After`, before any password is checked.
+ * Sign-in throttling (OWASP authentication guidance; Keycloak's brute-force detection): counters
+ * per (account, client address) pair, per address and per account, in PostgreSQL so every host
+ * shares them. An attempt is counted before its password is hashed, in one transaction that
+ * locks the attempt's keys: of N simultaneous guesses, on however many hosts, only as many as the
+ * limits allow are checked, and the rest get `429` with `Retry-After`.
+ *
+ * Past a key's limit each counted failure blocks it for twice as long as the one before (the
+ * first delay, then doubling up to the key's cap). The pair and the address are the attacker's
+ * own: their caps are long. The account's is short, so that guesses from elsewhere can only
+ * slow its owner down, never lock them out.
  */
 import { type Database, tableQueries } from "@bizdata/core";
-import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { signInThrottleTable as t } from "./auth-tables.js";
 
-export interface ThrottleSettings {
-  /** failures per account within the window before it is blocked */
-  readonly accountFailures: number;
-  /** failures per client address within the window */
-  readonly addressFailures: number;
-  readonly windowSeconds: number;
+/** when a key blocks: after `failures` counted failures, for at most `maxDelay` seconds */
+export interface ThrottleRule {
+  readonly failures: number;
+  readonly maxDelay: number;
 }
 
-export const defaultThrottle: ThrottleSettings = { accountFailures: 5, addressFailures: 20, windowSeconds: 15 * 60 };
+export interface ThrottleSettings {
+  readonly pair: ThrottleRule;
+  readonly address: ThrottleRule;
+  readonly account: ThrottleRule;
+  /** seconds the first block lasts (cut to a key's cap); each further failure doubles it */
+  readonly firstDelay: number;
+  /** seconds after a key's last failure when its count starts again */
+  readonly resetAfter: number;
+}
 
-export const accountKey = (tenantId: string, username: string) => `account:${tenantId}/${username.toLowerCase()}`;
+export const defaultThrottle: ThrottleSettings = {
+  pair: { failures: 5, maxDelay: 15 * 60 },
+  address: { failures: 20, maxDelay: 15 * 60 },
+  account: { failures: 10, maxDelay: 60 },
+  firstDelay: 1,
+  resetAfter: 24 * 3600,
+};
+
+const account = (tenantId: string, username: string) => `${tenantId}/${username.toLowerCase()}`;
+
+/** the key of everything tried from `address` */
 export const addressKey = (address: string) => `address:${address}`;
 
-/** seconds until the longest block among `keys` ends, or 0 */
-export async function blockedFor(db: Database, keys: readonly string[]): Promise<number> {
-  const [row] = await tableQueries(db)
-    .select({
-      seconds: sql<number | null>`ceil(extract(epoch FROM max(${t.blockedUntil}) - now()))::int`.as("seconds"),
-    })
-    .from(t)
-    .where(and(inArray(t.key, [...keys]), gt(t.blockedUntil, sql`now()`)));
-  return Math.max(0, Number(row?.seconds ?? 0));
+/** the keys one attempt counts against; without an address (an in-process request), the account's only */
+export function attemptKeys(
+  settings: ThrottleSettings,
+  tenantId: string,
+  username: string,
+  address: string | undefined,
+): AttemptKey[] {
+  const who = account(tenantId, username);
+  return [
+    { key: `account:${who}`, rule: settings.account, clearedBySuccess: true },
+    ...(address === undefined
+      ? []
+      : [
+          { key: `pair:${address} ${who}`, rule: settings.pair, clearedBySuccess: true },
+          // a success of someone's own account must not clear what an address did to others
+          { key: addressKey(address), rule: settings.address, clearedBySuccess: false },
+        ]),
+  ];
 }
 
-/** counts a failure for a key; blocks it when it reaches `limit` within the window */
-export async function recordFailure(db: Database, key: string, limit: number, windowSeconds: number): Promise<void> {
-  const windowOpen = sql`now() - make_interval(secs => ${windowSeconds})`;
-  const expired = sql`${t.windowStart} < ${windowOpen}`;
-  await tableQueries(db)
-    .insert(t)
-    .values({ key, failures: 1, windowStart: sql`now()` })
-    .onConflictDoUpdate({
-      target: t.key,
-      set: {
-        failures: sql`CASE WHEN ${expired} THEN 1 ELSE ${t.failures} + 1 END`,
-        windowStart: sql`CASE WHEN ${expired} THEN now() ELSE ${t.windowStart} END`,
-        blockedUntil: sql`CASE WHEN NOT ${expired} AND ${t.failures} + 1 >= ${limit}
-          THEN ${t.windowStart} + make_interval(secs => ${windowSeconds}) ELSE ${t.blockedUntil} END`,
-      },
-    });
+export interface AttemptKey {
+  readonly key: string;
+  readonly rule: ThrottleRule;
+  readonly clearedBySuccess: boolean;
 }
 
-/** a successful sign-in clears the account's count */
-export async function clearFailures(db: Database, key: string): Promise<void> {
-  await tableQueries(db).delete(t).where(eq(t.key, key));
+export type Admission = { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number };
+
+/**
+ * Counts an attempt as a failure on every key, or on none when one of them is blocked. The keys'
+ * rows are locked in one order (sorted) by every caller, so concurrent attempts queue instead of
+ * deadlocking, and each sees the counts the one before it left.
+ */
+export async function admitAttempt(
+  db: Database,
+  keys: readonly AttemptKey[],
+  settings: ThrottleSettings,
+): Promise<Admission> {
+  const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+  return db.transaction(async (tx) => {
+    const q = tableQueries(tx);
+    const rows = await q
+      .insert(t)
+      .values(sorted.map(({ key }) => ({ key, failures: 0, windowStart: sql`now()` })))
+      // an update that changes nothing, for its row lock and RETURNING
+      .onConflictDoUpdate({ target: t.key, set: { failures: sql`${t.failures}` } })
+      .returning({ wait: sql<number | null>`ceil(extract(epoch FROM ${t.blockedUntil} - now()))::int` });
+    const wait = Math.max(0, ...rows.map((r) => Number(r.wait ?? 0)));
+    if (wait > 0) return { allowed: false, retryAfter: wait };
+    const rules = sql.join(
+      sorted.map(({ key, rule }) => sql`(${key}::text, ${rule.failures}::int, ${rule.maxDelay}::int)`),
+      sql`, `,
+    );
+    const forgotten = sql`coalesce(${t.lastFailureAt}, ${t.windowStart}) < now() - make_interval(secs => ${settings.resetAfter})`;
+    const counted = sql`CASE WHEN ${forgotten} THEN 1 ELSE ${t.failures} + 1 END`;
+    // 2^(past the limit), bounded before it can overflow
+    const delay = sql`least(rule.max_delay, ${settings.firstDelay} * power(2, least(${counted} - rule.failures, 30)))`;
+    await tx.query(sql`UPDATE ${t} SET
+      failures = ${counted},
+      window_start = CASE WHEN ${forgotten} THEN now() ELSE ${t.windowStart} END,
+      last_failure_at = now(),
+      blocked_until = CASE WHEN ${counted} >= rule.failures THEN now() + make_interval(secs => ${delay}) END
+      FROM (VALUES ${rules}) AS rule(key, failures, max_delay)
+      WHERE ${t.key} = rule.key`);
+    return { allowed: true };
+  });
+}
+
+/**
+ * A success: the pair's and the account's counts are cleared; the address's count takes back the
+ * failure admitAttempt counted for it (and its block, when that failure made it), so that people
+ * signing in behind one address do not block it.
+ */
+export async function recordSuccess(db: Database, keys: readonly AttemptKey[]): Promise<void> {
+  const cleared = keys.filter((k) => k.clearedBySuccess).map((k) => k.key);
+  const kept = keys.filter((k) => !k.clearedBySuccess);
+  const q = tableQueries(db);
+  if (cleared.length > 0) await q.delete(t).where(inArray(t.key, cleared));
+  for (const { key, rule } of kept) {
+    await db.query(sql`UPDATE ${t} SET
+      failures = greatest(${t.failures} - 1, 0),
+      blocked_until = CASE WHEN ${t.failures} - 1 < ${rule.failures} THEN NULL ELSE ${t.blockedUntil} END
+      WHERE ${t.key} = ${key}`);
+  }
 }

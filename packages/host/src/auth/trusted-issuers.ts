@@ -15,6 +15,7 @@ import {
 } from "jose";
 import { TokenRejected } from "./access-tokens.js";
 import type { Principal } from "./principal.js";
+import type { GrantStanding } from "./token-grants.js";
 
 export interface TrustedIssuer {
   readonly issuer: string;
@@ -26,10 +27,11 @@ export interface TrustedIssuer {
   /** the keys as a lookup (the host's own authorization server: the host's signing keys) */
   readonly keys?: JWTVerifyGetKey;
   /**
-   * subjects are users of this host (its own authorization server): the caller is that user of
-   * the token's tenant, with the user's current roles, and a token whose user is gone is refused
+   * this host's own authorization server: a token's subject is a user of its tenant and its
+   * `gid` a grant of the server; the caller is that user with the user's current roles, and a
+   * token whose grant was revoked or whose user is gone is refused (token-grants.ts)
    */
-  readonly localUsers?: boolean;
+  readonly grants?: GrantStanding;
   /** claim naming the tenant (default `tid`), the subject (`sub`) and the scopes (`scope`, space-separated, or an array) */
   readonly tenantClaim?: string;
   readonly subjectClaim?: string;
@@ -112,11 +114,14 @@ export function thirdPartyVerifier(
           ? scopeValue.split(" ")
           : [];
       if (typeof tenantId !== "string" || typeof subject !== "string") throw new TokenRejected("claims");
-      const own = await userRoles?.(tenantId, subject);
-      if (config.localUsers) {
-        if (own === undefined) throw new TokenRejected("no such user in the token's tenant");
-        return { tenantId, username: subject, roles: own, scopes };
+      if (config.grants !== undefined) {
+        const grantId = claims.gid;
+        if (typeof grantId !== "string") throw new TokenRejected("no grant");
+        const roles = await config.grants({ kind: "oauth", tenantId, username: subject, id: grantId });
+        if (roles === undefined) throw new TokenRejected("grant revoked or user removed");
+        return { tenantId, username: subject, roles, scopes };
       }
+      const own = await userRoles?.(tenantId, subject);
       return { tenantId, username: `${config.issuer}#${subject}`, roles: own ?? scopeRoles(scopes), scopes };
     } catch (err) {
       if (err instanceof TokenRejected) throw err;

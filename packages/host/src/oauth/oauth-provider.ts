@@ -3,13 +3,15 @@
  * code with PKCE (S256, always required), open dynamic client registration (RFC 7591) for public
  * and confidential clients, refresh tokens rotated on every use, revocation, and resource
  * indicators (RFC 8707) for this service's API. Access tokens are RFC 9068 JWTs (`typ: at+jwt`)
- * signed with the host's signing key, naming the user (`sub`) and the tenant (`tid`), so the
- * API's resource-server code checks them like any delegated token.
+ * signed with the host's signing key, naming the user (`sub`), the tenant (`tid`) and the grant
+ * (`gid`), so the API's resource-server code checks them like any delegated token, and refuses
+ * them once their grant is revoked (a code or a refresh token used twice, revocation).
  */
 import type { Database } from "@bizdata/core";
 import type { Configuration, KoaContextWithOIDC, default as Provider } from "oidc-provider";
 import { verificationKey } from "../auth/access-tokens.js";
 import { ALGORITHM, type SigningKeys } from "../auth/signing-keys.js";
+import type { GrantStanding } from "../auth/token-grants.js";
 import { SCOPES, type TrustedIssuer } from "../auth/trusted-issuers.js";
 import { findUser } from "../tenants/tenant-admin.js";
 import { errorPage } from "./oauth-pages.js";
@@ -81,12 +83,13 @@ export const ownIssuer = (
   keys: SigningKeys,
   settings: OAuthServerSettings,
   audience: TrustedIssuer["audience"],
+  grants: GrantStanding,
 ): TrustedIssuer => ({
   issuer: settings.issuer,
   audience,
   algorithms: [ALGORITHM],
   keys: verificationKey(keys),
-  localUsers: true,
+  grants,
 });
 
 /**
@@ -172,12 +175,14 @@ export async function createProvider(
     },
     formats: {
       customizers: {
-        // RFC 9068 with the host's claims: `sub` the user name, `tid` the tenant (access-tokens.ts)
+        // RFC 9068 with the host's claims: `sub` the user name, `tid` the tenant, `gid` the grant
+        // the API checks on every request (token-grants.ts)
         async jwt(_ctx, token, parts) {
           if (!("accountId" in token) || typeof token.accountId !== "string") return;
           const { tenantId, username } = parseAccountId(token.accountId);
           parts.payload.sub = username;
           parts.payload.tid = tenantId;
+          if ("grantId" in token && typeof token.grantId === "string") parts.payload.gid = token.grantId;
         },
       },
     },

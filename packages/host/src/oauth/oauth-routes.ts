@@ -18,6 +18,7 @@ import type { SigningKeys } from "../auth/signing-keys.js";
 import { requestClientAddress, requestOf } from "../observability/request-context.js";
 import { type ClientView, consentPage, errorPage, PAGE_POLICY, signInPage } from "./oauth-pages.js";
 import { accountId, createProvider, type OAuthServerSettings, parseAccountId } from "./oauth-provider.js";
+import { defaultRegistration, type RegistrationSettings, registrationGate } from "./registration-limit.js";
 import { formTokens, serverSecret } from "./server-secret.js";
 
 export interface OAuthServerOptions {
@@ -26,6 +27,7 @@ export interface OAuthServerOptions {
   readonly settings: OAuthServerSettings;
   readonly logger: Logger;
   readonly throttle?: ThrottleSettings;
+  readonly registration?: RegistrationSettings;
 }
 
 type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
@@ -86,6 +88,10 @@ function alreadySent(status: number): Response {
   void res.body;
   return res;
 }
+
+/** a throttle's wait in words: blocks start at a second and grow to minutes */
+const waitText = (seconds: number) =>
+  seconds < 60 ? `${seconds} second${seconds === 1 ? "" : "s"}` : `${Math.ceil(seconds / 60)} minutes`;
 
 const text = (value: unknown, max: number) =>
   typeof value === "string" && value.length > 0 && value.length <= max ? value : undefined;
@@ -241,7 +247,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
       const outcome = await checkSignIn(db, tenant, username, password, requestClientAddress(c), options.throttle);
       if (outcome.kind === "throttled") {
         return render(c, details, 429, {
-          error: `Too many failed sign-ins; try again in ${Math.ceil(outcome.retryAfter / 60)} minutes.`,
+          error: `Too many failed sign-ins; try again in ${waitText(outcome.retryAfter)}.`,
           tenant,
           username,
           headers: { "Retry-After": String(outcome.retryAfter) },
@@ -262,6 +268,9 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     }
     return render(c, details, 400);
   });
+
+  const registrationRefusal = registrationGate(db, options.registration ?? defaultRegistration);
+  app.post(`${prefix}/register`, async (c) => (await registrationRefusal(c)) ?? handOver(c));
 
   app.all(`${prefix}/*`, (c) => handOver(c));
 }

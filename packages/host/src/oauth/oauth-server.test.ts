@@ -14,16 +14,20 @@ import {
   authorizationUrl,
   exchangeCode,
   type OAuthHost,
+  oauthHostConfig,
   type PublicClient,
   pkce,
   refreshTokens,
   register,
   registerPublicClient,
   serveOAuthHost,
+  someClientAddress,
   type TokenResponse,
 } from "../../../../test/oauth-client.js";
+import { authorizeWithForms, formAgent } from "../../../../test/oauth-forms.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
+import { loadConfig } from "../config.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 
 const launched = await launchBrowser();
@@ -208,6 +212,77 @@ describe("dynamic client registration (RFC 7591)", () => {
     });
     expect(res.status).toBe(400);
     expect((await json(res)).error).toBe("invalid_client_metadata");
+  });
+});
+
+describe("who may register, and how often", () => {
+  const agent = { redirect_uris: ["http://127.0.0.1:8765/cb"], token_endpoint_auth_method: "none" };
+
+  it("registers 20 clients an hour from one address: of 30 at once, 20 get 201 and 10 get 429 with Retry-After", async () => {
+    const address = someClientAddress();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => register(host, agent, { address })));
+    expect(answers.map((r) => r.status).sort()).toEqual([...Array(20).fill(201), ...Array(10).fill(429)]);
+    for (const res of answers.filter((r) => r.status === 429)) {
+      const wait = Number(res.headers.get("retry-after"));
+      expect(wait).toBeGreaterThan(3000);
+      expect(wait).toBeLessThanOrEqual(3600);
+      expect(await json(res)).toEqual({
+        error: "too_many_requests",
+        error_description: expect.stringMatching(
+          /^This address registered 20 clients within the hour \(OAUTH_REGISTRATIONS_PER_HOUR\); try again in \d+ seconds\.$/,
+        ),
+      });
+    }
+    // another address is not held back
+    expect((await register(host, agent)).status).toBe(201);
+  });
+
+  it("counts again once the address's hour is over", async () => {
+    const address = someClientAddress();
+    for (let i = 0; i < 20; i++) expect((await register(host, agent, { address })).status).toBe(201);
+    expect((await register(host, agent, { address })).status).toBe(429);
+    await (await testDatabase()).query({
+      sql: "UPDATE bizdata_oauth_registration SET window_start = window_start - interval '1 hour' WHERE address = $1",
+      params: [address],
+    });
+    expect((await register(host, agent, { address })).status).toBe(201);
+  });
+
+  describe("behind an initial access token (OAUTH_REGISTRATION_TOKEN, RFC 7591 3)", () => {
+    const token = "initial-access-token-1234";
+    let guarded: OAuthHost;
+    beforeAll(async () => {
+      const { oauthRegistration } = loadConfig({ OAUTH_REGISTRATION_TOKEN: token, OAUTH_REGISTRATIONS_PER_HOUR: "3" });
+      guarded = await serveOAuthHost("/api", { ...oauthHostConfig, oauthRegistration });
+    });
+    afterAll(() => guarded?.close());
+
+    it.each([
+      ["no Authorization header", {}],
+      ["another token", { Authorization: "Bearer initial-access-token-1235" }],
+      ["the token under another scheme", { Authorization: `Basic ${token}` }],
+    ])("refuses a registration with %s: 401 invalid_token", async (_, headers) => {
+      const res = await register(guarded, agent, { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+      expect(await json(res)).toEqual({
+        error: "invalid_token",
+        error_description: "Registration needs the initial access token: send Authorization: Bearer <token>.",
+      });
+    });
+
+    it("registers a client that sends it", async () => {
+      const res = await register(guarded, agent, { headers: { Authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(201);
+      expect((await json(res)).client_id).toEqual(expect.any(String));
+    });
+
+    it("counts attempts without it, so that it cannot be guessed faster than the limit", async () => {
+      const address = someClientAddress();
+      for (let i = 0; i < 3; i++) expect((await register(guarded, agent, { address })).status).toBe(401);
+      const right = await register(guarded, agent, { address, headers: { Authorization: `Bearer ${token}` } });
+      expect(right.status).toBe(429);
+    });
   });
 });
 
@@ -508,7 +583,7 @@ describe.skipIf(browser === undefined)("the sign-in and consent pages", () => {
       const blocked = await attempt();
       expect(blocked.status()).toBe(429);
       expect(Number(blocked.headers()["retry-after"])).toBeGreaterThan(0);
-      expect(await blocked.text()).toMatch(/Too many failed sign-ins; try again in \d+ minutes\./);
+      expect(await blocked.text()).toMatch(/Too many failed sign-ins; try again in 10 minutes\./);
     } finally {
       await context.close();
     }
@@ -547,6 +622,106 @@ describe.skipIf(browser === undefined)("the sign-in and consent pages", () => {
   });
 });
 
+describe("access tokens of a grant that is revoked (RFC 9700 4.14), through the pages' forms", () => {
+  /** signs `username` of tenant A in through the forms, allows, and exchanges the code */
+  const authorize = async (username = "alice") => {
+    const { verifier, challenge } = pkce();
+    const back = await authorizeWithForms(authorizationUrl(host, client, { challenge }), client.redirectUri, {
+      tenant: tenantA,
+      username,
+      password: PASSWORD,
+    });
+    const code = back.searchParams.get("code")!;
+    const res = await exchangeCode(host, client, code, verifier);
+    expect(res.status).toBe(200);
+    return { tokens: (await json(res)) as TokenResponse, code, verifier };
+  };
+  const refused = async (token: string) => {
+    const res = await api(token, "GET", "/api/Product");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+  };
+
+  it("name their grant, which the API finds standing", async () => {
+    const { tokens } = await authorize();
+    expect(claimsOf(tokens.access_token).gid).toEqual(expect.any(String));
+    expect((await api(tokens.access_token, "GET", "/api/Product")).status).toBe(200);
+  });
+
+  it("a code used twice: the access token the first use gave is refused on the next request", async () => {
+    const { tokens, code, verifier } = await authorize();
+    expect((await api(tokens.access_token, "GET", "/api/Product")).status).toBe(200);
+    const reused = await exchangeCode(host, client, code, verifier);
+    expect(reused.status).toBe(400);
+    expect((await json(reused)).error).toBe("invalid_grant");
+    await refused(tokens.access_token);
+  });
+
+  it("a refresh token used twice: every access token of the grant is refused", async () => {
+    const { tokens } = await authorize();
+    const rotated: TokenResponse = await json(await refreshTokens(host, client, tokens.refresh_token!));
+    expect((await api(rotated.access_token, "GET", "/api/Product")).status).toBe(200);
+    expect((await refreshTokens(host, client, tokens.refresh_token!)).status).toBe(400);
+    await refused(tokens.access_token);
+    await refused(rotated.access_token);
+  });
+
+  it("a refresh token revoked by its client (RFC 7009): the grant's access token is refused", async () => {
+    const { tokens } = await authorize();
+    const revoked = await fetch(`${host.url}/api/oauth/revoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: client.clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    await refused(tokens.access_token);
+  });
+
+  it("a user removed: their access token is refused", async () => {
+    const db = await testDatabase();
+    await setUser(db, tenantA, "rita", PASSWORD, ["admin"]);
+    const { tokens } = await authorize("rita");
+    expect((await api(tokens.access_token, "GET", "/api/Product")).status).toBe(200);
+    await db.query({
+      sql: "DELETE FROM bizdata_user WHERE tenant_id = $1 AND username = 'rita'",
+      params: [tenantA],
+    });
+    await refused(tokens.access_token);
+  });
+
+  it("another grant of the same user stands", async () => {
+    const kept = await authorize();
+    const { code, verifier } = await authorize();
+    expect((await exchangeCode(host, client, code, verifier)).status).toBe(400);
+    expect((await api(kept.tokens.access_token, "GET", "/api/Product")).status).toBe(200);
+  });
+});
+
+describe("the sign-in page's throttle, the one POST /api/auth/signin has", () => {
+  /** the sign-in page of a new authorization request, for an agent of its own address */
+  const signInPage = async () => {
+    const agent = formAgent();
+    let res = await agent.request(authorizationUrl(host, client));
+    while (res.status === 303) res = await agent.request(new URL(res.headers.get("location")!, host.url).href);
+    const page = { url: res.url, csrf: agent.csrfOf(await res.text()) };
+    const attempt = (password: string) =>
+      agent.request(page.url, { csrf: page.csrf, tenant: tenantA, username: "alice", password, decision: "sign-in" });
+    return attempt;
+  };
+
+  it("blocks the pair after 5 failures with 429 and Retry-After, while the owner signs in from elsewhere", async () => {
+    const attacker = await signInPage();
+    for (let i = 0; i < 5; i++) expect((await attacker("guess")).status).toBe(401);
+    const blocked = await attacker(PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(500);
+    expect(await blocked.text()).toMatch(/Too many failed sign-ins; try again in 10 minutes\./);
+    const owner = await signInPage();
+    const signedIn = await owner(PASSWORD);
+    expect(signedIn.status).toBe(303);
+  });
+});
+
 describe("under another base path", () => {
   it("serves its endpoints under it, with the API there as the resource", async () => {
     const other = await serveOAuthHost("/odata/v1");
@@ -572,10 +747,29 @@ describe("under another base path", () => {
 });
 
 describe("tokens the API refuses", () => {
+  /** the grant of a real authorization of alice, which minted tokens name */
+  let gid: string | undefined;
+  beforeAll(async () => {
+    const { verifier, challenge } = pkce();
+    const back = await authorizeWithForms(authorizationUrl(host, client, { challenge }), client.redirectUri, {
+      tenant: tenantA,
+      username: "alice",
+      password: PASSWORD,
+    });
+    const tokens = await json(await exchangeCode(host, client, back.searchParams.get("code")!, verifier));
+    gid = claimsOf(tokens.access_token).gid;
+  });
+
   /** a token as the server issues them, signed with the host's key, for `tid` */
-  const mint = async (tid: string, sub = "alice") => {
+  /** `grant` null: a token naming none */
+  const mint = async (tid: string, sub = "alice", grant: string | null | undefined = gid) => {
     const keys = await loadSigningKeys(await testDatabase());
-    return new SignJWT({ tid, scope: "bizdata.read bizdata.write", client_id: client.clientId })
+    return new SignJWT({
+      tid,
+      scope: "bizdata.read bizdata.write",
+      client_id: client.clientId,
+      ...(typeof grant === "string" && { gid: grant }),
+    })
       .setProtectedHeader({ alg: "ES256", kid: keys.current.kid, typ: "at+jwt" })
       .setIssuer(host.url)
       .setAudience(host.resource)
@@ -592,6 +786,11 @@ describe("tokens the API refuses", () => {
     const res = await api(await mint(other), "GET", "/api/Product");
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+  });
+
+  it("refuses a token naming no grant, or a grant the server never gave", async () => {
+    expect((await api(await mint(tenantA, "alice", null), "GET", "/api/Product")).status).toBe(401);
+    expect((await api(await mint(tenantA, "alice", "no-such-grant"), "GET", "/api/Product")).status).toBe(401);
   });
 
   it("refuses a token for another resource", async () => {

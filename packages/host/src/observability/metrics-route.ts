@@ -5,19 +5,14 @@
  * machine does not publish it), or in-process callers. Anyone else gets the 404 of a path that
  * does not exist, so the endpoint is not advertised.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "@bizdata/core";
 import type { Context } from "hono";
 import type { Registry } from "prom-client";
+import { bearerSecretMatches } from "../auth/bearer-secret.js";
 import { peerAddress } from "./peer-address.js";
 import { addressMatcher } from "./trusted-proxies.js";
 
 const isLoopback = addressMatcher(["loopback"]);
-
-const digest = (text: string) => createHash("sha256").update(text).digest();
-
-/** compares digests, so neither the length nor the content of the token leaks through timing */
-const sameToken = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
 
 function fromThisMachine(c: Context): boolean {
   if (c.req.header("forwarded") !== undefined || c.req.header("x-forwarded-for") !== undefined) return false;
@@ -28,8 +23,7 @@ function fromThisMachine(c: Context): boolean {
 export function metricsRoute(registry: Registry, token: string | undefined) {
   return async (c: Context) => {
     if (token !== undefined) {
-      const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
-      if (given === undefined || !sameToken(given, token)) {
+      if (!bearerSecretMatches(c.req.header("authorization"), token)) {
         throw new ServiceError(401, "Unauthorized", "Send the metrics token as a bearer token.").withHeaders({
           "WWW-Authenticate": 'Bearer realm="metrics"',
         });

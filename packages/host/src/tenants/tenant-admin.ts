@@ -73,11 +73,12 @@ export async function findUser(
       .where(and(eq(userTable.tenantId, tenantId), eq(userTable.username, username))),
   );
   if (row === undefined) return undefined;
-  const roles: unknown = row.roles;
-  return { passwordHash: row.passwordHash, roles: Array.isArray(roles) ? roles : parseTextArray(String(roles)) };
+  return { passwordHash: row.passwordHash, roles: storedRoles(row.roles) };
 }
 
-// a driver may hand back text[] in its literal form
+/** a user's stored roles as a driver hands them back: an array, or text[] in its literal form */
+export const storedRoles = (roles: unknown): string[] => (Array.isArray(roles) ? roles : parseTextArray(String(roles)));
+
 const parseTextArray = (literal: string): string[] =>
   literal
     .replace(/^\{|\}$/g, "")
