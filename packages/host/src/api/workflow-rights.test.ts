@@ -13,6 +13,7 @@ import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/
 import { workflow } from "../../../../test/workflow-steps.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys, type SigningKeys } from "../auth/signing-keys.js";
+import { stateAdapter } from "../oauth/state-adapter.js";
 import { migrateService } from "../schema.js";
 import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
 
@@ -24,12 +25,18 @@ let app: ReturnType<typeof createApp>;
 let keys: SigningKeys;
 let alice: Caller;
 
-/** `username`'s token as the host's own authorization server issues it (RFC 9068), with `scope` */
-const oauth = async (username: string, scope: string) =>
-  caller(
+/**
+ * `username`'s token as the host's own authorization server issues it (RFC 9068), with `scope`,
+ * naming a grant stored as the server stores its grants (a token must name one that stands)
+ */
+const oauth = async (username: string, scope: string) => {
+  const gid = crypto.randomUUID();
+  const Grants = stateAdapter(await testDatabase());
+  await new Grants("Grant").upsert(gid, { accountId: `${tenantId}/${username}`, clientId: "wf-rights-client" }, 300);
+  return caller(
     app,
     tenantId,
-    await new SignJWT({ tid: tenantId, scope, client_id: "wf-rights-client" })
+    await new SignJWT({ tid: tenantId, scope, client_id: "wf-rights-client", gid })
       .setProtectedHeader({ alg: "ES256", kid: keys.current.kid, typ: "at+jwt" })
       .setIssuer(PUBLIC_URL)
       .setAudience(`${PUBLIC_URL}/api`)
@@ -38,6 +45,7 @@ const oauth = async (username: string, scope: string) =>
       .setExpirationTime("5m")
       .sign(keys.current.key),
   );
+};
 
 /** a request as a step of workflow `id` at `index` */
 const stepAs = (who: Caller, id: string, index: number, method: string, path: string, body?: unknown) =>
@@ -80,7 +88,9 @@ beforeAll(async () => {
   const db = await testDatabase();
   await migrateService(db, sampleModel);
   keys = await loadSigningKeys(db);
-  app = createApp({ db, model: sampleModel, keys, config, oauthServer: { publicUrl: PUBLIC_URL } });
+  // roles read on every request (GRANT_CACHE_MS=0), so a demotion shows at the very next one
+  const now = { ...config, auth: { ...config.auth, grantCacheMs: 0 } };
+  app = createApp({ db, model: sampleModel, keys, config: now, oauthServer: { publicUrl: PUBLIC_URL } });
   await createTenant(db, tenantId);
   for (const f of sampleFeatures) await setFeature(db, tenantId, f, true);
   for (const user of ["alice", "bob"]) await setUser(db, tenantId, user, PASSWORD, ["admin"]);

@@ -160,7 +160,7 @@ describe("X-Request-Id", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("X-Request-Id")).toBe("batch-1");
     const body = (await res.json()) as { responses: { status: number }[] };
-    expect(body.responses.map((r) => r.status)).toEqual([200, 404]);
+    expect(body.responses.map((r) => r.status)).toEqual([200, 400]);
     // one HTTP request, one request line
     expect(logged("batch-1")).toEqual([expect.objectContaining({ path: "/api/$batch", status: 200 })]);
   });
