@@ -12,7 +12,7 @@ import { bigint, integer, pgTable, text } from "drizzle-orm/pg-core";
 export const rateCountTable = pgTable("bizdata_rate_count", {
   key: text("key").primaryKey(),
   /** the window's number: seconds since the epoch divided by the window's length */
-  window: bigint("window", { mode: "number" }).notNull(),
+  window: bigint("window_index", { mode: "number" }).notNull(),
   points: integer("points").notNull(),
 });
 
