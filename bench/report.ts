@@ -1,11 +1,12 @@
 /**
  * The run's results: Markdown tables on stdout (pasteable into an issue), one for the parsers and
- * one for HTTP, one for the import, one for workflows and one for the soak, and the same numbers with the machine and settings as JSON in
+ * one for HTTP, one for the import, one for workflows, one for the soak and one for fairness, and the same numbers with the machine and settings as JSON in
  * bench/results/latest.json (ignored by git: results belong to a machine and a moment, not to the
  * source).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
+import type { FairnessResult } from "./fairness.js";
 import type { ImportResult, ImportRun } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
@@ -30,6 +31,7 @@ export interface ScaleRun {
   readonly imported: ImportResult | undefined;
   readonly workflow: WorkflowResult | undefined;
   readonly soak: SoakResult | undefined;
+  readonly fairness: FairnessResult | undefined;
 }
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -306,6 +308,29 @@ export function soakTable(r: SoakResult, m: Machine): string {
   ].join("\n");
 }
 
+export function fairnessTable(r: FairnessResult, m: Machine): string {
+  const head = ["other tenant's GET /api/Product(<guid>)?$select=SKU,Cost", "req/s", "p50 ms", "p99 ms", "failed"];
+  const row = (name: string, w: Measurement) => [
+    name,
+    ops(w.rps),
+    String(w.p50),
+    String(w.p99),
+    String(w.non2xx + w.errors),
+  ];
+  const statuses = Object.entries(r.heavy.statuses)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(", ");
+  return [
+    `${machineLine(m)} · fairness: ${r.readers} connections read another tenant's products by key, on the idle host, then while ${r.heavy.connections} connections of the bench tenant send $batch of 64 × SalesOrder?$top=1000&$expand=Details one after another (${statuses || "none answered"}; ${(r.heavy.bytes / 1e6).toFixed(1)} MB and ${ops(r.heavy.ms)} ms a batch)`,
+    "",
+    ...markdown(head, [
+      row("idle host", r.idle),
+      row("under the heavy batches", r.loaded),
+      ["loaded/idle", "", r.ratio.p50.toFixed(2), r.ratio.p99.toFixed(2), ""],
+    ]),
+  ].join("\n");
+}
+
 export async function writeJson(
   runs: readonly ScaleRun[],
   parser: readonly ParserResult[],
@@ -330,6 +355,7 @@ export async function writeJson(
       import: run.imported ?? null,
       workflow: run.workflow ?? null,
       soak: run.soak ?? null,
+      fairness: run.fairness ?? null,
     })),
     loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };
