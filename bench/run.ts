@@ -91,9 +91,6 @@ async function runScale(scale: number): Promise<ScaleRun> {
     // one token serves the whole run, however long BENCH_DURATION makes it
     ACCESS_TOKEN_TTL: String(24 * 3600),
     BENCH_TENANT: benchTenant.id,
-    // one token and one address send every request: limits that are never reached, still counted
-    RATE_LIMIT_PER_TOKEN: process.env.RATE_LIMIT_PER_TOKEN ?? "10000000",
-    RATE_LIMIT_PER_ADDRESS: process.env.RATE_LIMIT_PER_ADDRESS ?? "10000000",
   };
   const profile = (name: string) =>
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
