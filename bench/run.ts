@@ -167,9 +167,7 @@ async function runScale(scale: number): Promise<ScaleRun> {
     const soak = soaking
       ? await runSoak(host.url, host.pid, await signIn(host.url, benchTenant), scenarioData, settings)
       : undefined;
-    const fairness = fair
-      ? await runFairness(host.url, host.pid, await signIn(host.url, benchTenant), scenarioData, settings)
-      : undefined;
+    const fairness = fair ? await runFairness(host.url, env, data, settings) : undefined;
     return { scale, orders: data.orders, lines: data.lines, results, imported, workflow, soak, fairness };
   } finally {
     await Promise.all([host.stop(), ...floors.map((f) => f.server.stop())]);
