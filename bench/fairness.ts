@@ -6,7 +6,8 @@
  * an answer at scale 1), reading every answer whole. The other tenant (`bench-other`, 300
  * products of its own) reads products by key (read-one's requests) over BENCH_FAIRNESS_READERS
  * connections (default 2), one request after another each, for BENCH_DURATION seconds: on the
- * idle host, then under the heavy load. Latencies are timed here to the microsecond (autocannon
+ * idle host, then under the heavy load; then the batches under way are waited for, so that the
+ * next measurement meets an idle host. Latencies are timed here to the microsecond (autocannon
  * rounds them to whole milliseconds, and an idle point read takes less than one).
  *
  * Measured twice: on the run's host, with its tenant share (DATABASE_TENANT_SHARE, default half
@@ -45,7 +46,7 @@ export interface Reads {
 }
 
 export interface HeavyLoad {
-  /** batches answered, by status (those cut off when the measurement ended not counted) */
+  /** batches answered, by status */
   readonly statuses: Readonly<Record<string, number>>;
   /** mean bytes and ms of a batch answered 200 */
   readonly bytes: number;
@@ -137,13 +138,17 @@ async function timedReads(
   };
 }
 
-/** `connections` loops sending the heavy batch one after another until `signal` aborts them */
+/**
+ * `connections` loops sending the heavy batch one after another until `stopped()`: each finishes
+ * the batch it sent, since the host would go on serving one whose client left, and the next
+ * measurement would meet it
+ */
 async function heavyLoad(
   url: string,
   token: string,
   orders: number,
   connections: number,
-  signal: AbortSignal,
+  stopped: () => boolean,
 ): Promise<HeavyLoad> {
   const statuses: Record<string, number> = {};
   let answered = 0;
@@ -158,24 +163,19 @@ async function heavyLoad(
     })),
   });
   const loop = async () => {
-    while (!signal.aborted) {
+    while (!stopped()) {
       const started = performance.now();
-      try {
-        const response = await fetch(`${url}/api/$batch`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body,
-          signal,
-        });
-        const text = await response.text();
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-        if (response.status !== 200) continue;
-        answered++;
-        bytes += Buffer.byteLength(text);
-        ms += performance.now() - started;
-      } catch (error) {
-        if (!signal.aborted) throw error;
-      }
+      const response = await fetch(`${url}/api/$batch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+      });
+      const text = await response.text();
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      if (response.status !== 200) continue;
+      answered++;
+      bytes += Buffer.byteLength(text);
+      ms += performance.now() - started;
     }
   };
   await Promise.all(Array.from({ length: connections }, loop));
@@ -197,15 +197,16 @@ async function measure(
   await timedReads(url, token, guids, readers, settings.warmup);
   console.error(`fairness (tenant share ${share}): the other tenant's reads on the idle host`);
   const idle = await timedReads(url, token, guids, readers, settings.duration);
-  const stop = new AbortController();
-  const heavy = heavyLoad(url, heavyToken, orders, heavyConnections, stop.signal);
+  let stopped = false;
+  const heavy = heavyLoad(url, heavyToken, orders, heavyConnections, () => stopped);
   // the heavy batches under way before the reads are measured
   await new Promise((resolve) => setTimeout(resolve, settings.warmup * 1000));
   console.error(
     `fairness (tenant share ${share}): the same reads while ${heavyConnections} connections send the heavy batch`,
   );
   const loaded = await timedReads(url, token, guids, readers, settings.duration);
-  stop.abort();
+  stopped = true;
+  console.error(`fairness (tenant share ${share}): waiting for the heavy batches under way`);
   return {
     share,
     idle,
