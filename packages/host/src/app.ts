@@ -40,6 +40,7 @@ export interface AppOptions {
     | "auth"
     | "queryLimits"
     | "bodyLimits"
+    | "writeLimits"
     | "logLevel"
     | "workflowTtl"
     | "warmWorkflowScopes"
@@ -82,7 +83,13 @@ export function createApp({
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
-  const service = createODataService({ db, model, basePath: base, queryLimits: config.queryLimits });
+  const service = createODataService({
+    db,
+    model,
+    basePath: base,
+    queryLimits: config.queryLimits,
+    writeLimits: config.writeLimits,
+  });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted
   observeHost(app, db, config, logger, basePath);
@@ -197,10 +204,11 @@ export function createApp({
     planner: service.planner,
     basePath,
     ttlSeconds: config.workflowTtl,
+    writeLimits: config.writeLimits,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
   });
-  app.use(`${basePath}/*`, workflowStep(workflows, basePath));
-  app.route(basePath, workflowRoutes(workflows));
+  app.use(`${basePath}/*`, workflowStep(workflows, basePath, config.roles));
+  app.route(basePath, workflowRoutes(workflows, config.roles));
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");
     const result = await runBatch(c.req.raw, {

@@ -183,3 +183,13 @@ describe("the HTTP timeouts", () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: "10" })).toThrow("HTTP_HEADERS_TIMEOUT_MS=10 is not an integer");
   });
 });
+
+describe("the request budgets", () => {
+  it("cap $search at 100 terms unless MAX_SEARCH_TERMS says otherwise", () => {
+    expect(loadConfig({}).queryLimits.maxSearchTerms).toBe(100);
+    expect(loadConfig({ MAX_SEARCH_TERMS: "20" }).queryLimits.maxSearchTerms).toBe(20);
+    expect(() => loadConfig({ MAX_SEARCH_TERMS: "0" })).toThrow(
+      "MAX_SEARCH_TERMS=0 is not an integer between 1 and 1000",
+    );
+  });
+});

@@ -2,7 +2,7 @@
  * Host configuration from the environment (api-conventions: Addresses and start-up), checked
  * once at start so a typo fails loudly instead of running with a default.
  */
-import { defaultPostgresOptions, type PostgresOptions } from "@bizdata/core";
+import { defaultPostgresOptions, defaultWriteLimits, type PostgresOptions, type WriteLimits } from "@bizdata/core";
 import { type BodyLimits, defaultBodyLimits, defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
 import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
@@ -28,6 +28,8 @@ export interface HostConfig {
   };
   readonly queryLimits: QueryLimits;
   readonly bodyLimits: BodyLimits;
+  /** MAX_COLLECTION_ITEMS: items of an owned collection that declares no `maxItems` (default 1000) */
+  readonly writeLimits: WriteLimits;
   readonly logLevel: string;
   /** seconds an abandoned workflow lives after its last request (api-conventions: 24 hours) */
   readonly workflowTtl: number;
@@ -202,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     queryLimits: {
       ...defaultQueryLimits,
       maxPageSize,
+      maxSearchTerms: integer(env, "MAX_SEARCH_TERMS", defaultQueryLimits.maxSearchTerms, 1, 1000),
+    },
+    writeLimits: {
+      maxCollectionItems: integer(env, "MAX_COLLECTION_ITEMS", defaultWriteLimits.maxCollectionItems, 1, 1_000_000),
     },
     bodyLimits: {
       ...defaultBodyLimits,

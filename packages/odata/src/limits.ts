@@ -15,6 +15,8 @@ export interface QueryLimits {
   readonly maxExpandWidth: number;
   /** largest `$top` a client may ask for, and the server page size */
   readonly maxPageSize: number;
+  /** words and phrases in one `$search` (each is a full-text match against every record read) */
+  readonly maxSearchTerms: number;
 }
 
 export const defaultQueryLimits: QueryLimits = {
@@ -24,6 +26,7 @@ export const defaultQueryLimits: QueryLimits = {
   maxExpandDepth: 4,
   maxExpandWidth: 16,
   maxPageSize: 1000,
+  maxSearchTerms: 100,
 };
 
 /**

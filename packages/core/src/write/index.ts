@@ -1,3 +1,4 @@
+export { defaultWriteLimits, type WriteLimits } from "./collection-limits.js";
 export {
   isGuid,
   prefetchReferences,

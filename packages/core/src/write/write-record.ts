@@ -17,6 +17,7 @@ import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
+import { checkCollectionSizes, checkRoomInOwners, defaultWriteLimits, type WriteLimits } from "./collection-limits.js";
 import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
 import { saveTrees } from "./persist-tree.js";
 import { ReadCache } from "./read-cache.js";
@@ -36,6 +37,8 @@ export interface WriteContext {
    * writes of a changeset, a commit or an import chunk; each write has its own otherwise.
    */
   readonly cache?: ReadCache;
+  /** bounds on what one write may hold; defaultWriteLimits when left out */
+  readonly limits?: WriteLimits;
 }
 
 /** the outcome of one record of a set: its Guid, or the error that kept it from being stored */
@@ -93,6 +96,8 @@ function validated(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: b
     ctx.options,
   );
   if (!result.success) throw validationError(result.issues);
+  // before any item is looked up or merged: a body over a bound is a record over it
+  checkCollectionSizes(def, result.value, ctx.limits ?? defaultWriteLimits);
   decimalsAsNumbers(def, result.value);
   return result.value;
 }
@@ -148,6 +153,8 @@ interface Pending {
  */
 async function runPipeline(ctx: WriteContext & { readonly cache: ReadCache }, def: AnyEntity, pending: Pending[]) {
   const env = environment(ctx, ctx.cache);
+  // the merged records: items already stored count, whichever write (a method's too) adds more
+  await each(pending, (p) => checkCollectionSizes(def, p.root.record, ctx.limits ?? defaultWriteLimits));
   const nodes = () => pending.filter((p) => p.error === undefined).flatMap((p) => itemsFirst(p.root));
   await preloadReads(nodes().filter(isChanged), "logic", env);
   await each(pending, (p) => runLogic(p.root, env));
@@ -204,6 +211,20 @@ export async function createRecords(
     if (unresolved[i] !== undefined) e.error = unresolved[i];
     else (e as { root: RecordNode }).root = mergeTree(def, undefined, e.value!, null, "");
   });
+  // items created on their own (`POST /SalesOrderDetail` naming its order) count in their owner's collection
+  const placed = entries.filter((e) => e.error === undefined);
+  const limits = ctx.limits ?? defaultWriteLimits;
+  const crowded = await checkRoomInOwners(
+    ctx.session,
+    ctx.model,
+    ctx.tenant.id,
+    def,
+    placed.map((e) => e.value!),
+    limits,
+  );
+  placed.forEach((e, i) => {
+    if (crowded[i] !== undefined) e.error = crowded[i];
+  });
   await runPipeline(ctx, def, entries);
   return entries.map((e) => (e.error === undefined ? { guid: e.root.record.Guid as string } : { error: e.error }));
 }
@@ -213,6 +234,18 @@ async function change(context: WriteContext, def: AnyEntity, guid: string, chang
   const ctx = withCache(context);
   const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
+  // an item moved to another owner (its owner reference changed) needs room there
+  const moved: Body = {};
+  for (const key in changes) if (changes[key] !== loaded.record[key]) moved[key] = changes[key];
+  const [crowded] = await checkRoomInOwners(
+    ctx.session,
+    ctx.model,
+    ctx.tenant.id,
+    def,
+    [moved],
+    ctx.limits ?? defaultWriteLimits,
+  );
+  if (crowded !== undefined) throw crowded;
   const pending: Pending[] = [{ root: mergeTree(def, loaded, changes, null, "") }];
   await runPipeline(ctx, def, pending);
   if (pending[0]!.error !== undefined) throw pending[0]!.error;

@@ -82,6 +82,9 @@ const KEPT = [
 /** the headers whose value may be `$<id>`, the ETag a preceding part answered */
 const CONDITIONS = ["if-match", "if-none-match"];
 
+/** `$metadata` as a resource path, also with its `$` percent-encoded */
+const METADATA = new Set(["$metadata", "%24metadata"]);
+
 /** what a part answered */
 type Answer = Pick<BatchResponsePart, "status" | "headers" | "body">;
 
@@ -186,7 +189,35 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
         throw new ServiceError(400, "InvalidBatch", `"${url}" refers to $${ref[1]}, which created nothing.`);
       path = location.slice(basePath.length + 1) + path.slice(ref[0].length);
     }
-    return path;
+    return underServiceRoot(url, path);
+  };
+
+  /**
+   * `path` with its dot segments resolved, as the host's router would resolve them, when it
+   * stays under the service root and names an OData resource there: the service document,
+   * `$metadata`, an entity set or an operation import. Anything else (`../metrics`, `auth/signin`,
+   * `oauth/…`, `openapi.json`, a nested `$batch`) is a 400 for the part: a batch runs OData
+   * requests only, never another route of the host in the caller's name.
+   */
+  const root = `${origin}${basePath}/`;
+  const underServiceRoot = (url: string, path: string): string => {
+    const resolved = new URL(path, root);
+    if (!`${resolved.origin}${resolved.pathname}`.startsWith(root)) {
+      throw new ServiceError(
+        400,
+        "InvalidBatch",
+        `"${url}" resolves outside the service root ${basePath}/; a batch part addresses the service's resources only.`,
+      );
+    }
+    const resource = resolved.pathname.slice(root.length - origin.length);
+    if (resource !== "" && !METADATA.has(resource) && !isServiceResource(model, resource)) {
+      throw new ServiceError(
+        400,
+        "InvalidBatch",
+        `"${url}" is not a resource of the service; a batch part addresses an entity set, an operation import, $metadata or the service document.`,
+      );
+    }
+    return resource + resolved.search;
   };
 
   /**

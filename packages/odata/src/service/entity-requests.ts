@@ -21,6 +21,7 @@ import {
   type WriteContext,
 } from "@bizdata/core";
 import { checkWrite, evaluate, preconditionsOf } from "../conditional/preconditions.js";
+import { emptyBody } from "../json-body/parse-json.js";
 import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
 import { resolveResource } from "../read/read-planner.js";
 import {
@@ -82,12 +83,14 @@ async function writing(service: ServiceContext, tx: Session, request: ODataReque
     prompts,
     options: { ieee754Compatible: request.ieee754Compatible ?? false },
     ...(cache && { cache }),
+    ...(service.writeLimits && { limits: service.writeLimits }),
   };
   return { ctx, prompts };
 }
 
 /** the request's JSON body; a write without one is refused as readJsonBody refuses a missing Content-Type */
 const bodyOf = (request: ODataRequest): Promise<unknown> => {
+  if (request.emptyBody) throw emptyBody();
   if (request.body === undefined) {
     throw new ServiceError(
       415,

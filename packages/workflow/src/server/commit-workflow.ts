@@ -2,6 +2,8 @@
  * Commit (spec 4.7): the staged state is checked, then applied to the base tables in the
  * caller's one transaction and cleared; the workflow stays open.
  *
+ * 0. Rights: the caller may, now, make every kind of write the workflow staged of every entity
+ *    (staged-rights.ts), or it is a `403`, nothing stored.
  * 1. Conflicts: a staged change remembers the version and image of the base record it was made
  *    against. If the main record changed since, changes to different properties merge, while a
  *    change (or a delete) of a property that changed in the main data, or a change of a record
@@ -46,6 +48,7 @@ import {
   writeBehind,
 } from "@bizdata/core";
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { type Rights, requireStagedRights } from "./staged-rights.js";
 import type { WorkflowPrompts } from "./workflow-prompts.js";
 import { closeWorkflow, expiredWorkflows } from "./workflow-store.js";
 import { workflowPromptTable } from "./workflow-tables.js";
@@ -208,16 +211,19 @@ export async function checkStaged(
 }
 
 /**
- * Commits a workflow's staged state. `ctx.session` is the workflow step's staged session and
- * `ctx.prompts` its prompts; every statement runs in that session's transaction, so a result
- * other than "committed" leaves the main data as it was (the caller rolls back).
+ * Commits a workflow's staged state for a caller with the rights `may`. `ctx.session` is the
+ * workflow step's staged session and `ctx.prompts` its prompts; every statement runs in that
+ * session's transaction, so a result other than "committed" (or a 403 thrown) leaves the main
+ * data as it was (the caller rolls back).
  */
 export async function commitWorkflow(
   ctx: WriteContext & { readonly prompts: WorkflowPrompts },
   workflowId: string,
+  may: Rights,
 ): Promise<CommitOutcome> {
   const { model, tenant } = ctx;
   const staged = await stagedEntities(ctx.session, model, tenant.id, workflowId);
+  requireStagedRights(may, model, staged, "commit");
   const conflicts = await stagedConflicts(ctx.session, staged, tenant.id, workflowId);
   if (conflicts.length > 0) {
     for (const conflict of conflicts) {
