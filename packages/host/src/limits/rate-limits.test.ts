@@ -4,7 +4,7 @@
  * address is not touched, and two hosts on one database share their counts once they flushed
  * (each test flushes by hand; the hosts' own flushes, every second, only share sooner).
  */
-import { randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import type { Database, Statement } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -137,6 +137,15 @@ describe("two hosts on one database", () => {
     expect((await read(a.app, admin)).status).toBe(200);
     await a.limits.flush();
     expect((await read(a.app, admin)).status).toBe(429);
+    // what the hosts share is the token's hash, never the token: 13 requests, the refused ones too
+    await a.limits.flush();
+    const hash = `token:${createHash("sha256").update(admin).digest("base64url")}`;
+    const db = await testDatabase();
+    const stored = await db.query<{ key: string; points: number }>({
+      sql: "SELECT key, points FROM bizdata_rate_count WHERE key = $1 OR position($2 in key) > 0",
+      params: [hash, admin],
+    });
+    expect(stored).toEqual([{ key: hash, points: 13 }]);
     a.limits.close();
     b.limits.close();
   });

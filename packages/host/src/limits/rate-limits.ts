@@ -39,6 +39,8 @@ class CountedLimit {
     readonly name: "token" | "address",
     readonly limit: number,
     private readonly setting: string,
+    /** what the shared counts know a key by */
+    readonly sharedKey: (key: string) => string,
   ) {
     this.memory = new RateLimiterMemory({ points: limit, duration: WINDOW_SECONDS, keyPrefix: "" });
   }
@@ -81,11 +83,15 @@ class CountedLimit {
   }
 }
 
-/** the shared key of a limit's key */
-const sharedKey = (limit: CountedLimit, key: string) => `${limit.name}:${key}`;
+/**
+ * A token is known to the shared counts by its hash, made once per flush rather than per request
+ * (2 µs each); in this host's memory the token itself is the key
+ */
+const tokenHash = (token: string) => `token:${createHash("sha256").update(token).digest("base64url")}`;
+const addressKey = (address: string) => `address:${address}`;
 
 export class RateLimits {
-  private readonly byName = new Map<string, CountedLimit>();
+  private readonly limits: readonly CountedLimit[];
   private readonly token: CountedLimit | undefined;
   private readonly address: CountedLimit | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
@@ -98,17 +104,18 @@ export class RateLimits {
     settings: RateLimitSettings,
     private readonly failed: (err: unknown) => void = () => {},
   ) {
-    if (settings.perToken > 0) this.token = new CountedLimit("token", settings.perToken, "RATE_LIMIT_PER_TOKEN");
+    if (settings.perToken > 0)
+      this.token = new CountedLimit("token", settings.perToken, "RATE_LIMIT_PER_TOKEN", tokenHash);
     if (settings.perAddress > 0)
-      this.address = new CountedLimit("address", settings.perAddress, "RATE_LIMIT_PER_ADDRESS");
-    for (const limit of [this.token, this.address]) if (limit) this.byName.set(limit.name, limit);
+      this.address = new CountedLimit("address", settings.perAddress, "RATE_LIMIT_PER_ADDRESS", addressKey);
+    this.limits = [this.token, this.address].filter((limit) => limit !== undefined);
     // a host that stops counting flushes no more: the timer keeps no process alive
-    if (this.byName.size > 0) this.timer = setInterval(() => void this.flush(), FLUSH_MS).unref();
+    if (this.limits.length > 0) this.timer = setInterval(() => void this.flush(), FLUSH_MS).unref();
   }
 
-  /** counts a request made with the access token `token` (kept as its hash); over the limit, 429 */
+  /** counts a request made with the access token `token` (shared as its hash); over the limit, 429 */
   byToken(token: string): Promise<void> | undefined {
-    return this.token?.consume(createHash("sha256").update(token).digest("base64url"));
+    return this.token?.consume(token);
   }
 
   /** counts a request from `address`; over the limit, 429 */
@@ -134,26 +141,27 @@ export class RateLimits {
   }
 
   private async flushNow(): Promise<void> {
-    const taken = [...this.byName.values()].map((limit) => ({ limit, counts: limit.take() }));
-    const keys: string[] = [];
+    const taken = this.limits.map((limit) => ({ limit, counts: limit.take() }));
+    /** each shared key's limit and key in this host's memory */
+    const local = new Map<string, { limit: CountedLimit; key: string }>();
     const points: number[] = [];
     for (const { limit, counts } of taken)
       for (const [key, n] of counts) {
-        keys.push(sharedKey(limit, key));
+        local.set(limit.sharedKey(key), { limit, key });
         points.push(n);
       }
-    if (keys.length === 0) return;
+    if (local.size === 0) return;
     let totals: Awaited<ReturnType<typeof addCounts>>;
     try {
-      totals = await addCounts(this.db, keys, points, WINDOW_SECONDS);
+      totals = await addCounts(this.db, [...local.keys()], points, WINDOW_SECONDS);
     } catch (err) {
       for (const { limit, counts } of taken) limit.giveBack(counts);
       this.failed(err);
       return;
     }
     for (const { key, points: total, secondsLeft } of totals) {
-      const colon = key.indexOf(":");
-      this.byName.get(key.slice(0, colon))?.learn(key.slice(colon + 1), total, secondsLeft);
+      const counted = local.get(key);
+      counted?.limit.learn(counted.key, total, secondsLeft);
     }
     // the rows of keys no longer counted, once a window (by this host's clock: only roughly)
     const window = Math.floor(Date.now() / 1000 / WINDOW_SECONDS);
