@@ -1,11 +1,12 @@
 /**
  * The run's results: Markdown tables on stdout (pasteable into an issue), one for the parsers and
- * one for HTTP, one for the import, one for workflows and one for the soak, and the same numbers with the machine and settings as JSON in
+ * one for HTTP, one for the import, one for workflows, one for the soak and one for fairness, and the same numbers with the machine and settings as JSON in
  * bench/results/latest.json (ignored by git: results belong to a machine and a moment, not to the
  * source).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
+import type { FairnessResult, FairnessRun } from "./fairness.js";
 import type { ImportResult, ImportRun } from "./import.js";
 import type { Measurement } from "./load.js";
 import type { ParserResult } from "./parser.js";
@@ -30,6 +31,7 @@ export interface ScaleRun {
   readonly imported: ImportResult | undefined;
   readonly workflow: WorkflowResult | undefined;
   readonly soak: SoakResult | undefined;
+  readonly fairness: FairnessResult | undefined;
 }
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -306,6 +308,40 @@ export function soakTable(r: SoakResult, m: Machine): string {
   ].join("\n");
 }
 
+export function fairnessTable(r: FairnessResult, m: Machine): string {
+  const head = [
+    "other tenant's GET /api/Product(<guid>)?$select=SKU,Cost",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "failed",
+    "heavy batches answered",
+    "MB, s a batch",
+  ];
+  const ms = (n: number) => n.toFixed(2);
+  const rows = r.runs.flatMap((run) => {
+    const statuses = Object.entries(run.heavy.statuses)
+      .map(([status, n]) => `${n} × ${status}`)
+      .join(", ");
+    const reads = (w: FairnessRun["idle"]) => [ops(w.rps), ms(w.p50), ms(w.p99), String(w.failed)];
+    return [
+      [`share ${run.share}: idle host`, ...reads(run.idle), "", ""],
+      [
+        `share ${run.share}: under the heavy batches`,
+        ...reads(run.loaded),
+        statuses || "none",
+        `${(run.heavy.bytes / 1e6).toFixed(1)}, ${(run.heavy.ms / 1000).toFixed(1)}`,
+      ],
+      [`share ${run.share}: loaded/idle`, "", run.ratio.p50.toFixed(2), run.ratio.p99.toFixed(2), "", "", ""],
+    ];
+  });
+  return [
+    `${machineLine(m)} · fairness: ${r.readers} connections read another tenant's products by key, one request after another each, on the idle host, then while ${r.heavyConnections} connections of the bench tenant send $batch of 64 × SalesOrder?$top=1000&$expand=Details one after another; on the host with its tenant share, then on one with DATABASE_TENANT_SHARE=1 (a tenant may take the whole pool)`,
+    "",
+    ...markdown(head, rows),
+  ].join("\n");
+}
+
 export async function writeJson(
   runs: readonly ScaleRun[],
   parser: readonly ParserResult[],
@@ -330,6 +366,7 @@ export async function writeJson(
       import: run.imported ?? null,
       workflow: run.workflow ?? null,
       soak: run.soak ?? null,
+      fairness: run.fairness ?? null,
     })),
     loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };

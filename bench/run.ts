@@ -13,7 +13,9 @@
  * and BENCH_WORKFLOW_STEPS the workflow (0 skips either), BENCH_WORKFLOW_COMMITS the workflow's
  * bulk-staged commits (default 100,10000); BENCH_ONLY=soak runs the soak part
  * (soak.ts: BENCH_SOAK_REQUESTS point reads against one host, throughput and p99 per 100,000),
- * which runs only when named; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
+ * which runs only when named; BENCH_ONLY=fairness the fairness part (fairness.ts: another
+ * tenant's point reads while one tenant sends heavy batches, against an idle host), also only when
+ * named; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
  * floor processes into its subfolders host/ and floor-<kind>/. It fails
  * before measuring a scenario when the host and a floor disagree on its answer, exits non-zero
  * when a scenario mostly failed, and fails when an import request is not answered 2xx or the
@@ -21,12 +23,14 @@
  * expected or the products do not hold the committed costs.
  */
 import { assertAgree, withoutControl } from "./agree.js";
+import { FAIRNESS_PART, runFairness } from "./fairness.js";
 import { IMPORT_PART, importTenant, prepareImport, runImport } from "./import.js";
 import { benchTurns, measureInTurns, mostlyFailed, probe, type Target, warmUp } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
 import {
   describeMachine,
+  fairnessTable,
   growthTable,
   importTables,
   parserTable,
@@ -49,11 +53,15 @@ const settings = loadSettings();
 const unknown =
   settings.only?.filter(
     (name) =>
-      name !== IMPORT_PART && name !== WORKFLOW_PART && name !== SOAK_PART && !scenarios.some((s) => s.name === name),
+      name !== IMPORT_PART &&
+      name !== WORKFLOW_PART &&
+      name !== SOAK_PART &&
+      name !== FAIRNESS_PART &&
+      !scenarios.some((s) => s.name === name),
   ) ?? [];
 if (unknown.length > 0)
   throw new Error(
-    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part, ${WORKFLOW_PART} the workflow part and ${SOAK_PART} the soak part.`,
+    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part, ${WORKFLOW_PART} the workflow part, ${SOAK_PART} the soak part and ${FAIRNESS_PART} the fairness part.`,
   );
 const selected = settings.parser === "only" ? [] : scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
 const importing =
@@ -62,6 +70,7 @@ const workflowing =
   settings.parser !== "only" && settings.workflowSteps > 0 && (settings.only?.includes(WORKFLOW_PART) ?? true);
 // minutes long: only when named
 const soaking = settings.parser !== "only" && (settings.only?.includes(SOAK_PART) ?? false);
+const fair = settings.parser !== "only" && (settings.only?.includes(FAIRNESS_PART) ?? false);
 const machine = describeMachine();
 
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
@@ -70,7 +79,7 @@ if (parser.length > 0) console.log(`${parserTable(parser, machine, settings)}\n`
 async function runScale(scale: number): Promise<ScaleRun> {
   // the workflow part stages changes to the bench tenant's products
   const data =
-    selected.length > 0 || workflowing || soaking
+    selected.length > 0 || workflowing || soaking || fair
       ? await prepareDatabase(settings.databaseUrl, scale)
       : { databaseUrl: await scaleDatabase(settings.databaseUrl, scale), guids: [], orders: 0, lines: 0 };
   if (importing) await prepareImport(data.databaseUrl);
@@ -158,14 +167,15 @@ async function runScale(scale: number): Promise<ScaleRun> {
     const soak = soaking
       ? await runSoak(host.url, host.pid, await signIn(host.url, benchTenant), scenarioData, settings)
       : undefined;
-    return { scale, orders: data.orders, lines: data.lines, results, imported, workflow, soak };
+    const fairness = fair ? await runFairness(host.url, env, data, settings) : undefined;
+    return { scale, orders: data.orders, lines: data.lines, results, imported, workflow, soak, fairness };
   } finally {
     await Promise.all([host.stop(), ...floors.map((f) => f.server.stop())]);
   }
 }
 
 const runs: ScaleRun[] = [];
-if (selected.length > 0 || importing || workflowing || soaking) {
+if (selected.length > 0 || importing || workflowing || soaking || fair) {
   // the host runs as it ships: compiled (servers.ts, BUILT_PACKAGES)
   buildPackages();
   for (const scale of settings.scales) {
@@ -176,6 +186,7 @@ if (selected.length > 0 || importing || workflowing || soaking) {
     if (run.imported !== undefined) console.log(`\n${importTables(run.imported, machine)}`);
     if (run.workflow !== undefined) console.log(`\n${workflowTable(run.workflow, machine)}`);
     if (run.soak !== undefined) console.log(`\n${soakTable(run.soak, machine)}`);
+    if (run.fairness !== undefined) console.log(`\n${fairnessTable(run.fairness, machine)}`);
   }
 }
 if (runs.length > 1) console.log(`\n${growthTable(runs)}`);

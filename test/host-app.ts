@@ -12,13 +12,18 @@ type App = ReturnType<typeof createApp>;
 
 let shared: Promise<App> | undefined;
 
+/**
+ * Without the per-token rate limit: its flush, a statement a second on the app's database, would
+ * land among the statements the tests that count them record (rate-limits.test.ts tests it); a
+ * token's grant read once a minute, not every 5 s, for the same reason (token-grants.test.ts
+ * reads them on every request)
+ */
 export const config = loadConfig({
   MAX_PAGE_SIZE: "50",
   MAX_BODY_BYTES: String(64 * 1024),
   LOG_LEVEL: "silent",
-  // a token's grant read once a minute, not every 5 s: tests that count a request's statements
-  // see the request's own (token-grants.test.ts reads them on every request)
   GRANT_CACHE_MS: "60000",
+  RATE_LIMIT_PER_TOKEN: "0",
 });
 
 /** the app, built once per worker */

@@ -59,3 +59,14 @@ export const notFound = (message: string, target?: string) => new ServiceError(4
  * and the entity or method: "updating Product", "calling Journal.Post".
  */
 export const forbidden = (what: string) => new ServiceError(403, "Forbidden", `Your role does not allow ${what}.`);
+
+/**
+ * A tenant already holds its share of the host's database work and its queue is full, or its
+ * request waited longer than the bound (429 `TenantBusy`): the other tenants' requests go on.
+ */
+export const tenantBusy = (message: string, retryAfterSeconds: number) =>
+  new ServiceError(429, "TenantBusy", message).withHeaders({ "Retry-After": String(retryAfterSeconds) });
+
+/** A token or a client address over its request rate (429 `RateLimited`), with the headers that say when to retry. */
+export const rateLimited = (message: string, headers: Record<string, string>) =>
+  new ServiceError(429, "RateLimited", message).withHeaders(headers);

@@ -34,6 +34,7 @@ export {
   VERSION_COLUMN,
 } from "./storage/naming.js";
 export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
+export { type GateRefusals, PoolGate } from "./storage/pool-gate.js";
 export { RAISE_MALLOC_THRESHOLDS } from "./storage/postgres-database.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";

@@ -23,11 +23,13 @@ import { grantStanding } from "./auth/token-grants.js";
 import { thirdPartyVerifier } from "./auth/trusted-issuers.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
+import { limitedByAddress, limitedByToken, RateLimits } from "./limits/rate-limits.js";
+import { sharedByTenants, TenantShare } from "./limits/tenant-share.js";
 import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
-import { requestDatabase, requestLogger, subrequestEnv } from "./observability/request-context.js";
+import { parentRequestOf, requestDatabase, requestLogger, subrequestEnv } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
 
 export interface AppOptions {
@@ -49,6 +51,8 @@ export interface AppOptions {
     | "mcpRowLimit"
     | "signInThrottle"
     | "oauthRegistration"
+    | "tenantShare"
+    | "rateLimits"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -61,6 +65,13 @@ export interface AppOptions {
    * the API's resource indicator. Needs the app served by @hono/node-server.
    */
   readonly oauthServer?: { readonly publicUrl: string };
+  /**
+   * The request counts the rate limits keep (default: made from `config.rateLimits` on `db`):
+   * hosts that share a database share them; give one to flush it or close it yourself
+   */
+  readonly rateLimits?: RateLimits;
+  /** the places each tenant's requests take (default: made from `config.tenantShare`) */
+  readonly tenantShare?: TenantShare;
 }
 
 export function createApp({
@@ -71,6 +82,8 @@ export function createApp({
   logger = pino({ level: config.logLevel }),
   basePath: base = "/api",
   oauthServer,
+  rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed")),
+  tenantShare = new TenantShare(config.tenantShare),
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -111,6 +124,8 @@ export function createApp({
   app.notFound((c) => c.json({ error: { code: "NotFound", message: `No resource at ${c.req.path}.` } }, 404));
 
   app.route("/health", healthRoutes(db, model, logger));
+  // ahead of sign-in: a client without a valid token is limited by its address
+  app.use(`${basePath}/*`, limitedByAddress(rateLimits));
   app.get("/.well-known/jwks.json", (c) => c.json(keys.jwks));
 
   app.route(`${basePath}/auth`, authRoutes(db, keys, auth, config.signInThrottle));
@@ -173,6 +188,13 @@ export function createApp({
     `${basePath}/*`,
     authenticate(keys, auth, { resourceMetadata: metadataOf, standing, ...(thirdParty && { thirdParty }) }),
   );
+  app.use(`${basePath}/*`, limitedByToken(rateLimits));
+  // an MCP call's tools make requests of their own, which take their places
+  if (tenantShare.settings.perTenant > 0)
+    app.use(
+      `${basePath}/*`,
+      sharedByTenants(tenantShare, (c) => parentRequestOf(c) !== undefined || c.req.path === mcp),
+    );
   // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
   app.route(
     "/",

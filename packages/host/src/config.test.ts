@@ -42,6 +42,48 @@ describe("the database settings of the host configuration", () => {
   });
 });
 
+describe("the tenant share and the rate limits", () => {
+  it("default to half the pool per tenant, 256 waiting for 5 s, 6,000 requests a minute per token and 12,000 per address", () => {
+    const config = loadConfig({});
+    expect(config.tenantShare).toEqual({ perTenant: 5, queue: 256, waitMs: 5000 });
+    expect(config.rateLimits).toEqual({ perToken: 6000, perAddress: 12_000 });
+  });
+
+  it("count a tenant's places from DATABASE_POOL_SIZE and DATABASE_TENANT_SHARE, rounded down, at least one", () => {
+    const places = (env: Record<string, string>) => loadConfig(env).tenantShare.perTenant;
+    expect(places({ DATABASE_POOL_SIZE: "20", DATABASE_TENANT_SHARE: "0.25" })).toBe(5);
+    expect(places({ DATABASE_POOL_SIZE: "7", DATABASE_TENANT_SHARE: "0.5" })).toBe(3);
+    expect(places({ DATABASE_POOL_SIZE: "1" })).toBe(1);
+    expect(places({ DATABASE_TENANT_SHARE: "0.01" })).toBe(1);
+    expect(places({ DATABASE_TENANT_SHARE: "1" })).toBe(10);
+    // 0: no share
+    expect(places({ DATABASE_TENANT_SHARE: "0" })).toBe(0);
+  });
+
+  it("read the queue, the wait and the limits from their variables; 0 turns a rate limit off", () => {
+    const config = loadConfig({
+      DATABASE_TENANT_QUEUE: "0",
+      DATABASE_TENANT_WAIT_MS: "250",
+      RATE_LIMIT_PER_TOKEN: "0",
+      RATE_LIMIT_PER_ADDRESS: "100",
+    });
+    expect(config.tenantShare).toEqual({ perTenant: 5, queue: 0, waitMs: 250 });
+    expect(config.rateLimits).toEqual({ perToken: 0, perAddress: 100 });
+  });
+
+  it("refuse a value out of range, naming the variable", () => {
+    expect(() => loadConfig({ DATABASE_TENANT_SHARE: "1.5" })).toThrow(
+      "DATABASE_TENANT_SHARE=1.5 is not a number between 0 and 1.",
+    );
+    expect(() => loadConfig({ DATABASE_TENANT_SHARE: "half" })).toThrow("DATABASE_TENANT_SHARE=half");
+    expect(() => loadConfig({ DATABASE_TENANT_SHARE: "-0.1" })).toThrow("DATABASE_TENANT_SHARE=-0.1");
+    expect(() => loadConfig({ DATABASE_TENANT_QUEUE: "-1" })).toThrow("DATABASE_TENANT_QUEUE=-1");
+    expect(() => loadConfig({ DATABASE_TENANT_WAIT_MS: "0" })).toThrow("DATABASE_TENANT_WAIT_MS=0");
+    expect(() => loadConfig({ RATE_LIMIT_PER_TOKEN: "1.5" })).toThrow("RATE_LIMIT_PER_TOKEN=1.5");
+    expect(() => loadConfig({ RATE_LIMIT_PER_ADDRESS: "-5" })).toThrow("RATE_LIMIT_PER_ADDRESS=-5");
+  });
+});
+
 describe("the shutdown grace period", () => {
   it("is 10 s unless SHUTDOWN_GRACE_MS says otherwise", () => {
     expect(loadConfig({}).shutdownGrace).toBe(10_000);

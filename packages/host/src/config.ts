@@ -15,6 +15,8 @@ import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
 import { defaultThrottle, type ThrottleSettings } from "./auth/sign-in-throttle.js";
 import type { TrustedIssuer } from "./auth/trusted-issuers.js";
+import type { RateLimitSettings } from "./limits/rate-limits.js";
+import { placesPerTenant, type TenantShareSettings } from "./limits/tenant-share.js";
 import { defaultRegistration, type RegistrationSettings } from "./oauth/registration-limit.js";
 import type { MetricsSettings } from "./observability/observe-host.js";
 import { type ProxySettings, parseProxyHeader, parseTrustedProxies } from "./observability/trusted-proxies.js";
@@ -72,6 +74,14 @@ export interface HostConfig {
   readonly signInThrottle: ThrottleSettings;
   /** OAUTH_REGISTRATIONS_PER_HOUR, OAUTH_REGISTRATION_TOKEN: who may register OAuth clients, how often */
   readonly oauthRegistration: RegistrationSettings;
+  /**
+   * DATABASE_TENANT_SHARE (of DATABASE_POOL_SIZE, default 0.5), DATABASE_TENANT_QUEUE (256),
+   * DATABASE_TENANT_WAIT_MS (5 s): how many requests of one tenant are served at once, and how
+   * many wait, for how long, before the next gets 429 TenantBusy
+   */
+  readonly tenantShare: TenantShareSettings;
+  /** RATE_LIMIT_PER_TOKEN (6,000), RATE_LIMIT_PER_ADDRESS (12,000): requests a minute, 0 for none */
+  readonly rateLimits: RateLimitSettings;
 }
 
 /**
@@ -93,6 +103,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max)
     throw new Error(`${name}=${raw} is not an integer between ${min} and ${max}.`);
+  return n;
+}
+
+/** a share between 0 and 1 */
+function fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name}=${raw} is not a number between 0 and 1.`);
   return n;
 }
 
@@ -188,12 +207,13 @@ function secretToken(env: NodeJS.ProcessEnv, name: string): string | undefined {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
   const maxPageSize = integer(env, "MAX_PAGE_SIZE", defaultQueryLimits.maxPageSize, 1, 100_000);
+  const postgres = postgresOptions(env);
   return {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 3000, 0, 65535),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || "./.data",
-    postgres: postgresOptions(env),
+    postgres,
     auth: {
       issuer: env.AUTH_ISSUER || "bizdata",
       audience: env.AUTH_AUDIENCE || "bizdata-api",
@@ -241,6 +261,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       perHour: integer(env, "OAUTH_REGISTRATIONS_PER_HOUR", defaultRegistration.perHour, 1, 100_000),
       token: secretToken(env, "OAUTH_REGISTRATION_TOKEN"),
     },
+    tenantShare: tenantShare(env, postgres.max),
+    rateLimits: {
+      perToken: integer(env, "RATE_LIMIT_PER_TOKEN", 6000, 0, 10_000_000),
+      perAddress: integer(env, "RATE_LIMIT_PER_ADDRESS", 12_000, 0, 10_000_000),
+    },
+  };
+}
+
+/**
+ * Half the pool by default: however busy one tenant is, the other half stays free for the
+ * others. On PGlite, whose one connection takes transactions in turn, the pool size counts the
+ * host's concurrency slots all the same (limits/tenant-share.ts).
+ */
+function tenantShare(env: NodeJS.ProcessEnv, poolSize: number): TenantShareSettings {
+  return {
+    perTenant: placesPerTenant(poolSize, fraction(env, "DATABASE_TENANT_SHARE", 0.5)),
+    queue: integer(env, "DATABASE_TENANT_QUEUE", 256, 0, 100_000),
+    waitMs: integer(env, "DATABASE_TENANT_WAIT_MS", 5000, 1, 600_000),
   };
 }
 

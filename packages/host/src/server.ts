@@ -13,6 +13,7 @@ import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
+import { RateLimits } from "./limits/rate-limits.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
 
@@ -75,12 +76,14 @@ export async function startHost(
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   const oauth = config.oauthServer.enabled ?? oauthServer ?? false;
+  const rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed"));
   app = createApp({
     db,
     model,
     keys,
     config,
     logger,
+    rateLimits,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
   });
   logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");
@@ -100,6 +103,8 @@ export async function startHost(
       clearInterval(analyze);
       const { cut } = await draining.drain(graceMs);
       if (cut) logger.warn({ graceMs }, "requests still in flight after the grace period were cut");
+      rateLimits.close();
+      await rateLimits.flush();
       await db.close();
       logger.info("stopped");
     },

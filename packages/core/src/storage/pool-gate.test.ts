@@ -60,4 +60,29 @@ describe("PoolGate", () => {
     await expect(gate.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(await gate.run(async () => 1)).toBe(1);
   });
+
+  it("refuses an operation past a bounded queue at once, and a waiter past its deadline, with its own errors", async () => {
+    const gate = new PoolGate(1, 50, {
+      queue: 1,
+      full: () => new Error("queue full"),
+      timedOut: () => new Error("waited too long"),
+    });
+    const hold = deferred();
+    const first = gate.run(() => hold.promise);
+    const waiting = gate.run(async () => "ran");
+    let ran = false;
+    await expect(
+      gate.run(async () => {
+        ran = true;
+      }),
+    ).rejects.toThrow("queue full");
+    await expect(waiting).rejects.toThrow("waited too long");
+    expect(ran).toBe(false);
+    // the queue's place is free again once the waiter left it
+    const next = gate.run(async () => "next");
+    hold.resolve();
+    await first;
+    expect(await next).toBe("next");
+    expect(gate.stats()).toEqual({ size: 1, busy: 0, waiting: 0 });
+  });
 });
