@@ -14,7 +14,7 @@ import { config, fromPeer, PASSWORD, testApp } from "../../../../test/host-app.j
 import { type App, createApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
-import { admitAttempt, attemptKeys, defaultThrottle } from "./sign-in-throttle.js";
+import { admitAttempt, attemptKeys, defaultThrottle, sweepForgotten } from "./sign-in-throttle.js";
 import { loadSigningKeys } from "./signing-keys.js";
 
 /** addresses in the benchmarking range, a new one each call, unlikely to repeat across runs on one database */
@@ -190,5 +190,17 @@ describe("counting in the database", () => {
     expect(await admitAttempt(db, keys, settings)).toEqual({ allowed: true });
     expect(await failuresOf(pair)).toBe(1);
     expect((await admitAttempt(db, keys, settings)).allowed).toBe(true);
+  });
+
+  it("deletes the rows of forgotten counts whose block is over, and keeps the others", async () => {
+    const settings = { ...defaultThrottle, firstDelay: 10 };
+    const [forgotten, recent] = [someAddress(), someAddress()].map(
+      (address) => attemptKeys(settings, uniqueTenant("sweep"), "someone", address)[0]!,
+    );
+    for (const key of [forgotten!, recent!]) await admitAttempt(db, [key], settings);
+    await moveBack(forgotten!.key, settings.resetAfter + 1);
+    await sweepForgotten(db, settings);
+    expect(await failuresOf(forgotten!.key)).toBeUndefined();
+    expect(await failuresOf(recent!.key)).toBe(1);
   });
 });

@@ -69,6 +69,17 @@ export interface AttemptKey {
   readonly clearedBySuccess: boolean;
 }
 
+/** every this-many attempts a host counts, the rows whose counts are forgotten are deleted */
+const SWEEP_EVERY = 200;
+let counted = 0;
+
+/** deletes the keys whose count is forgotten and whose block is over: they would start from nothing anyway */
+export async function sweepForgotten(db: Database, settings: ThrottleSettings): Promise<void> {
+  await db.query(sql`DELETE FROM ${t}
+    WHERE coalesce(${t.lastFailureAt}, ${t.windowStart}) < now() - make_interval(secs => ${settings.resetAfter})
+    AND (${t.blockedUntil} IS NULL OR ${t.blockedUntil} < now())`);
+}
+
 export type Admission = { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number };
 
 /**
@@ -82,6 +93,7 @@ export async function admitAttempt(
   settings: ThrottleSettings,
 ): Promise<Admission> {
   const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+  if (++counted % SWEEP_EVERY === 0) await sweepForgotten(db, settings);
   return db.transaction(async (tx) => {
     const q = tableQueries(tx);
     const rows = await q
