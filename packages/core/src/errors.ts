@@ -53,3 +53,9 @@ export const validationError = (details: readonly ErrorDetail[], message = "The 
   );
 
 export const notFound = (message: string, target?: string) => new ServiceError(404, "NotFound", message, target);
+
+/**
+ * The caller's roles or token scopes do not allow it (403 `Forbidden`); `what` names the action
+ * and the entity or method: "updating Product", "calling Journal.Post".
+ */
+export const forbidden = (what: string) => new ServiceError(403, "Forbidden", `Your role does not allow ${what}.`);

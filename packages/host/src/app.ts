@@ -39,6 +39,8 @@ export interface AppOptions {
     | "auth"
     | "queryLimits"
     | "bodyLimits"
+    | "batchLimits"
+    | "writeLimits"
     | "logLevel"
     | "workflowTtl"
     | "warmWorkflowScopes"
@@ -72,7 +74,13 @@ export function createApp({
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
-  const service = createODataService({ db, model, basePath: base, queryLimits: config.queryLimits });
+  const service = createODataService({
+    db,
+    model,
+    basePath: base,
+    queryLimits: config.queryLimits,
+    writeLimits: config.writeLimits,
+  });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted
   observeHost(app, db, config, logger, basePath);
@@ -187,16 +195,18 @@ export function createApp({
     planner: service.planner,
     basePath,
     ttlSeconds: config.workflowTtl,
+    writeLimits: config.writeLimits,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
   });
-  app.use(`${basePath}/*`, workflowStep(workflows, basePath));
-  app.route(basePath, workflowRoutes(workflows));
+  app.use(`${basePath}/*`, workflowStep(workflows, basePath, config.roles));
+  app.route(basePath, workflowRoutes(workflows, config.roles));
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");
     const result = await runBatch(c.req.raw, {
       model,
       basePath,
       bodyLimits: config.bodyLimits,
+      batchLimits: config.batchLimits,
       tenantId,
       // a part for the service as a call of it, as the entity routes make it; a workflow step
       // (which the workflow middleware runs) and any other route through the app as a request of

@@ -142,6 +142,33 @@ describe("the HTTP timeouts", () => {
   });
 });
 
+describe("the request budgets", () => {
+  it("cap $search at 100 terms unless MAX_SEARCH_TERMS says otherwise", () => {
+    expect(loadConfig({}).queryLimits.maxSearchTerms).toBe(100);
+    expect(loadConfig({ MAX_SEARCH_TERMS: "20" }).queryLimits.maxSearchTerms).toBe(20);
+    expect(() => loadConfig({ MAX_SEARCH_TERMS: "0" })).toThrow(
+      "MAX_SEARCH_TERMS=0 is not an integer between 1 and 1000",
+    );
+  });
+
+  it("hold an answer to 16 MiB and a batch's answers to 32 MiB unless MAX_ANSWER_BYTES, MAX_BATCH_ANSWER_BYTES say otherwise", () => {
+    expect(loadConfig({}).queryLimits.maxAnswerBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({}).batchLimits).toEqual({
+      maxBatchParts: 64,
+      maxChangesetWrites: 64,
+      maxAnswerBytes: 32 * 1024 * 1024,
+    });
+    const set = loadConfig({ MAX_ANSWER_BYTES: "65536", MAX_BATCH_ANSWER_BYTES: "131072" });
+    expect([set.queryLimits.maxAnswerBytes, set.batchLimits.maxAnswerBytes]).toEqual([65536, 131072]);
+    expect(() => loadConfig({ MAX_ANSWER_BYTES: "10" })).toThrow("MAX_ANSWER_BYTES=10 is not an integer between 1024");
+  });
+
+  it("bound an owned collection at 1000 items unless MAX_COLLECTION_ITEMS says otherwise", () => {
+    expect(loadConfig({}).writeLimits).toEqual({ maxCollectionItems: 1000 });
+    expect(loadConfig({ MAX_COLLECTION_ITEMS: "50" }).writeLimits).toEqual({ maxCollectionItems: 50 });
+    expect(() => loadConfig({ MAX_COLLECTION_ITEMS: "many" })).toThrow("MAX_COLLECTION_ITEMS=many is not an integer");
+  });
+});
 describe("the sign-in throttle", () => {
   it("blocks a pair after 5 failures, an address after 20, an account after 10; 1 s doubling to 15 min, 60 s for an account", () => {
     expect(loadConfig({}).signInThrottle).toEqual({

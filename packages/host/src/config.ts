@@ -2,8 +2,15 @@
  * Host configuration from the environment (api-conventions: Addresses and start-up), checked
  * once at start so a typo fails loudly instead of running with a default.
  */
-import { defaultPostgresOptions, type PostgresOptions } from "@bizdata/core";
-import { type BodyLimits, defaultBodyLimits, defaultQueryLimits, type QueryLimits } from "@bizdata/odata";
+import { defaultPostgresOptions, defaultWriteLimits, type PostgresOptions, type WriteLimits } from "@bizdata/core";
+import {
+  type BatchLimits,
+  type BodyLimits,
+  defaultBatchLimits,
+  defaultBodyLimits,
+  defaultQueryLimits,
+  type QueryLimits,
+} from "@bizdata/odata";
 import type { JWK } from "jose";
 import { defaultRoles, type Roles } from "./auth/permissions.js";
 import { defaultThrottle, type ThrottleSettings } from "./auth/sign-in-throttle.js";
@@ -28,8 +35,13 @@ export interface HostConfig {
     /** GRANT_CACHE_MS: how long a host keeps what it read of a token's grant and user (token-grants.ts) */
     readonly grantCacheMs: number;
   };
+  /** MAX_PAGE_SIZE, MAX_SEARCH_TERMS, MAX_ANSWER_BYTES: what one read may ask for and answer */
   readonly queryLimits: QueryLimits;
+  /** MAX_BATCH_ANSWER_BYTES: bytes of a `$batch`'s answers together */
+  readonly batchLimits: BatchLimits;
   readonly bodyLimits: BodyLimits;
+  /** MAX_COLLECTION_ITEMS: items of an owned collection that declares no `maxItems` (default 1000) */
+  readonly writeLimits: WriteLimits;
   readonly logLevel: string;
   /** seconds an abandoned workflow lives after its last request (api-conventions: 24 hours) */
   readonly workflowTtl: number;
@@ -192,6 +204,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     queryLimits: {
       ...defaultQueryLimits,
       maxPageSize,
+      maxSearchTerms: integer(env, "MAX_SEARCH_TERMS", defaultQueryLimits.maxSearchTerms, 1, 1000),
+      maxAnswerBytes: integer(env, "MAX_ANSWER_BYTES", defaultQueryLimits.maxAnswerBytes, 1024, 1024 ** 3),
+    },
+    batchLimits: {
+      ...defaultBatchLimits,
+      maxAnswerBytes: integer(env, "MAX_BATCH_ANSWER_BYTES", defaultBatchLimits.maxAnswerBytes, 1024, 1024 ** 3),
+    },
+    writeLimits: {
+      maxCollectionItems: integer(env, "MAX_COLLECTION_ITEMS", defaultWriteLimits.maxCollectionItems, 1, 1_000_000),
     },
     bodyLimits: {
       ...defaultBodyLimits,

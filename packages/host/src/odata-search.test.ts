@@ -139,6 +139,17 @@ describe("$search with other options", () => {
     expect(await res.text()).toBe("3");
   });
 
+  it("takes up to 100 terms; more is a 400 naming the limit, not a statement nested that deep", async () => {
+    const terms = (n: number) => ["bolt", ...Array.from({ length: n - 1 }, (_, i) => `nothing${i}`)];
+    expect(await skus(terms(100).join(" OR "))).toEqual(["BOLT-9"]);
+    expect(await skus(terms(100).join(" "))).toEqual([]);
+    for (const search of [terms(101).join(" OR "), terms(500).join(" OR "), terms(500).join(" AND ")]) {
+      const { status, body } = await get(`/api/Product?$search=${q(search)}`);
+      expect(status).toBe(400);
+      expect(body.error.message).toContain("more than the limit of 100 terms");
+    }
+  });
+
   it("is written without $ too", async () => {
     expect(await skus("bolt", "&top=5")).toEqual(["BOLT-9"]);
     const { body } = await get(`/api/Product?$select=SKU&search=bolt`);

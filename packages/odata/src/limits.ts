@@ -15,6 +15,13 @@ export interface QueryLimits {
   readonly maxExpandWidth: number;
   /** largest `$top` a client may ask for, and the server page size */
   readonly maxPageSize: number;
+  /** words and phrases in one `$search` (each is a full-text match against every record read) */
+  readonly maxSearchTerms: number;
+  /**
+   * Bytes of one read's answer: `$top` bounds the records, the collections' bounds their items,
+   * but a thousand orders with a thousand lines each is still a gigabyte to build and hold.
+   */
+  readonly maxAnswerBytes: number;
 }
 
 export const defaultQueryLimits: QueryLimits = {
@@ -24,6 +31,8 @@ export const defaultQueryLimits: QueryLimits = {
   maxExpandDepth: 4,
   maxExpandWidth: 16,
   maxPageSize: 1000,
+  maxSearchTerms: 100,
+  maxAnswerBytes: 16 * 1024 * 1024,
 };
 
 /**
@@ -35,11 +44,14 @@ export interface BatchLimits {
   readonly maxBatchParts: number;
   /** write requests (POST, PATCH, DELETE) in one changeset / atomicity group */
   readonly maxChangesetWrites: number;
+  /** bytes of the answers of all its parts together: the batch as a whole, not only each part */
+  readonly maxAnswerBytes: number;
 }
 
 export const defaultBatchLimits: BatchLimits = {
   maxBatchParts: 64,
   maxChangesetWrites: 64,
+  maxAnswerBytes: 32 * 1024 * 1024,
 };
 
 /** Bounds on a request body, checked before any of it reaches validation or business logic. */

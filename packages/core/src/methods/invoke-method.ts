@@ -3,7 +3,10 @@
  * enabled subscribers is checked before any body runs; bodies run in registration order; an
  * abort inside a body runs the undo handlers of the subscribers that already ran, in reverse,
  * and keeps what a subscriber without undo did; save-on-completion checks the record first and
- * saves once at the end. The same function serves HTTP calls and server code.
+ * saves once at the end. What a body saves is held to its properties' constraints as a PATCH is
+ * (write-record's pipeline): a save that breaks one is a 400 with a PATCH's details, which
+ * undoes a save-on-completion method's bodies, and the request stores nothing. The same function
+ * serves HTTP calls and server code.
  */
 import { ServiceError, validationError } from "../errors.js";
 import type { AnyEntity, Model } from "../model/model.js";

@@ -101,6 +101,8 @@ export interface CollectionField<E extends EntityDefinition<string, any, any> = 
   readonly kind: "collection";
   readonly target: E;
   readonly inverse: string;
+  /** the most items one record may hold; without it, the host's bound (WriteLimits) */
+  readonly maxItems?: number;
 }
 
 /** A nested value (`MailingAddress`): scalars and references stored in the owner's row. */
@@ -210,8 +212,13 @@ export const reference = <Req extends boolean = false>(
 
 export const collection = <E extends EntityDefinition<string, any, any>>(
   target: E,
-  o: { inverse: string; description?: string },
-): CollectionField<E> => ({ ...o, kind: "collection", target, required: false, readOnly: false });
+  o: { inverse: string; maxItems?: number; description?: string },
+): CollectionField<E> => {
+  if (o.maxItems !== undefined && !(Number.isInteger(o.maxItems) && o.maxItems >= 0)) {
+    throw new Error(`collection(${target.name}): maxItems must be a whole number of items, not ${o.maxItems}.`);
+  }
+  return { ...o, kind: "collection", target, required: false, readOnly: false };
+};
 
 export const complex = <const F extends ComplexMembers>(
   fields: F,

@@ -236,3 +236,40 @@ describe("output", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe("values set by server code (byServer)", () => {
+  const Journal = entity("Journal", {
+    naturalKey: "Guid",
+    fields: {
+      Amount: decimal({ scale: 2, min: 0 }),
+      PostedBy: text({ required: true, readOnly: true, maxLength: 4 }),
+    },
+  });
+  const journals = defineModel([Journal]);
+  const check = (body: Body, mode: WriteMode, options: ValidateOptions) => {
+    const result = validateWrite(journals, Journal, body, mode, options);
+    return result.success ? [] : result.issues.map((i) => [i.code, i.target, i.message]);
+  };
+
+  it("may set read-only properties, and must set the required ones, whose constraints hold as for a client", () => {
+    expect(check({ PostedBy: "ann" }, "update", { byServer: true })).toEqual([]);
+    expect(check({ PostedBy: "ann" }, "update", {})).toEqual([
+      ["ReadOnlyProperty", "PostedBy", "PostedBy is read-only."],
+    ]);
+    expect(check({ PostedBy: "annabel" }, "update", { byServer: true })).toEqual([
+      ["TooLong", "PostedBy", "PostedBy must be at most 4 characters long."],
+    ]);
+    // a client cannot set it, so it may leave it out; server code is the one left to set it
+    expect(check({}, "create", {})).toEqual([]);
+    expect(check({}, "create", { byServer: true })).toEqual([["Required", "PostedBy", "PostedBy is required."]]);
+    expect(check({ PostedBy: null }, "update", { byServer: true })).toEqual([
+      ["Required", "PostedBy", "PostedBy cannot be null."],
+    ]);
+  });
+
+  it("names where the body sits (at) in every target and message", () => {
+    expect(check({ Amount: -1.5, PostedBy: "x" }, "update", { byServer: true, at: "Lines[3]" })).toEqual([
+      ["OutOfRange", "Lines[3].Amount", "Lines[3].Amount must be at least 0."],
+    ]);
+  });
+});

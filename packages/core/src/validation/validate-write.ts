@@ -15,6 +15,14 @@ export type WriteMode = "create" | "update";
 export interface ValidateOptions {
   /** decimals may also be strings (OData `IEEE754Compatible=true` in `Content-Type`) */
   readonly ieee754Compatible?: boolean;
+  /**
+   * The values were set by server code (a method body, business logic, a seed), not sent by a
+   * client: read-only properties may hold values, and a required one must be there even when
+   * it is read-only (no one else is left to set it). Every value's own constraints still hold.
+   */
+  readonly byServer?: boolean;
+  /** where the body sits, put in front of every target and message: `Details[2]`; none by default */
+  readonly at?: string;
 }
 
 export type WriteValidation =
@@ -43,14 +51,21 @@ export function validateWrite(
     const message = `The body of a ${entity.name} ${mode} must be a JSON object.`;
     return { success: false, issues: [{ code: "InvalidBody" satisfies WriteIssueCode, message }] };
   }
-  const walk: Walk = { model, ieee754: options.ieee754Compatible === true, issues: [] };
-  const value = writeObject(walk, entityPlan(model, entity), body, { mode, path: "", guidWritable: mode === "create" });
+  const walk: Walk = {
+    model,
+    ieee754: options.ieee754Compatible === true,
+    byServer: options.byServer === true,
+    issues: [],
+  };
+  const scope = { mode, path: options.at ?? "", guidWritable: mode === "create" };
+  const value = writeObject(walk, entityPlan(model, entity), body, scope);
   return walk.issues.length === 0 ? { success: true, value } : { success: false, issues: walk.issues };
 }
 
 interface Walk {
   readonly model: Model;
   readonly ieee754: boolean;
+  readonly byServer: boolean;
   readonly issues: ErrorDetail[];
 }
 
@@ -119,7 +134,7 @@ function isWritable(walk: Walk, plan: FieldPlan, key: string, scope: Scope): boo
   }
   if (plan.field === builtInFields.Guid)
     return scope.guidWritable || refuse("is assigned on create and cannot change.");
-  return !plan.field.readOnly || refuse("is read-only.");
+  return !plan.field.readOnly || walk.byServer || refuse("is read-only.");
 }
 
 function writeField(walk: Walk, plan: FieldPlan, value: unknown, path: string, key: string, mode: WriteMode): unknown {
@@ -181,7 +196,7 @@ function completeCreate(walk: Walk, plan: ObjectPlan, input: object, output: Rec
     if (field.kind === "value") {
       if (field.default !== undefined) put(output, name, field.default.value);
       // a read-only field cannot come from the client, so the server must set it
-      else if (field.field.required && !field.field.readOnly) {
+      else if (field.field.required && (walk.byServer || !field.field.readOnly)) {
         const target = join(scope.path, name);
         report(walk, "Required", target, `${target} is required.`);
       }

@@ -40,7 +40,7 @@ export interface ObjectPlan {
   readonly computed: ReadonlySet<string>;
   /**
    * The fields a create looks at when the body leaves them out, in `fields` order: values with a
-   * default or required from the client, and complex values (their members' defaults)
+   * default or required, and complex values (their members' defaults)
    */
   readonly absentOnCreate: readonly (readonly [string, FieldPlan])[];
 }
@@ -48,8 +48,7 @@ export interface ObjectPlan {
 function objectPlan(label: string, fields: ReadonlyMap<string, FieldPlan>, computed: ReadonlySet<string>): ObjectPlan {
   const absentOnCreate = [...fields].filter(
     ([, plan]) =>
-      plan.kind === "complex" ||
-      (plan.kind === "value" && (plan.default !== undefined || (plan.field.required && !plan.field.readOnly))),
+      plan.kind === "complex" || (plan.kind === "value" && (plan.default !== undefined || plan.field.required)),
   );
   return { label, fields, computed, absentOnCreate };
 }

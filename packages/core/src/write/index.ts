@@ -1,3 +1,5 @@
+export { checkNewRecords, storedRecordIssues } from "./check-stored.js";
+export { defaultWriteLimits, type WriteLimits } from "./collection-limits.js";
 export {
   isGuid,
   prefetchReferences,

@@ -10,14 +10,14 @@ import { recordColumns } from "../storage/record-rows.js";
 import type { Body, RecordNode } from "./record-tree.js";
 
 /** the properties whose stored value differs from the loaded one */
-function changedProperties(node: RecordNode): Body {
-  const before = recordColumns(node.entity, node.previous ?? {});
-  const after = recordColumns(node.entity, node.record);
+export function changedProperties(def: AnyEntity, record: Body, previous: Body): Body {
+  const before = recordColumns(def, previous);
+  const after = recordColumns(def, record);
   const changes: Body = {};
   for (const [column, value] of after) {
     // both maps are keyed by the same cached column mappings
     const old = before.get(column);
-    if (String(old ?? null) !== String(value ?? null)) changes[column.path[0]!] = node.record[column.path[0]!];
+    if (String(old ?? null) !== String(value ?? null)) changes[column.path[0]!] = record[column.path[0]!];
   }
   return changes;
 }
@@ -36,7 +36,7 @@ export async function saveTrees(session: Session, tenantId: string, roots: reado
         else list.push(node.record);
         continue;
       }
-      const changes = changedProperties(node);
+      const changes = changedProperties(node.entity, node.record, node.previous);
       if (Object.keys(changes).length > 0) await store.update(session, node.entity, tenantId, node.record, changes);
     }
     for (const node of level) {

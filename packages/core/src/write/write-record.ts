@@ -1,7 +1,7 @@
 /**
  * The write pipeline for records and their owned collections (architecture: body →
  * deserialization hooks → validation → natural-key resolution → business logic on the current
- * state → save logic → storage), inside the caller's tenant transaction. Business logic and save
+ * state → validation of the state as it will be stored → save logic → storage), inside the caller's tenant transaction. Business logic and save
  * logic run for items before their owner, so an owner's logic sees its items as they will be.
  *
  * Logic is written per record; the pipeline runs it over sets: `createRecords` takes many bodies
@@ -17,6 +17,8 @@ import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
+import { checkStored } from "./check-stored.js";
+import { checkCollectionSizes, checkRoomInOwners, defaultWriteLimits, type WriteLimits } from "./collection-limits.js";
 import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
 import { saveTrees } from "./persist-tree.js";
 import { ReadCache } from "./read-cache.js";
@@ -36,6 +38,8 @@ export interface WriteContext {
    * writes of a changeset, a commit or an import chunk; each write has its own otherwise.
    */
   readonly cache?: ReadCache;
+  /** bounds on what one write may hold; defaultWriteLimits when left out */
+  readonly limits?: WriteLimits;
 }
 
 /** the outcome of one record of a set: its Guid, or the error that kept it from being stored */
@@ -93,6 +97,8 @@ function validated(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: b
     ctx.options,
   );
   if (!result.success) throw validationError(result.issues);
+  // before any item is looked up or merged: a body over a bound is a record over it
+  checkCollectionSizes(def, result.value, ctx.limits ?? defaultWriteLimits);
   decimalsAsNumbers(def, result.value);
   return result.value;
 }
@@ -142,15 +148,20 @@ interface Pending {
 
 /**
  * Business logic, save logic and storage for merged trees of one entity, as a set: what the hooks
- * of all of them read is loaded first (their `reads`), save logic runs once every record's logic
- * has, and the survivors are stored together (one insert per entity and level). A ServiceError
- * of one record (a hook's, a save-logic rejection) fails that record alone.
+ * of all of them read is loaded first (their `reads`), every record is validated as it will be
+ * stored once logic ran (inside a workflow too, where it is staged), save logic runs once every
+ * record's logic has, and the survivors are stored together (one insert per entity and level). A
+ * ServiceError of one record (a hook's, a field's, a save-logic rejection) fails that record alone.
  */
 async function runPipeline(ctx: WriteContext & { readonly cache: ReadCache }, def: AnyEntity, pending: Pending[]) {
   const env = environment(ctx, ctx.cache);
+  // the merged records: items already stored count, whichever write (a method's too) adds more
+  await each(pending, (p) => checkCollectionSizes(def, p.root.record, ctx.limits ?? defaultWriteLimits));
   const nodes = () => pending.filter((p) => p.error === undefined).flatMap((p) => itemsFirst(p.root));
   await preloadReads(nodes().filter(isChanged), "logic", env);
   await each(pending, (p) => runLogic(p.root, env));
+  // what logic and server code set is held to the same constraints as a client's body
+  await each(pending, (p) => checkStored(ctx.model, p.root));
   const store = async (survivors: RecordNode[]) => {
     if (survivors.length === 0) return;
     if (!ctx.session.store.defersSave && def.storage !== undefined)
@@ -204,6 +215,20 @@ export async function createRecords(
     if (unresolved[i] !== undefined) e.error = unresolved[i];
     else (e as { root: RecordNode }).root = mergeTree(def, undefined, e.value!, null, "");
   });
+  // items created on their own (`POST /SalesOrderDetail` naming its order) count in their owner's collection
+  const placed = entries.filter((e) => e.error === undefined);
+  const limits = ctx.limits ?? defaultWriteLimits;
+  const crowded = await checkRoomInOwners(
+    ctx.session,
+    ctx.model,
+    ctx.tenant.id,
+    def,
+    placed.map((e) => e.value!),
+    limits,
+  );
+  placed.forEach((e, i) => {
+    if (crowded[i] !== undefined) e.error = crowded[i];
+  });
   await runPipeline(ctx, def, entries);
   return entries.map((e) => (e.error === undefined ? { guid: e.root.record.Guid as string } : { error: e.error }));
 }
@@ -213,6 +238,18 @@ async function change(context: WriteContext, def: AnyEntity, guid: string, chang
   const ctx = withCache(context);
   const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
+  // an item moved to another owner (its owner reference changed) needs room there
+  const moved: Body = {};
+  for (const key in changes) if (changes[key] !== loaded.record[key]) moved[key] = changes[key];
+  const [crowded] = await checkRoomInOwners(
+    ctx.session,
+    ctx.model,
+    ctx.tenant.id,
+    def,
+    [moved],
+    ctx.limits ?? defaultWriteLimits,
+  );
+  if (crowded !== undefined) throw crowded;
   const pending: Pending[] = [{ root: mergeTree(def, loaded, changes, null, "") }];
   await runPipeline(ctx, def, pending);
   if (pending[0]!.error !== undefined) throw pending[0]!.error;
@@ -244,12 +281,15 @@ export async function saveVirtual(
   });
 }
 
-/** a save-logic rejection of a record that a commit is about to store */
+/** a rejection of a record that a commit is about to store: its save logic's, or a constraint's */
 export interface CommitRejection {
-  readonly entityGuid: string;
+  /** the record; none for what a virtual entity's `save` makes at commit (it has no staged record) */
+  readonly entityGuid?: string;
   /** the property the rejection is about, when it names one */
   readonly property?: string;
   readonly message: string;
+  /** the detail's code when it is not save logic's `SaveRejected` (`OutOfRange`, …) */
+  readonly code?: string;
 }
 
 /**
@@ -304,8 +344,8 @@ export async function updateRecord(context: WriteContext, def: AnyEntity, guid: 
 
 /**
  * Stores changes made by server code (a method body): values are already typed and references
- * are Guids, and read-only properties may change (`IsPosted` after `Post`). Business logic and
- * save logic run as for any write.
+ * are Guids, and read-only properties may change (`IsPosted` after `Post`). Business logic, the
+ * constraints of every property (as a PATCH has them) and save logic hold as for any write.
  */
 export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: string, changes: Body): Promise<void> {
   await change(ctx, def, guid, changes);

@@ -2,9 +2,19 @@
  * Loads records into one tenant in bulk: one `unnest` statement per batch, twenty batches per
  * transaction (big enough to amortize commits, small enough to keep memory flat), and fresh
  * planner statistics at the end. What a seed uses for volumes the write pipeline would take minutes
- * over; the records go in as given, with no hooks, logic or natural-key resolution.
+ * over; the records go in as given, with no hooks, logic or natural-key resolution, but held to
+ * their properties' constraints as any write is (a batch that breaks one is refused before its
+ * transaction: what earlier transactions loaded stays).
  */
-import { type Database, insertRecords, inTenant, type Model, type Session, tableName } from "@bizdata/core";
+import {
+  checkNewRecords,
+  type Database,
+  insertRecords,
+  inTenant,
+  type Model,
+  type Session,
+  tableName,
+} from "@bizdata/core";
 import { consoleProgress } from "./console-progress.js";
 
 /** records of one entity, shaped as stored: references as Guids, complex values nested, no collections */
@@ -73,7 +83,7 @@ export async function bulkInsert(
     });
   };
   for (const batch of batches) {
-    entityOf(batch.entity);
+    checkNewRecords(model, entityOf(batch.entity), batch.records);
     loaded.add(batch.entity);
     pending.push(batch);
     records += batch.records.length;

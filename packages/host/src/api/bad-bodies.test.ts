@@ -27,7 +27,10 @@ async function productUnchanged() {
 describe("bad write bodies", () => {
   it.each([
     ["not JSON", "{SKU: 1}", "InvalidJson", undefined],
-    ["empty", "", "InvalidJson", undefined],
+    ["empty", "", "EmptyBody", undefined],
+    ["only white space", " \r\n", "EmptyBody", undefined],
+    ["a property named twice", '{"Cost":2,"Cost":-1}', "DuplicateJsonKey", "Cost"],
+    ["a property named twice, once escaped", '{"SKU":"B-2","\\u0053KU":"B-3"}', "DuplicateJsonKey", "SKU"],
     ["an array", "[]", "ValidationError", undefined],
     ["wrong type", { SKU: 5 }, "ValidationError", "SKU"],
     ["decimal as text without IEEE754Compatible", { Cost: "1.5" }, "ValidationError", "Cost"],
@@ -94,6 +97,28 @@ describe("bad write bodies", () => {
       "Content-Type": "text/plain",
     });
     expect(res.status).toBe(415);
+    await productUnchanged();
+  });
+
+  it.each(["PATCH", "POST"])("%s with a JSON Content-Type and Content-Length: 0 → 400 EmptyBody", async (verb) => {
+    // what an HTTP client sends for an empty body: declared empty, so no body is read at all
+    const path = verb === "PATCH" ? `/api/Product(${productGuid})` : "/api/Product";
+    const res = await admin.request(verb, path, undefined, {
+      "Content-Type": "application/json",
+      "Content-Length": "0",
+    });
+    expect(res.status).toBe(400);
+    expect(await error(res)).toMatchObject({ code: "EmptyBody", message: expect.stringContaining("empty") });
+    await productUnchanged();
+  });
+
+  it("refuses thirty parallel writes naming a property twice, storing none of them", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        admin.request("POST", "/api/Product", `{"SKU":"D-${i}","Cost":1,"SKU":"E-${i}"}`),
+      ),
+    );
+    for (const res of answers) expect([res.status, (await error(res)).target]).toEqual([400, "SKU"]);
     await productUnchanged();
   });
 

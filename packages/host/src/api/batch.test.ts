@@ -181,7 +181,8 @@ describe("$batch, JSON format", () => {
     expect(byId.doc.body.value).toContainEqual({ name: "Product", kind: "EntitySet", url: "Product" });
     expect(byId.v40).toMatchObject({ status: 200, headers: { "odata-version": "4.0" } });
     // errors of the service answer as the app answers them: status, code, version and media type
-    expect(byId.missing).toMatchObject({ status: 404, headers: { "odata-version": "4.01" } });
+    expect(byId.missing).toMatchObject({ status: 400, body: { error: { code: "InvalidBatch" } } });
+    expect(byId.missing.body.error.message).toContain('"NoSuchSet" is not a resource of the service');
     expect(byId.bad).toMatchObject({
       status: 400,
       headers: { "odata-version": "4.0", "content-type": "application/json" },
@@ -198,6 +199,53 @@ describe("$batch, JSON format", () => {
     });
   });
 
+  it("runs OData requests only: a part addressed to another route of the host is a 400 for that part", async () => {
+    const outside = [
+      "../metrics",
+      "/metrics",
+      "../health",
+      "%2e%2e/metrics",
+      "Product/../../metrics",
+      "http://localhost/metrics",
+      "oauth/authorize?client_id=x",
+      "/api/oauth/token",
+      "auth/signin",
+      "openapi.json",
+      "docs",
+      "workflow/active",
+    ];
+    const { responses } = await json(
+      await batch(reader, [
+        ...outside.map((url, i) => ({ id: `x${i}`, method: "GET", url })),
+        { id: "ok", method: "GET", url: "Product/../Product/$count" },
+      ]),
+    );
+    const byId = Object.fromEntries(responses.map((r: { id: string }) => [r.id, r]));
+    outside.forEach((url, i) => {
+      expect(byId[`x${i}`], url).toMatchObject({ status: 400, body: { error: { code: "InvalidBatch" } } });
+      expect(byId[`x${i}`].body.error.message).toContain(`"${url}"`);
+      // nothing of the route's own answer leaks into the part's
+      expect(JSON.stringify(byId[`x${i}`])).not.toMatch(/process_cpu|bizdata_http|access_token/);
+    });
+    expect(byId.ok).toMatchObject({ status: 200, body: expect.stringMatching(/^\d+$/) });
+  });
+
+  it("refuses thirty parallel batches reaching for the metrics, answering each one whole", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        batch(reader, [
+          { id: "m", method: "GET", url: "../metrics" },
+          { id: "c", method: "GET", url: "Product/$count" },
+        ]),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      const { responses } = await json(res);
+      expect(responses.map((r: { status: number }) => r.status)).toEqual([400, 200]);
+    }
+  });
+
   it("takes `$<id>` for a part of the batch before a resource of the service, and refuses one that created nothing", async () => {
     const { responses } = await json(
       await batch(admin, [
@@ -206,7 +254,7 @@ describe("$batch, JSON format", () => {
         { id: "read", method: "GET", url: "$metadata?$select=SKU", dependsOn: ["metadata"] },
         { id: "list", method: "GET", url: "Product/$count" },
         { id: "nothing", method: "GET", url: "$list", dependsOn: ["list"] },
-        // a system resource that no part is called: the service's answer, not a reference
+        // a system resource that no part is called: not a reference, and not one the service offers
         { id: "system", method: "GET", url: "$all" },
       ]),
     );
@@ -215,8 +263,8 @@ describe("$batch, JSON format", () => {
     expect(byId.read).toMatchObject({ status: 200, body: { SKU: "B-REF" } });
     expect(byId.nothing).toMatchObject({ status: 400, body: { error: { code: "InvalidBatch" } } });
     expect(byId.nothing.body.error.message).toMatch(/\$list, which created nothing/);
-    expect(byId.system).toMatchObject({ status: 400, body: { error: { code: "QuerySyntaxError", target: "path" } } });
-    expect(byId.system.body.error.message).toMatch(/found '\$all'/);
+    expect(byId.system).toMatchObject({ status: 400, body: { error: { code: "InvalidBatch" } } });
+    expect(byId.system.body.error.message).toMatch(/"\$all" is not a resource of the service/);
   });
 
   it.each([
@@ -309,6 +357,25 @@ describe("$batch, multipart format", () => {
     expect(text).toMatch(/HTTP\/1.1 20[04]/);
     const products = await json(await admin.request("GET", "/api/Product?$filter=SKU eq 'M-1'&$select=Cost"));
     expect(products.value[0].Cost).toBe(3);
+  });
+
+  it("answers a part outside the service root with 400 and runs the others", async () => {
+    const body = [
+      "--b",
+      part(["GET ../metrics HTTP/1.1", "", ""]),
+      "--b",
+      part(["GET oauth/jwks HTTP/1.1", "", ""]),
+      "--b",
+      part(["GET Product/$count HTTP/1.1", "", ""]),
+      "--b--",
+      "",
+    ].join(CRLF);
+    const res = await reader.request("POST", "/api/$batch", body, { "Content-Type": "multipart/mixed; boundary=b" });
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 400", "HTTP/1.1 400", "HTTP/1.1 200"]);
+    expect(text).toContain('"../metrics\\" resolves outside the service root');
+    expect(text).not.toContain("process_cpu");
   });
 
   it("answers a failed changeset with its one failure and stores none of it", async () => {

@@ -7,6 +7,7 @@
 import type { WorkflowCaller, WorkflowService } from "@bizdata/workflow";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
+import { allows, type Roles } from "../auth/permissions.js";
 import { requestDatabase } from "../observability/request-context.js";
 import { send } from "./entity-routes.js";
 
@@ -15,9 +16,11 @@ type Env = { Variables: AuthVariables };
 /** a Guid as a route parameter's pattern */
 const GUID = "[0-9a-fA-F-]{36}";
 
-const caller = (c: Context<Env>): WorkflowCaller => {
-  const { tenantId, username } = c.get("principal");
-  return { tenantId, owner: username, ...requestDatabase(c) };
+/** the request's caller, with what its token and its roles as this request read them allow */
+const callerOf = (roles: Roles, c: Context<Env>): WorkflowCaller => {
+  const principal = c.get("principal");
+  const { tenantId, username } = principal;
+  return { tenantId, owner: username, may: (access) => allows(roles, principal, access), ...requestDatabase(c) };
 };
 
 /**
@@ -27,7 +30,7 @@ const caller = (c: Context<Env>): WorkflowCaller => {
  * workflow would wait for the lock its own step holds, and resuming would answer the index before
  * the step moved it on.
  */
-export function workflowStep(service: WorkflowService, basePath: string): MiddlewareHandler<Env> {
+export function workflowStep(service: WorkflowService, basePath: string, roles: Roles): MiddlewareHandler<Env> {
   const prefix = `${basePath}/workflow`;
   const management = (path: string) =>
     path.startsWith(prefix) && /^(\/active|\/[0-9a-fA-F-]{36})?$/.test(path.slice(prefix.length));
@@ -35,7 +38,7 @@ export function workflowStep(service: WorkflowService, basePath: string): Middle
     const workflowId = c.req.header("workflow-id");
     if (workflowId === undefined || management(c.req.path)) return next();
     const { nextIndex } = await service.step(
-      caller(c),
+      callerOf(roles, c),
       { workflowId, index: c.req.header("workflow-index") },
       c.req.path.endsWith("/workflow/commit"),
       async () => {
@@ -47,7 +50,8 @@ export function workflowStep(service: WorkflowService, basePath: string): Middle
   };
 }
 
-export function workflowRoutes(service: WorkflowService) {
+export function workflowRoutes(service: WorkflowService, roles: Roles) {
+  const caller = (c: Context<Env>) => callerOf(roles, c);
   return new Hono<Env>()
     .post("/workflow", async (c) => send(c, await service.create(caller(c), c.req.query("stagingKey") ?? null)))
     .get(`/workflow/:id{active|${GUID}}`, async (c) => {

@@ -93,5 +93,11 @@ describe("permissions per entity and method", () => {
     });
     expect(allowed.status).toBe(201);
     expect(allowed.headers.get("Workflow-Next-Index")).toBe("2");
+    // the order's new lines commit with the right to create orders, as the deep insert staged them
+    const committed = await step(2, "POST", "/api/workflow/commit");
+    expect(committed.status).toBe(200);
+    expect(((await committed.json()) as { message: string }).message).toBe("Committed 2 changes.");
+    const stored = await admin.request("GET", "/api/SalesOrder?$filter=DocNumber eq 'SO-WF'&$expand=Details");
+    expect(((await stored.json()) as any).value[0].Details).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@
  * `read` for every Read method) it may call. A caller has the union of its roles' grants; a
  * delegated token's roles come from its scopes.
  */
-import { ServiceError } from "@bizdata/core";
+import { forbidden } from "@bizdata/core";
 import type { Access } from "@bizdata/odata";
 import type { Principal } from "./principal.js";
 import { SCOPES } from "./trusted-issuers.js";
@@ -56,13 +56,23 @@ export function canCall(roles: Roles, principal: Principal, entity: string, meth
   });
 }
 
-export const forbidden = (what: string) => new ServiceError(403, "Forbidden", `Your role does not allow ${what}.`);
-
 /** throws 403 unless the caller may `action` every entity named */
 export function requireAll(roles: Roles, principal: Principal, action: Action, entities: readonly string[]): void {
   const denied = entities.find((e) => !can(roles, principal, action, e));
   if (denied !== undefined)
     throw forbidden(`${action === "read" ? "reading" : `${action.replace(/e$/, "")}ing`} ${denied}`);
+}
+
+/** whether the caller may make `access` now (a workflow asks before it commits, closes or answers) */
+export function allows(roles: Roles, principal: Principal, access: Access): boolean {
+  switch (access.kind) {
+    case "read":
+      return access.entities.every((e) => can(roles, principal, "read", e));
+    case "call":
+      return canCall(roles, principal, access.entity, access.method, access.type === "read");
+    default:
+      return can(roles, principal, access.kind, access.entity);
+  }
 }
 
 /** throws 403 unless the caller may make `access` (what the OData service asks before it reads or writes) */

@@ -96,6 +96,7 @@ function commandOf(command: string, rest: readonly string[], context: CliContext
           entity,
           file: resolve(context.cwd, file),
           resume,
+          writeLimits: loadConfig(context.env).writeLimits,
           ...(chunkSize !== undefined && { chunkSize }),
           ...(reportFile !== undefined && { reportFile: resolve(context.cwd, reportFile) }),
           ...(context.stderr && { stderr: context.stderr }),

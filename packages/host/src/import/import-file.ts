@@ -29,6 +29,7 @@ import {
   ServiceError,
   type Session,
   tableQueries,
+  type WriteLimits,
 } from "@bizdata/core";
 import { and, eq, sql } from "drizzle-orm";
 import { errorResponse } from "../api/error-response.js";
@@ -52,6 +53,8 @@ export interface ImportOptions {
   readonly reportFile?: string;
   /** where progress and notes go (default process.stderr) */
   readonly stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** bounds on what one record may hold, as the host's API has them (MAX_COLLECTION_ITEMS) */
+  readonly writeLimits?: WriteLimits;
 }
 
 export interface ImportSummary {
@@ -191,6 +194,7 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
     prompts: new PromptCollector(),
     // CSV cells are text: decimals arrive as exact strings
     options: { ieee754Compatible: format === "csv" },
+    ...(options.writeLimits && { limits: options.writeLimits }),
   });
 
   /** moves the marker from `linesDone` to `to` inside `tx`; another import that moved it first stops this one */

@@ -1,5 +1,6 @@
 import { ServiceError } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
+import { defaultBatchLimits } from "../limits.js";
 import { parseJsonBatch } from "./parse-json-batch.js";
 
 function thrown(run: () => unknown): ServiceError {
@@ -139,10 +140,7 @@ describe("parseJsonBatch", () => {
     const error = thrown(() =>
       parseJsonBatch(
         { requests: [post("a", "g"), post("b", "g"), post("c", "g")] },
-        {
-          maxBatchParts: 64,
-          maxChangesetWrites: 2,
-        },
+        { ...defaultBatchLimits, maxChangesetWrites: 2 },
       ),
     );
     expect([error.code, error.message]).toEqual([

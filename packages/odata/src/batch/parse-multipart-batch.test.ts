@@ -1,5 +1,6 @@
 import { ServiceError } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
+import { defaultBatchLimits } from "../limits.js";
 import { parseMultipartBatch } from "./parse-multipart-batch.js";
 
 const contentType = "multipart/mixed; boundary=batch_1";
@@ -274,7 +275,9 @@ describe("parseMultipartBatch", () => {
     const text = crlf(
       ...batch(changeset("c", ...Array.from({ length: 3 }, () => request("POST A HTTP/1.1", { body: "?" })))),
     );
-    const error = thrown(() => parseMultipartBatch(text, contentType, { maxBatchParts: 64, maxChangesetWrites: 2 }));
+    const error = thrown(() =>
+      parseMultipartBatch(text, contentType, { ...defaultBatchLimits, maxChangesetWrites: 2 }),
+    );
     expect([error.code, error.message]).toEqual([
       "BatchTooLarge",
       "part 3: changeset 1 has more than 2 write requests; split it into several changesets.",

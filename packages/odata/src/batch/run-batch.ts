@@ -22,8 +22,9 @@ import {
 import { parseJson } from "../json-body/parse-json.js";
 import { readBody } from "../json-body/read-body.js";
 import { isJsonInUtf8, readJsonBody, requireJsonInUtf8, withParsedBody } from "../json-body/request-json.js";
-import type { BodyLimits } from "../limits.js";
+import { type BatchLimits, type BodyLimits, defaultBatchLimits } from "../limits.js";
 import { resolveResource } from "../read/read-planner.js";
+import { utf8Length } from "../service/answer-size.js";
 import { type ODataRequest, serviceRequest } from "../service/odata-request.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
 import { isServiceResource } from "../service/operation-import-path.js";
@@ -39,6 +40,8 @@ export interface BatchOptions {
   /** where the service is mounted (`/api`): part URLs are resolved against it */
   readonly basePath: string;
   readonly bodyLimits: BodyLimits;
+  /** parts, writes per changeset and bytes of all answers together; defaultBatchLimits when left out */
+  readonly batchLimits?: BatchLimits;
   /** answers one part as a standalone request (a Hono host passes `app.fetch`) */
   readonly handle: (request: Request) => Promise<Response>;
   /**
@@ -81,6 +84,9 @@ const KEPT = [
 
 /** the headers whose value may be `$<id>`, the ETag a preceding part answered */
 const CONDITIONS = ["if-match", "if-none-match"];
+
+/** `$metadata` as a resource path, also with its `$` percent-encoded */
+const METADATA = new Set(["$metadata", "%24metadata"]);
 
 /** what a part answered */
 type Answer = Pick<BatchResponsePart, "status" | "headers" | "body">;
@@ -131,12 +137,26 @@ function substitute(value: unknown, created: ReadonlyMap<string, string>): unkno
 }
 
 /** the batch in `request`, parsed by its Content-Type */
-async function readBatch(request: Request, bodyLimits: BodyLimits): Promise<ParsedBatch> {
+async function readBatch(request: Request, bodyLimits: BodyLimits, batchLimits: BatchLimits): Promise<ParsedBatch> {
   const contentType = request.headers.get("content-type") ?? "";
   return /^multipart\/mixed\b/i.test(contentType)
-    ? parseMultipartBatch(await readBody(request, bodyLimits.maxBytes), contentType)
-    : parseJsonBatch(await readJsonBody(request, bodyLimits));
+    ? parseMultipartBatch(await readBody(request, bodyLimits.maxBytes), contentType, batchLimits)
+    : parseJsonBatch(await readJsonBody(request, bodyLimits), batchLimits);
 }
+
+/** a part not run, or whose answer was dropped, because the batch's answers passed their budget */
+const overBudget = (part: BatchPart, limit: number): BatchResponsePart => ({
+  id: part.id,
+  status: 400,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({
+    error: {
+      code: "BatchTooLarge",
+      message: `The answers of this batch passed the limit of ${limit} bytes; send this request and the ones after it in another batch, or ask for less.`,
+    },
+  }),
+  ...(part.atomicityGroup !== undefined && { atomicityGroup: part.atomicityGroup }),
+});
 
 /** answers `POST {basePath}/$batch` */
 export async function runBatch(request: Request, options: BatchOptions): Promise<ODataResult> {
@@ -148,7 +168,10 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     );
   }
   const { basePath, model } = options;
-  const parsed = await readBatch(request, options.bodyLimits);
+  const batchLimits = options.batchLimits ?? defaultBatchLimits;
+  const parsed = await readBatch(request, options.bodyLimits, batchLimits);
+  /** bytes the parts' answers took so far; past the budget, the rest of the batch is not run */
+  let spent = 0;
   const origin = new URL(request.url).origin;
   const fromBatch = (names: readonly string[]) =>
     names.flatMap((name) => {
@@ -186,7 +209,35 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
         throw new ServiceError(400, "InvalidBatch", `"${url}" refers to $${ref[1]}, which created nothing.`);
       path = location.slice(basePath.length + 1) + path.slice(ref[0].length);
     }
-    return path;
+    return underServiceRoot(url, path);
+  };
+
+  /**
+   * `path` with its dot segments resolved, as the host's router would resolve them, when it
+   * stays under the service root and names an OData resource there: the service document,
+   * `$metadata`, an entity set or an operation import. Anything else (`../metrics`, `auth/signin`,
+   * `oauth/…`, `openapi.json`, a nested `$batch`) is a 400 for the part: a batch runs OData
+   * requests only, never another route of the host in the caller's name.
+   */
+  const root = `${origin}${basePath}/`;
+  const underServiceRoot = (url: string, path: string): string => {
+    const resolved = new URL(path, root);
+    if (!`${resolved.origin}${resolved.pathname}`.startsWith(root)) {
+      throw new ServiceError(
+        400,
+        "InvalidBatch",
+        `"${url}" resolves outside the service root ${basePath}/; a batch part addresses the service's resources only.`,
+      );
+    }
+    const resource = resolved.pathname.slice(root.length - origin.length);
+    if (resource !== "" && !METADATA.has(resource) && !isServiceResource(model, resource)) {
+      throw new ServiceError(
+        400,
+        "InvalidBatch",
+        `"${url}" is not a resource of the service; a batch part addresses an entity set, an operation import, $metadata or the service document.`,
+      );
+    }
+    return resource + resolved.search;
   };
 
   /**
@@ -221,6 +272,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       return r === undefined || r.status >= 400;
     });
     if (failed !== undefined) return failedDependency(part, `Request "${failed}" that this one depends on failed.`);
+    if (spent > batchLimits.maxAnswerBytes) return overBudget(part, batchLimits.maxAnswerBytes);
     let path: string;
     try {
       path = resolvePath(part.url);
@@ -239,6 +291,9 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       (options.serve !== undefined && isServiceResource(model, path.split("?")[0]!)
         ? await serveDirectly(part, url, headers, options.serve, scope)
         : undefined) ?? (await replay(part, url, headers, scope));
+    spent += answer.body === undefined ? 0 : utf8Length(answer.body);
+    // the part that passes the budget is not answered either: the batch stays within it
+    if (spent > batchLimits.maxAnswerBytes) return overBudget(part, batchLimits.maxAnswerBytes);
     if (answer.headers.etag) etags.set(part.id, answer.headers.etag);
     if (answer.headers.location) {
       locations.set(part.id, answer.headers.location);

@@ -24,6 +24,8 @@ describe("parseJson", () => {
     ['{"n":"12345678901234567890"}', { n: "12345678901234567890" }],
     [" 42 ", 42],
     ["null", null],
+    // the same name in different objects, and as a value, is no repetition
+    ['{"a":{"a":"a"},"b":[{"a":1},{"a":2}],"c":"a"}', { a: { a: "a" }, b: [{ a: 1 }, { a: 2 }], c: "a" }],
   ])("parses %s", (text, expected) => {
     expect(parseJson(text, limits)).toEqual(expected);
   });
@@ -31,7 +33,18 @@ describe("parseJson", () => {
   it.each([
     // text, code, target, message fragment
     ['{"a":}', "InvalidJson", undefined, 'at position 5, found "}" where a value was expected'],
-    ["", "InvalidJson", undefined, "at position 0, found the end of the input"],
+    ["", "EmptyBody", undefined, "The request body is empty"],
+    [" \n ", "EmptyBody", undefined, "The request body is empty"],
+    ['{"Quantity":1,"Quantity":-90}', "DuplicateJsonKey", "Quantity", '"Quantity" more than once'],
+    ['{"a":1,"\\u0061":2}', "DuplicateJsonKey", "a", '"a" more than once'], // one name, however escaped
+    [
+      '{"Details":[{"Product":"P1","Quantity":1},{"Product":"P2","Product":"P3"}]}',
+      "DuplicateJsonKey",
+      "Details[1].Product",
+      "(position 58)",
+    ],
+    ['{"a":{"x":1},"b":{"x":1},"a":2}', "DuplicateJsonKey", "a", '"a" more than once'],
+    ['{"a":1,"a":}', "InvalidJson", undefined, "at position 11"], // grammar errors come first
     ['{"Cost": 1,}', "InvalidJson", undefined, "at position 11"],
     ['[1e400, "x" "y"]', "InvalidJson", undefined, "at position 12"], // grammar errors come before number errors
     ["[[[[[1]]]]]", "JsonTooDeep", undefined, "limit of 4 levels (position 4)"],

@@ -46,7 +46,8 @@ describe("readJsonBody", () => {
     ['{"a":1}', { maxBytes: 6, maxDepth: 4 }, 413, "PayloadTooLarge"],
     ["[[1]]", { maxBytes: 100, maxDepth: 1 }, 400, "JsonTooDeep"],
     ["{", { maxBytes: 100, maxDepth: 4 }, 400, "InvalidJson"],
-    ["", { maxBytes: 100, maxDepth: 4 }, 400, "InvalidJson"],
+    ["", { maxBytes: 100, maxDepth: 4 }, 400, "EmptyBody"],
+    ['{"a":1,"a":2}', { maxBytes: 100, maxDepth: 4 }, 400, "DuplicateJsonKey"],
     ['{"a":1e400}', { maxBytes: 100, maxDepth: 4 }, 400, "NumberNotExact"],
   ])("applies the limits and JSON rules to %j", async (body, limits, status, code) => {
     const error = await rejection(readJsonBody(post(body, "application/json"), limits));

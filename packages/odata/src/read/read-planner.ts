@@ -141,7 +141,7 @@ export const resolveResource = (model: Model, path: string, limits: QueryLimits 
 export class ReadPlanner {
   private readonly cache: BoundedMap<string, PlannedRead>;
   private readonly paths: BoundedMap<string, BoundPath>;
-  private readonly limits: QueryLimits;
+  readonly limits: QueryLimits;
 
   constructor(
     private readonly model: Model,

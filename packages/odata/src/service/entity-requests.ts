@@ -21,6 +21,7 @@ import {
   type WriteContext,
 } from "@bizdata/core";
 import { checkWrite, evaluate, preconditionsOf } from "../conditional/preconditions.js";
+import { emptyBody } from "../json-body/parse-json.js";
 import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
 import { resolveResource } from "../read/read-planner.js";
 import {
@@ -33,6 +34,7 @@ import {
   type SingleRecord,
 } from "../read/run-read.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
+import { checkAnswerSize } from "./answer-size.js";
 import { callMethod } from "./method-call.js";
 import type { ODataRequest } from "./odata-request.js";
 import {
@@ -82,12 +84,14 @@ async function writing(service: ServiceContext, tx: Session, request: ODataReque
     prompts,
     options: { ieee754Compatible: request.ieee754Compatible ?? false },
     ...(cache && { cache }),
+    ...(service.writeLimits && { limits: service.writeLimits }),
   };
   return { ctx, prompts };
 }
 
 /** the request's JSON body; a write without one is refused as readJsonBody refuses a missing Content-Type */
 const bodyOf = (request: ODataRequest): Promise<unknown> => {
+  if (request.emptyBody) throw emptyBody();
   if (request.body === undefined) {
     throw new ServiceError(
       415,
@@ -222,12 +226,14 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     if (result.body === undefined) throw missing();
     // a reference that leads nowhere (OData 4.01 §11.2.6)
     if (result.body === null) return noContent();
+    checkAnswerSize(result.body, service.planner.limits.maxAnswerBytes);
     return payloadResult(service, request, 200, result.body, { context: read.context });
   }
   if (result.record === undefined) throw missing();
   const { body, version } = result.record;
   if (evaluate(conditions, `${read.entity.name}(${read.key})`, version, true) === "notModified")
     return notModified(version);
+  checkAnswerSize(body, service.planner.limits.maxAnswerBytes);
   return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 

@@ -14,6 +14,7 @@ import {
   resolveMethod,
   ServiceError,
   type Session,
+  type WriteLimits,
 } from "@bizdata/core";
 import { type MethodPath, resolveEntity } from "../bind/bind-resource-path.js";
 import { checkWrite, preconditionsOf } from "../conditional/preconditions.js";
@@ -49,8 +50,14 @@ export async function methodEnvironment(
   planner: ReadPlanner,
   tenantId: string,
   ieee754Compatible: boolean,
-  scope: RequestScope | undefined = currentScope(),
+  around: {
+    /** the request's scope; the current one when left out */
+    readonly scope?: RequestScope | undefined;
+    /** bounds on what the method's writes may hold */
+    readonly limits?: WriteLimits | undefined;
+  } = {},
 ): Promise<{ env: MethodEnvironment; prompts: RequestPrompts }> {
+  const scope = "scope" in around ? around.scope : currentScope();
   const staged = scope?.workflowId !== undefined;
   const prompts = requestPrompts(tx, tenantId, scope);
   const tenant = await tenantInfo(tx, tenantId);
@@ -89,6 +96,7 @@ export async function methodEnvironment(
     prompts,
     options: { ieee754Compatible },
     ...(scope && { cache: scope.cache }),
+    ...(around.limits && { limits: around.limits }),
     ...(defer && { defer }),
     query,
   };
@@ -152,7 +160,10 @@ export async function callMethod(
   const run = async (tx: Session): Promise<ODataResult> => {
     await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
     if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
-    const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible, service.scope);
+    const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible, {
+      scope: service.scope,
+      limits: service.writeLimits,
+    });
     const outcome = await invokeMethod(
       env,
       {

@@ -37,6 +37,11 @@ export interface ODataRequest {
    * an operation that takes one; leave it out when the request carries no body.
    */
   readonly body?: () => Promise<unknown>;
+  /**
+   * A Content-Type was sent with no body (`Content-Length: 0`): a write that needs a body says
+   * the body is empty (400 EmptyBody) rather than that its type is missing (415).
+   */
+  readonly emptyBody?: boolean;
   /** `Prefer: return=minimal` (preferencesOf) */
   readonly returnMinimal?: boolean;
   /** decimals as JSON strings both ways (IEEE754Compatible=true) */
@@ -129,7 +134,7 @@ export function serviceRequest(
         : new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
-    ...(body !== undefined && { body }),
+    ...(body !== undefined ? { body } : headers.get("content-type") !== null && { emptyBody: true }),
     returnMinimal: wantsMinimal(headers.get("prefer")),
     ieee754Compatible: format.ieee754Compatible,
     metadata: format.metadata,

@@ -3,7 +3,7 @@
  * result: what a host wires to its routes after authenticating the caller. Errors are thrown as
  * `ServiceError`s (and `QuerySyntaxError`s) for the host to map to HTTP in one place.
  */
-import { type Database, type Model, ServiceError } from "@bizdata/core";
+import { type Database, type Model, ServiceError, type WriteLimits } from "@bizdata/core";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import { ReadPlanner } from "../read/read-planner.js";
 import { createEntity, deleteEntity, readEntities, updateEntity } from "./entity-requests.js";
@@ -19,6 +19,8 @@ export interface ODataServiceOptions {
   /** where the service is mounted; every URL it writes (Location, next links) starts with it. Default `/api` */
   readonly basePath?: string;
   readonly queryLimits?: QueryLimits;
+  /** bounds on what one write may hold (items per owned collection); defaultWriteLimits when left out */
+  readonly writeLimits?: WriteLimits;
 }
 
 export interface ODataService extends ServiceContext {
@@ -38,6 +40,7 @@ export function createODataService(options: ODataServiceOptions): ODataService {
     model: options.model,
     planner: new ReadPlanner(options.model, { limits: options.queryLimits ?? defaultQueryLimits }),
     basePath: normalizeBasePath(options.basePath ?? "/api"),
+    ...(options.writeLimits && { writeLimits: options.writeLimits }),
   };
   return {
     ...context,

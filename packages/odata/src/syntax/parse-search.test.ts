@@ -84,6 +84,16 @@ describe("parseSearch", () => {
     expect(() => parseSearch(`${"(".repeat(5_000)}a${")".repeat(5_000)}`)).toThrow(QuerySyntaxError);
   });
 
+  it("counts words and phrases against maxSearchTerms", () => {
+    const limits = { ...defaultQueryLimits, maxSearchTerms: 3 };
+    expect(() => parseSearch('a OR "b c" NOT d', limits)).not.toThrow();
+    expect(() => parseSearch('a OR "b c" NOT d e', limits)).toThrow(
+      new QuerySyntaxError("$search", 17, "search has more than the limit of 3 terms"),
+    );
+    const many = Array.from({ length: 101 }, (_, i) => `w${i}`).join(" OR ");
+    expect(() => parseSearch(many)).toThrow("more than the limit of 100 terms");
+  });
+
   it("is a system query option, with or without $", () => {
     expect(parseQueryOptions(new URLSearchParams({ $search: "blue" })).search).toMatchObject({ value: "blue" });
     expect(parseQueryOptions(new URLSearchParams({ search: "blue" })).search).toMatchObject({ value: "blue" });

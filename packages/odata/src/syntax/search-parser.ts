@@ -7,7 +7,7 @@
  *   searchTerm = word / phrase / "(" searchExpr ")"
  *
  * so `NOT` binds tighter than `AND`, and `AND` tighter than `OR`. Parentheses and `NOT` count
- * against `maxExpressionDepth` like an expression's.
+ * against `maxExpressionDepth` like an expression's, words and phrases against `maxSearchTerms`.
  */
 import type { IOrAlt } from "chevrotain";
 import type { SearchExpr } from "./ast.js";
@@ -26,6 +26,20 @@ import {
 const phraseText = (image: string) => image.slice(1, -1).replace(/\\(.)/g, "$1");
 
 export class SearchExpressionParser extends ExpressionParser {
+  /** words and phrases read so far, capped by `maxSearchTerms` */
+  private terms = 0;
+
+  override reset(): void {
+    super.reset();
+    this.terms = 0;
+  }
+
+  private countTerm(position: number): void {
+    if (++this.terms > this.limits.maxSearchTerms) {
+      this.fail(position, `search has more than the limit of ${this.limits.maxSearchTerms} terms`);
+    }
+  }
+
   /** ABNF `searchExpr`: terms joined by `OR` */
   public searchExpr = this.RULE("searchExpr", (): SearchExpr => {
     let left = this.SUBRULE(this.searchAnd);
@@ -63,12 +77,14 @@ export class SearchExpressionParser extends ExpressionParser {
     {
       ALT: () => {
         const word = this.CONSUME(SearchWordCategory);
+        if (!this.RECORDING_PHASE) this.countTerm(word.startOffset);
         return { kind: "word", value: word.image, pos: word.startOffset };
       },
     },
     {
       ALT: () => {
         const phrase = this.CONSUME(SearchPhrase);
+        if (!this.RECORDING_PHASE) this.countTerm(phrase.startOffset);
         return { kind: "phrase", value: phraseText(phrase.image), pos: phrase.startOffset };
       },
     },

@@ -2,6 +2,8 @@
  * Commit (spec 4.7): the staged state is checked, then applied to the base tables in the
  * caller's one transaction and cleared; the workflow stays open.
  *
+ * 0. Rights: the caller may, now, make every kind of write the workflow staged of every entity
+ *    (staged-rights.ts), or it is a `403`, nothing stored.
  * 1. Conflicts: a staged change remembers the version and image of the base record it was made
  *    against. If the main record changed since, changes to different properties merge, while a
  *    change (or a delete) of a property that changed in the main data, or a change of a record
@@ -32,6 +34,7 @@ import {
   type ReferenceField,
   recordSelectList,
   rowToRecord,
+  ServiceError,
   type Session,
   saveVirtual,
   stagedChanged,
@@ -46,6 +49,7 @@ import {
   writeBehind,
 } from "@bizdata/core";
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { type Rights, requireStagedRights } from "./staged-rights.js";
 import type { WorkflowPrompts } from "./workflow-prompts.js";
 import { closeWorkflow, expiredWorkflows } from "./workflow-store.js";
 import { workflowPromptTable } from "./workflow-tables.js";
@@ -208,16 +212,19 @@ export async function checkStaged(
 }
 
 /**
- * Commits a workflow's staged state. `ctx.session` is the workflow step's staged session and
- * `ctx.prompts` its prompts; every statement runs in that session's transaction, so a result
- * other than "committed" leaves the main data as it was (the caller rolls back).
+ * Commits a workflow's staged state for a caller with the rights `may`. `ctx.session` is the
+ * workflow step's staged session and `ctx.prompts` its prompts; every statement runs in that
+ * session's transaction, so a result other than "committed" (or a 403 thrown) leaves the main
+ * data as it was (the caller rolls back).
  */
 export async function commitWorkflow(
   ctx: WriteContext & { readonly prompts: WorkflowPrompts },
   workflowId: string,
+  may: Rights,
 ): Promise<CommitOutcome> {
   const { model, tenant } = ctx;
   const staged = await stagedEntities(ctx.session, model, tenant.id, workflowId);
+  requireStagedRights(may, model, staged, "commit");
   const conflicts = await stagedConflicts(ctx.session, staged, tenant.id, workflowId);
   if (conflicts.length > 0) {
     for (const conflict of conflicts) {
@@ -235,27 +242,41 @@ export async function commitWorkflow(
     }
     return { kind: "conflict", conflicts };
   }
-  // save logic sees the staged state as it will be stored
-  const rejections = await checkStaged(ctx, workflowId, staged);
-  if (rejections.length > 0) {
+  const rejected = (rejections: readonly CommitRejection[]): CommitOutcome => {
     for (const r of rejections) {
       ctx.prompts.message({
         severity: "error",
         text: r.message,
-        entityGuid: r.entityGuid,
+        ...(r.entityGuid !== undefined && { entityGuid: r.entityGuid }),
         ...(r.property && { property: r.property }),
       });
     }
     return { kind: "rejected", rejections };
-  }
+  };
+  // save logic sees the staged state as it will be stored
+  const rejections = await checkStaged(ctx, workflowId, staged);
+  if (rejections.length > 0) return rejected(rejections);
   if (ctx.prompts.hasPending) return { kind: "questionPending" };
   // what virtual records' `save` creates goes to the base tables, its inserts together
   const base = writeBehind(withStore(ctx.session, baseStore));
-  const changed = await applyStaged(base.session, model, staged, tenant.id, workflowId, (def, records) =>
-    saveVirtual({ ...ctx, session: base.session }, def, records),
-  );
-  await base.flush();
-  return { kind: "committed", changed };
+  try {
+    const changed = await applyStaged(base.session, model, staged, tenant.id, workflowId, (def, records) =>
+      saveVirtual({ ...ctx, session: base.session }, def, records),
+    );
+    await base.flush();
+    return { kind: "committed", changed };
+  } catch (err) {
+    // what a virtual entity's `save` makes breaks a constraint or its save logic: rejected as a
+    // staged record is (the caller rolls back what was applied), its details in the prompts
+    if (!(err instanceof ServiceError) || err.code !== "ValidationError") throw err;
+    return rejected(
+      err.details.map(({ code, message, target }) => ({
+        message,
+        ...(target !== undefined && { property: target }),
+        ...(code !== "SaveRejected" && { code }),
+      })),
+    );
+  }
 }
 
 /** one statement per entity and kind of change; returns how many rows changed */

@@ -5,7 +5,9 @@
  * are `ODataResult`s, so a host only routes, authenticates and turns them into its responses.
  */
 import {
+  type CommitRejection,
   type Database,
+  forbidden,
   inTenant,
   invokeMethod,
   isGuid,
@@ -14,6 +16,7 @@ import {
   ServiceError,
   type Session,
   stagedSession,
+  type WriteLimits,
 } from "@bizdata/core";
 import {
   currentScope,
@@ -28,7 +31,8 @@ import {
   runInScope,
   tenantInfo,
 } from "@bizdata/odata";
-import { type CommitOutcome, commitWorkflow, discardStaged, sweepExpired } from "./commit-workflow.js";
+import { type CommitOutcome, commitWorkflow, discardStaged, stagedEntities, sweepExpired } from "./commit-workflow.js";
+import { type Rights, requireStagedRights } from "./staged-rights.js";
 import type { WarmScope, WarmScopes } from "./warm-scopes.js";
 import { answerQuestion, WorkflowPrompts } from "./workflow-prompts.js";
 import { advanceWorkflow, closeWorkflow, createWorkflow, findActiveWorkflow, findWorkflow } from "./workflow-store.js";
@@ -44,12 +48,20 @@ export interface WorkflowServiceOptions {
   readonly ttlSeconds: number;
   /** this host's warm scopes (WarmWorkflowScopes) */
   readonly scopes: WarmScopes;
+  /** bounds on what one write may hold, as the OData service has them; core's defaults when left out */
+  readonly writeLimits?: WriteLimits;
 }
 
 /** who calls: a workflow belongs to its owner in its tenant (spec 5.5) */
 export interface WorkflowCaller {
   readonly tenantId: string;
   readonly owner: string;
+  /**
+   * Whether the caller may make `access` now — its token's scopes and its roles as stored, not
+   * as they were when the workflow staged its changes: commit, close and the answer link ask it
+   * (staged-rights.ts); the requests a step runs ask the service's own `authorize`.
+   */
+  readonly may: Rights;
   /**
    * The database this request's work runs on, when not the service's: a host's wrapper around
    * it, e.g. one that counts the request's statements.
@@ -85,6 +97,12 @@ const withEnvelope = (prompts: WorkflowPrompts, body: Record<string, unknown>) =
   return envelope === undefined ? body : { "@workflow.userprompts": envelope, ...body };
 };
 
+/** a rejection's detail target: `{entityGuid}.{property}`, either alone, or none */
+const rejectionTarget = ({ entityGuid, property }: CommitRejection): { target?: string } => {
+  const target = [entityGuid, property].filter((part) => part !== undefined && part !== "").join(".");
+  return target === "" ? {} : { target };
+};
+
 /** what a commit outcome answers (spec 4.7): details always in `@workflow.userprompts` */
 function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataResult {
   const answer = (status: number, body: Record<string, unknown>) =>
@@ -116,9 +134,9 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
           code: "ValidationError",
           message: "The staged records cannot be saved.",
           details: outcome.rejections.map((r) => ({
-            code: "SaveRejected",
+            code: r.code ?? "SaveRejected",
             message: r.message,
-            target: r.property ? `${r.entityGuid}.${r.property}` : r.entityGuid,
+            ...rejectionTarget(r),
           })),
         },
       });
@@ -126,7 +144,7 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
 }
 
 export function createWorkflowService(options: WorkflowServiceOptions) {
-  const { db, model, planner, basePath, ttlSeconds, scopes } = options;
+  const { db, model, planner, basePath, ttlSeconds, scopes, writeLimits } = options;
   /**
    * Runs `fn` as one step of workflow `workflowId` (its transaction is `session`, seeing the staged
    * state): every request it makes keeps its prompts in the workflow (questions wait for answers)
@@ -194,12 +212,17 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       return found(workflow, missing);
     },
 
-    /** `DELETE {base}/workflow/{id}`: the owner disposes it; every uncommitted change is discarded */
+    /**
+     * `DELETE {base}/workflow/{id}`: the owner disposes it; every uncommitted change is discarded,
+     * so the owner needs the rights those changes took (403 otherwise, the workflow intact)
+     */
     async close(caller: WorkflowCaller, id: string): Promise<ODataResult> {
       const { tenantId, owner } = caller;
       await inTenant(caller.db ?? db, tenantId, async (tx) => {
         if ((await findWorkflow(tx, tenantId, owner, id, { lock: true })) === undefined) throw notFound();
-        await discardStaged(tx, model, tenantId, id);
+        const staged = await stagedEntities(tx, model, tenantId, id);
+        requireStagedRights(caller.may, model, staged, "close");
+        await discardStaged(tx, model, tenantId, id, { staged });
         await closeWorkflow(tx, tenantId, id);
         scopes.forget(id);
       });
@@ -263,7 +286,7 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       return { nextIndex: nextIndex! };
     },
 
-    /** `POST {base}/workflow/commit`, as a step: 200, 422 or 400 (spec 4.7) */
+    /** `POST {base}/workflow/commit`, as a step: 200, 422 or 400 (spec 4.7), 403 without the rights it needs */
     async commit(caller: WorkflowCaller): Promise<ODataResult> {
       const workflowId = currentScope()?.workflowId;
       if (workflowId === undefined) throw stepRequired();
@@ -271,13 +294,23 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       return inRequestTransaction(caller.db ?? db, tenantId, async (staged) => {
         const prompts = requestPrompts(staged, tenantId) as WorkflowPrompts;
         const tenant = await tenantInfo(staged, tenantId);
-        return commitResult(await commitWorkflow({ session: staged, model, tenant, prompts }, workflowId), prompts);
+        return commitResult(
+          await commitWorkflow(
+            { session: staged, model, tenant, prompts, ...(writeLimits && { limits: writeLimits }) },
+            workflowId,
+            caller.may,
+          ),
+          prompts,
+        );
       });
     },
 
     /**
      * `POST {base}/userprompts/{promptId}/answer/{choice}`, as a step: records the answer; a method
      * call that waited for it (AskUser) runs now, in the workflow, when the choice is "accept".
+     * An answer continues a write, so it needs the caller's rights now: to call the method that
+     * waits, or else to make the writes the workflow staged (a 403 rolls the step back, the
+     * question stays open).
      */
     async answer(caller: WorkflowCaller, promptId: string, choice: string): Promise<ODataResult> {
       const workflowId = currentScope()?.workflowId;
@@ -285,10 +318,22 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       const { tenantId } = caller;
       const answered = await inRequestTransaction(caller.db ?? db, tenantId, async (tx) => {
         const result = await answerQuestion(tx, tenantId, workflowId, promptId, choice);
-        if (result.outcome !== "answered" || result.deferred === null || choice !== "accept") return { result };
+        if (result.outcome !== "answered") return { result };
+        if (result.deferred === null) {
+          requireStagedRights(caller.may, model, await stagedEntities(tx, model, tenantId, workflowId), "answer");
+          return { result };
+        }
         const { entity: name, ...call } = result.deferred;
         const entity = resolveEntity(model, name);
-        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false);
+        const method = {
+          kind: "call",
+          entity: name,
+          method: call.name,
+          type: entity.methods[call.name]!.type,
+        } as const;
+        if (!caller.may(method)) throw forbidden(`calling ${name}.${call.name}, which this question waits to run`);
+        if (choice !== "accept") return { result };
+        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false, { limits: writeLimits });
         const outcome = await invokeMethod(env, { ...call, entity }, entity.methods[call.name]!);
         if (outcome.status === "aborted") throw outcome.error;
         return { result, prompts: prompts.envelope() };

@@ -1,0 +1,89 @@
+/**
+ * How many items an owned collection may hold (issue: budgets). An order with 100,000 lines was
+ * accepted in one POST, held other tenants' reads for seconds while it was stored, and was then
+ * answered whole to every reader that expanded it; a collection declares its own bound
+ * (`collection(Line, { inverse, maxItems })`), the others take the host's (`WriteLimits`).
+ */
+import { ServiceError } from "../errors.js";
+import type { AnyEntity, Model } from "../model/model.js";
+import type { Session } from "../storage/database.js";
+import { columnOf } from "../storage/naming.js";
+import { collectionsOf } from "../storage/record-rows.js";
+import type { Body } from "./record-tree.js";
+
+export interface WriteLimits {
+  /** items of an owned collection that declares no `maxItems` of its own */
+  readonly maxCollectionItems: number;
+}
+
+export const defaultWriteLimits: WriteLimits = Object.freeze({ maxCollectionItems: 1000 });
+
+/**
+ * Throws 400 CollectionTooLarge when a collection of `record` (or of one of its items, at any
+ * depth) holds more items than its bound. Checked on a client's body before anything is looked
+ * up (each item of it becomes an item of the record, so a body over the bound is a record over
+ * it) and on the merged record before business logic (items already stored count too).
+ */
+export function checkCollectionSizes(def: AnyEntity, record: Body, limits: WriteLimits, path = ""): void {
+  for (const { name, field } of collectionsOf(def)) {
+    const items = record[name];
+    if (!Array.isArray(items)) continue;
+    const limit = field.maxItems ?? limits.maxCollectionItems;
+    if (items.length > limit) throw tooLarge(`${path}${name}`, limit, items.length);
+    items.forEach((item, i) => {
+      if (item !== null && typeof item === "object") {
+        checkCollectionSizes(field.target, item as Body, limits, `${path}${name}[${i}].`);
+      }
+    });
+  }
+}
+
+const tooLarge = (collection: string, limit: number, count: number) =>
+  new ServiceError(
+    400,
+    "CollectionTooLarge",
+    `${collection} may hold at most ${limit} items; this write would leave it with ${count}.`,
+    collection,
+  );
+
+/**
+ * For records of `def` written on their own (`POST /SalesOrderDetail` naming its order, a PATCH
+ * moving a line to another order): whether each owner they name has room for them. The owners
+ * are locked first, as a write of the owner's tree locks them, so that concurrent additions to one
+ * owner are counted one after the other. Returns, per record, the error that keeps it out.
+ */
+export async function checkRoomInOwners(
+  session: Session,
+  model: Model,
+  tenantId: string,
+  def: AnyEntity,
+  records: readonly Body[],
+  limits: WriteLimits,
+): Promise<(ServiceError | undefined)[]> {
+  const refused: (ServiceError | undefined)[] = records.map(() => undefined);
+  for (const owner of model.entities.values()) {
+    for (const { name, field } of collectionsOf(owner)) {
+      if (field.target !== def) continue;
+      const guids = [
+        ...new Set(records.flatMap((r) => (typeof r[field.inverse] === "string" ? [r[field.inverse] as string] : []))),
+      ];
+      if (guids.length === 0) continue;
+      await session.store.load(session, owner, tenantId, guids, { forUpdate: true });
+      const inverse = columnOf(def, [field.inverse])!.column;
+      const held = new Map<string, number>();
+      for (const item of await session.store.loadWhere(session, def, tenantId, inverse, guids)) {
+        const of = item[field.inverse] as string;
+        held.set(of, (held.get(of) ?? 0) + 1);
+      }
+      const limit = field.maxItems ?? limits.maxCollectionItems;
+      records.forEach((record, i) => {
+        const of = record[field.inverse];
+        if (typeof of !== "string" || refused[i] !== undefined) return;
+        const count = (held.get(of) ?? 0) + 1;
+        held.set(of, count);
+        if (count > limit) refused[i] = tooLarge(`${owner.name}(${of})/${name}`, limit, count);
+      });
+    }
+  }
+  return refused;
+}
