@@ -14,7 +14,7 @@ import { config, fromPeer, PASSWORD, testApp } from "../../../../test/host-app.j
 import { type App, createApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
-import { admitAttempt, attemptKeys, defaultThrottle } from "./sign-in-throttle.js";
+import { admitAttempt, attemptKeys, defaultThrottle, sweepForgotten } from "./sign-in-throttle.js";
 import { loadSigningKeys } from "./signing-keys.js";
 
 /** addresses in the benchmarking range, a new one each call, unlikely to repeat across runs on one database */
@@ -73,6 +73,15 @@ const failuresOf = async (key: string) => {
     params: [key],
   });
   return row?.failures;
+};
+
+/** seconds from a key's last failure to the end of its block */
+const blockOf = async (key: string) => {
+  const [row] = await db.query<{ seconds: number }>({
+    sql: "SELECT extract(epoch FROM blocked_until - last_failure_at)::int AS seconds FROM bizdata_signin_throttle WHERE key = $1",
+    params: [key],
+  });
+  return row === undefined ? undefined : Number(row.seconds);
 };
 
 /** the end of a key's block, and its last failure, moved `seconds` into the past */
@@ -181,7 +190,10 @@ describe("counting in the database", () => {
     // the 5th blocks for 10 s, the 6th for 20 s, the 7th for 40 s; a refused attempt counts nothing
     for (const seconds of [10, 20, 40]) {
       expect(await admitAttempt(db, keys, settings)).toEqual({ allowed: true });
-      expect(await admitAttempt(db, keys, settings)).toEqual({ allowed: false, retryAfter: seconds });
+      const refused = await admitAttempt(db, keys, settings);
+      expect(refused.allowed).toBe(false);
+      // the block as stored (Retry-After counts down from it while the test runs)
+      expect(await blockOf(pair)).toBe(seconds);
       await moveBack(pair, 1000);
     }
     expect(await failuresOf(pair)).toBe(7);
@@ -190,5 +202,17 @@ describe("counting in the database", () => {
     expect(await admitAttempt(db, keys, settings)).toEqual({ allowed: true });
     expect(await failuresOf(pair)).toBe(1);
     expect((await admitAttempt(db, keys, settings)).allowed).toBe(true);
+  });
+
+  it("deletes the rows of forgotten counts whose block is over, and keeps the others", async () => {
+    const settings = { ...defaultThrottle, firstDelay: 10 };
+    const [forgotten, recent] = [someAddress(), someAddress()].map(
+      (address) => attemptKeys(settings, uniqueTenant("sweep"), "someone", address)[0]!,
+    );
+    for (const key of [forgotten!, recent!]) await admitAttempt(db, [key], settings);
+    await moveBack(forgotten!.key, settings.resetAfter + 1);
+    await sweepForgotten(db, settings);
+    expect(await failuresOf(forgotten!.key)).toBeUndefined();
+    expect(await failuresOf(recent!.key)).toBe(1);
   });
 });

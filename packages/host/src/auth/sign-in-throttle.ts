@@ -69,6 +69,17 @@ export interface AttemptKey {
   readonly clearedBySuccess: boolean;
 }
 
+/** every this-many attempts a host counts, the rows whose counts are forgotten are deleted */
+const SWEEP_EVERY = 200;
+let attemptsCounted = 0;
+
+/** deletes the keys whose count is forgotten and whose block is over: they would start from nothing anyway */
+export async function sweepForgotten(db: Database, settings: ThrottleSettings): Promise<void> {
+  await db.query(sql`DELETE FROM ${t}
+    WHERE coalesce(${t.lastFailureAt}, ${t.windowStart}) < now() - make_interval(secs => ${settings.resetAfter})
+    AND (${t.blockedUntil} IS NULL OR ${t.blockedUntil} < now())`);
+}
+
 export type Admission = { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number };
 
 /**
@@ -82,6 +93,7 @@ export async function admitAttempt(
   settings: ThrottleSettings,
 ): Promise<Admission> {
   const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+  if (++attemptsCounted % SWEEP_EVERY === 0) await sweepForgotten(db, settings);
   return db.transaction(async (tx) => {
     const q = tableQueries(tx);
     const rows = await q
@@ -97,14 +109,14 @@ export async function admitAttempt(
       sql`, `,
     );
     const forgotten = sql`coalesce(${t.lastFailureAt}, ${t.windowStart}) < now() - make_interval(secs => ${settings.resetAfter})`;
-    const counted = sql`CASE WHEN ${forgotten} THEN 1 ELSE ${t.failures} + 1 END`;
+    const failures = sql`CASE WHEN ${forgotten} THEN 1 ELSE ${t.failures} + 1 END`;
     // 2^(past the limit), bounded before it can overflow
-    const delay = sql`least(rule.max_delay, ${settings.firstDelay} * power(2, least(${counted} - rule.failures, 30)))`;
+    const delay = sql`least(rule.max_delay, ${settings.firstDelay} * power(2, least(${failures} - rule.failures, 30)))`;
     await tx.query(sql`UPDATE ${t} SET
-      failures = ${counted},
+      failures = ${failures},
       window_start = CASE WHEN ${forgotten} THEN now() ELSE ${t.windowStart} END,
       last_failure_at = now(),
-      blocked_until = CASE WHEN ${counted} >= rule.failures THEN now() + make_interval(secs => ${delay}) END
+      blocked_until = CASE WHEN ${failures} >= rule.failures THEN now() + make_interval(secs => ${delay}) END
       FROM (VALUES ${rules}) AS rule(key, failures, max_delay)
       WHERE ${t.key} = rule.key`);
     return { allowed: true };

@@ -1,6 +1,6 @@
 /**
- * Sign-in and refresh (spec 5.2, api-conventions: Authentication): the two operations a caller
- * reaches without a token, answering with the token pair the other operations need.
+ * Sign-in, refresh and sign-out (spec 5.2, api-conventions: Authentication): the operations a
+ * caller reaches without a token; the first two answer with the token pair the others need.
  */
 
 import { commonSchemaRef, json, responseRef } from "./common-components.js";
@@ -65,5 +65,25 @@ export const authPaths: Record<string, PathItem> = {
       { type: "object", required: ["refresh_token"], properties: { refresh_token: nonEmpty } },
       "Unknown, expired or used refresh token; presenting a used one revokes every token of that sign-in.",
     ),
+  },
+  "/auth/signout": {
+    post: {
+      operationId: "auth_signout",
+      tags: [AUTH_TAG],
+      summary: "Sign out: revoke a sign-in's refresh and access tokens",
+      security: [],
+      requestBody: {
+        required: true,
+        content: json({ type: "object", required: ["refresh_token"], properties: { refresh_token: nonEmpty } }),
+      },
+      responses: {
+        "204": {
+          description:
+            "Every token of the refresh token's sign-in is revoked; an unknown token is answered the same and revokes nothing.",
+        },
+        "400": responseRef("BadRequest"),
+        default: responseRef("Error"),
+      },
+    },
   },
 };

@@ -109,6 +109,7 @@ describe("openApiDocument() of the sample model", () => {
       "/userprompts/{promptId}/answer/{choice}",
       "/auth/signin",
       "/auth/refresh",
+      "/auth/signout",
     ]);
     for (const s of sets) {
       expect(Object.keys(sample.paths[`/${s}`]!)).toEqual(["parameters", "get", "post"]);
