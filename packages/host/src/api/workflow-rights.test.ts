@@ -24,12 +24,20 @@ let app: ReturnType<typeof createApp>;
 let keys: SigningKeys;
 let alice: Caller;
 
-/** `username`'s token as the host's own authorization server issues it (RFC 9068), with `scope` */
-const oauth = async (username: string, scope: string) =>
-  caller(
+/**
+ * `username`'s token as the host's own authorization server issues it (RFC 9068), with `scope`,
+ * under a grant stored as a consent stores it (the API refuses a token whose grant is gone)
+ */
+const oauth = async (username: string, scope: string) => {
+  const gid = crypto.randomUUID();
+  await (await testDatabase()).query({
+    sql: "INSERT INTO bizdata_oauth_state (kind, id, payload) VALUES ('Grant', $1, '{}')",
+    params: [gid],
+  });
+  return caller(
     app,
     tenantId,
-    await new SignJWT({ tid: tenantId, scope, client_id: "wf-rights-client" })
+    await new SignJWT({ tid: tenantId, scope, client_id: "wf-rights-client", gid })
       .setProtectedHeader({ alg: "ES256", kid: keys.current.kid, typ: "at+jwt" })
       .setIssuer(PUBLIC_URL)
       .setAudience(`${PUBLIC_URL}/api`)
@@ -38,6 +46,7 @@ const oauth = async (username: string, scope: string) =>
       .setExpirationTime("5m")
       .sign(keys.current.key),
   );
+};
 
 /** a request as a step of workflow `id` at `index` */
 const stepAs = (who: Caller, id: string, index: number, method: string, path: string, body?: unknown) =>
@@ -80,7 +89,9 @@ beforeAll(async () => {
   const db = await testDatabase();
   await migrateService(db, sampleModel);
   keys = await loadSigningKeys(db);
-  app = createApp({ db, model: sampleModel, keys, config, oauthServer: { publicUrl: PUBLIC_URL } });
+  // tokens' grants and roles read on every request: a demotion shows on the next one
+  const now = { ...config, auth: { ...config.auth, grantCacheMs: 0 } };
+  app = createApp({ db, model: sampleModel, keys, config: now, oauthServer: { publicUrl: PUBLIC_URL } });
   await createTenant(db, tenantId);
   for (const f of sampleFeatures) await setFeature(db, tenantId, f, true);
   for (const user of ["alice", "bob"]) await setUser(db, tenantId, user, PASSWORD, ["admin"]);
