@@ -13,7 +13,6 @@ import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/
 import { workflow } from "../../../../test/workflow-steps.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys, type SigningKeys } from "../auth/signing-keys.js";
-import { stateAdapter } from "../oauth/state-adapter.js";
 import { migrateService } from "../schema.js";
 import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
 
@@ -27,12 +26,14 @@ let alice: Caller;
 
 /**
  * `username`'s token as the host's own authorization server issues it (RFC 9068), with `scope`,
- * naming a grant stored as the server stores its grants (a token must name one that stands)
+ * under a grant stored as a consent stores it (the API refuses a token whose grant is gone)
  */
 const oauth = async (username: string, scope: string) => {
   const gid = crypto.randomUUID();
-  const Grants = stateAdapter(await testDatabase());
-  await new Grants("Grant").upsert(gid, { accountId: `${tenantId}/${username}`, clientId: "wf-rights-client" }, 300);
+  await (await testDatabase()).query({
+    sql: "INSERT INTO bizdata_oauth_state (kind, id, payload) VALUES ('Grant', $1, '{}')",
+    params: [gid],
+  });
   return caller(
     app,
     tenantId,
@@ -88,7 +89,7 @@ beforeAll(async () => {
   const db = await testDatabase();
   await migrateService(db, sampleModel);
   keys = await loadSigningKeys(db);
-  // roles read on every request (GRANT_CACHE_MS=0), so a demotion shows at the very next one
+  // tokens' grants and roles read on every request: a demotion shows on the next one
   const now = { ...config, auth: { ...config.auth, grantCacheMs: 0 } };
   app = createApp({ db, model: sampleModel, keys, config: now, oauthServer: { publicUrl: PUBLIC_URL } });
   await createTenant(db, tenantId);
