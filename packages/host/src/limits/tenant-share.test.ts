@@ -62,6 +62,8 @@ async function sharedApp(settings: { poolSize: number; queue: number; waitMs: nu
   const config = loadConfig({
     LOG_LEVEL: "silent",
     RATE_LIMIT_PER_TOKEN: "0",
+    // a token's grant read once, before any gate closes (the read is a transaction of the tenant too)
+    GRANT_CACHE_MS: "60000",
     DATABASE_POOL_SIZE: String(settings.poolSize),
     DATABASE_TENANT_QUEUE: String(settings.queue),
     DATABASE_TENANT_WAIT_MS: String(settings.waitMs),
@@ -78,7 +80,9 @@ async function sharedApp(settings: { poolSize: number; queue: number; waitMs: nu
     const tenantId = uniqueTenant(label);
     await createTenant(db, tenantId);
     await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-    return caller(app, tenantId, await signIn(app, tenantId, "admin"));
+    const who = caller(app, tenantId, await signIn(app, tenantId, "admin"));
+    expect((await who.request("GET", "/api/Product/$count")).status).toBe(200);
+    return who;
   };
   return { gate, share, tenant };
 }
