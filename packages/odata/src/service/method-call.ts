@@ -22,7 +22,6 @@ import { resultType } from "../metadata/operation-results.js";
 import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
 import type { ReadPlanner } from "../read/read-planner.js";
 import { runCollection, runSingle } from "../read/run-read.js";
-import type { Literal } from "../syntax/ast.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
@@ -36,8 +35,6 @@ import {
 } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
-
-const text = (l: Literal) => (l.kind === "string" ? `'${l.value.replaceAll("'", "''")}'` : printExpr(l));
 
 /**
  * What a method call needs around it: tenant features, prompts (kept by a workflow, which also
@@ -134,7 +131,7 @@ export async function callMethod(
   const isArgument = (name: string) =>
     Object.hasOwn(declaration.params, name) || (systemQueryOption(name) === undefined && !name.startsWith("@"));
   const given: Record<string, unknown> = {};
-  for (const [name, l] of Object.entries(path.inlineArgs)) given[name] = text(l);
+  for (const [name, l] of Object.entries(path.inlineArgs)) given[name] = printExpr(l);
   for (const [name, value] of request.search) if (isArgument(name)) given[name] = value;
   let fromBody: Record<string, unknown> | undefined;
   if (verb === "POST" && request.body !== undefined) {
