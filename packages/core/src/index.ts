@@ -20,6 +20,7 @@ export type * from "./model/hooks.js";
 export * from "./model/model.js";
 export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";
+export { RAISE_MALLOC_THRESHOLDS } from "./storage/backend-heap.js";
 export type { Database, Row, Session, SqlQuery, Statement, TransactionOptions } from "./storage/database.js";
 export { toQuery, watchStatements } from "./storage/database.js";
 export { durationText, intervalInput } from "./storage/interval-text.js";
@@ -35,7 +36,6 @@ export {
 } from "./storage/naming.js";
 export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
 export { type GateRefusals, PoolGate } from "./storage/pool-gate.js";
-export { RAISE_MALLOC_THRESHOLDS } from "./storage/postgres-database.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
 export { assignPath, collectionsOf, fromColumnValue, rowToRecord } from "./storage/record-rows.js";

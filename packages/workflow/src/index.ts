@@ -1,14 +1,21 @@
 /**
- * @bizdata/workflow: staged multi-request workflows (spec 3.1, 4.6, 4.7, 7), the server side:
- * workflow rows and the index protocol's storage (workflow-store), prompts kept by a workflow
- * (workflow-prompts), commit and discard of staged state (commit-workflow), the rights they need
- * (staged-rights), warm scopes. The client has an entry point of its own,
- * `@bizdata/workflow/client`, that loads no server code.
+ * @bizdata/workflow: staged multi-request workflows (spec 3.1, 4.6, 4.7, 7), the server side — what
+ * a host needs to run them: the service (create, resume, find by staging key, close, a step, commit,
+ * the answer link), this host's warm scopes, the rights a caller brings, and the tables to migrate.
+ * How a workflow stores, stages, commits and discards stays inside the package. The client has an
+ * entry point of its own, `@bizdata/workflow/client`, that loads no server code.
+ *
+ * @example
+ * const workflows = createWorkflowService({ db, model, planner, basePath: "/api", ttlSeconds: 900, scopes: new WarmScopes() });
+ * const result = await workflows.create({ tenantId, owner, may: (access) => rightsOf(user, access) }, null);
  */
-export * from "./server/commit-workflow.js";
-export * from "./server/staged-rights.js";
-export * from "./server/warm-scopes.js";
-export * from "./server/workflow-prompts.js";
-export * from "./server/workflow-service.js";
-export * from "./server/workflow-store.js";
-export * from "./server/workflow-tables.js";
+export type { Rights } from "./server/staged-rights.js";
+export { type WarmScope, type WarmScopeOptions, WarmScopes } from "./server/warm-scopes.js";
+export {
+  createWorkflowService,
+  type StepHeaders,
+  type WorkflowCaller,
+  type WorkflowService,
+  type WorkflowServiceOptions,
+} from "./server/workflow-service.js";
+export { workflowTables } from "./server/workflow-tables.js";

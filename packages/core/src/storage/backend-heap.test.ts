@@ -1,5 +1,5 @@
 /**
- * A tenant session's backend keeps the heap its statements need (postgres-database.ts,
+ * A tenant session's backend keeps the heap its statements need (backend-heap.ts,
  * RAISE_MALLOC_THRESHOLDS): a statement that takes a few hundred kilobytes of small allocations,
  * as an expanded collection's ARRAY does, runs again without faulting those pages in anew. Read
  * off the backend's minor page faults in /proc, so only where PostgreSQL runs on this machine

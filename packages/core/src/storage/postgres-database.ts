@@ -10,13 +10,13 @@
  * closing under a transaction fails its queries instead of the process.
  */
 import postgres from "postgres";
+import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
 import {
   type Database,
   oneStatementSession,
   plannedForValues,
   type Row,
   type Session,
-  type SqlQuery,
   type Statement,
   type TransactionOptions,
   toQuery,
@@ -145,19 +145,6 @@ async function pipelined<T>(
 /** sets a tenant session's tenant for the session: at once outside a transaction, when it commits inside one */
 const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
 const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, params: [tenant] });
-
-/**
- * Sent once per backend, ahead of its first tenant set-up: allocates and frees one 1 MB value.
- * glibc's malloc gives the top of a process's heap back to the system whenever more than 128 KB
- * of it is free, and raises that threshold only once a block it mapped on its own is freed. A
- * backend that never freed so large a block shrinks its heap after every statement that needed
- * more than that and faults the pages in again at the next: an expanded collection's statement
- * (its items' ARRAY) cost PostgreSQL 1.2–1.8 ms of CPU per run so, 0.7–0.8 ms on a backend that
- * had run this first (strace: 2 brk per statement before, none after). Freeing the 1 MB block
- * lifts the thresholds to 1 MB allocated and 2 MB kept free for the backend's life; any other
- * allocator just runs one cheap statement. Exported for pools of an application's own.
- */
-export const RAISE_MALLOC_THRESHOLDS: SqlQuery = { sql: "SELECT length(repeat(' ', 1048576))", params: [] };
 
 /** a connection's backend session, which the patched postgres.js updates in place when the connection reconnects */
 interface Backend {
