@@ -12,6 +12,7 @@ export const sidebar: DefaultTheme.SidebarItem[] = [
       { text: "A tour with curl", link: "/guide/tour" },
       { text: "Your own model", link: "/guide/own-model" },
       { text: "Embedding", link: "/guide/embedding" },
+      { text: "The packages", link: "/guide/packages" },
     ],
   },
   {

@@ -202,6 +202,14 @@ describe("the packed packages, installed with npm outside the workspace", () => 
     expect(Object.keys(manifest.dependencies)).not.toContain("tsx");
   });
 
+  it("ship each package's README, the page the registry shows", () => {
+    for (const { name, dir } of publishable) {
+      const installed = readFileSync(join(project, "node_modules", name, "README.md"), "utf8");
+      expect(installed).toBe(readFileSync(join(dir, "README.md"), "utf8"));
+      expect(installed.split("\n")[0]).toBe(`# ${name}`);
+    }
+  });
+
   it("(a) run the guides' embedding example: a model of its own on PGlite, served by @hono/node-server", async () => {
     // the files run here are the ones the README and the guides show, verbatim
     const shown = { "model.js": ["README.md", "docs/guide/own-model.md"], "server.js": ["docs/guide/embedding.md"] };
