@@ -1,5 +1,5 @@
 /**
- * Writes docs/errors.md, the table of every error code, from the registry
+ * Writes docs/guide/errors.md, the table of every error code, from the registry
  * (packages/core/src/error-codes.ts): `pnpm errors:table`. test/errors-table.test.ts fails when
  * the file and the registry differ, so a code added, renamed or given another status shows there.
  */
@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "@bizdata/core";
 
-export const ERRORS_PAGE = fileURLToPath(new URL("../docs/errors.md", import.meta.url));
+export const ERRORS_PAGE = fileURLToPath(new URL("../docs/guide/errors.md", import.meta.url));
 
 /** the page's Markdown: the codes by status, then by name */
 export function errorsPage(): string {

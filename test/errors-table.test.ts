@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ERRORS_PAGE, errorsPage } from "../scripts/errors-table.js";
 
 describe("the error registry", () => {
-  it("is what docs/errors.md lists (regenerate with pnpm errors:table)", () => {
+  it("is what docs/guide/errors.md lists (regenerate with pnpm errors:table)", () => {
     expect(readFileSync(ERRORS_PAGE, "utf8")).toBe(errorsPage());
   });
 

@@ -1,9 +1,9 @@
 /**
  * The packages as a team gets them (issue 11, "Done when"): build, `pnpm pack` every publishable
  * package, install the tarballs with plain npm into an empty project outside the workspace, and
- * there (a) run the README's embedding example, (b) migrate and serve a model of its own with the
- * `bizdata` CLI against PostgreSQL and sign in, (c) import `@bizdata/workflow/client` and check
- * that nothing of PGlite, drizzle or the server loads with it.
+ * there (a) run the embedding example of the README and the guides, (b) migrate and serve a model
+ * of its own with the `bizdata` CLI against PostgreSQL and sign in, (c) import
+ * `@bizdata/workflow/client` and check that nothing of PGlite, drizzle or the server loads with it.
  *
  * PostgreSQL: a fresh database created through `DATABASE_URL` (default the server on
  * 127.0.0.1:5432) and dropped afterwards.
@@ -202,9 +202,21 @@ describe("the packed packages, installed with npm outside the workspace", () => 
     expect(Object.keys(manifest.dependencies)).not.toContain("tsx");
   });
 
-  it("(a) run the README's embedding example: a model of its own on PGlite, served by @hono/node-server", async () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    for (const file of ["model.js", "server.js"]) expect(readme).toContain(readFileSync(join(example, file), "utf8"));
+  it("ship each package's README, the page the registry shows", () => {
+    for (const { name, dir } of publishable) {
+      const installed = readFileSync(join(project, "node_modules", name, "README.md"), "utf8");
+      expect(installed).toBe(readFileSync(join(dir, "README.md"), "utf8"));
+      expect(installed.split("\n")[0]).toBe(`# ${name}`);
+    }
+  });
+
+  it("(a) run the guides' embedding example: a model of its own on PGlite, served by @hono/node-server", async () => {
+    // the files run here are the ones the README and the guides show, verbatim
+    const shown = { "model.js": ["README.md", "docs/guide/own-model.md"], "server.js": ["docs/guide/embedding.md"] };
+    for (const [file, pages] of Object.entries(shown)) {
+      const text = readFileSync(join(example, file), "utf8");
+      for (const page of pages) expect(readFileSync(join(root, page), "utf8"), `${page} shows ${file}`).toContain(text);
+    }
     const base = await start("node", ["server.js"], { PORT: "0", LOG_LEVEL: "silent" }, /listening on (http:\S+)/);
     await roundTrip(base, await signIn(base, "acme", "alice", "s3cret!"));
     // the OpenAPI document of this model, and the docs page's files from the installed swagger-ui-dist

@@ -2,7 +2,7 @@
  * Every error code the service answers with, once: its HTTP status and what it means (PostgREST's
  * `Error.hs`: code, status and meaning in one table). A throw site names a code and says what is
  * wrong and where; the status comes from here, so no stage chooses one, and a code that is not in
- * this table does not compile. `docs/errors.md` is generated from it (`pnpm errors:table`).
+ * this table does not compile. `docs/guide/errors.md` is generated from it (`pnpm errors:table`).
  * Codes are grouped by where a client meets them; a code is public API and is never renamed.
  */
 
