@@ -12,7 +12,7 @@ import { defineModel, type Model } from "../model/model.js";
 import { PromptCollector } from "../prompts/prompt-collector.js";
 import type { Session } from "../storage/database.js";
 import { baseStore } from "../storage/record-store.js";
-import { invokeMethod, type MethodEnvironment } from "./invoke-method.js";
+import { invokeMethod } from "./invoke-method.js";
 import { method } from "./method.js";
 
 const Part = entity("RecPart", { naturalKey: "Code", fields: { Code: text({ required: true }), Price: decimal() } });
