@@ -1,10 +1,14 @@
 /**
- * Errors are values with a stable code. Stages throw them; the host maps them to HTTP in one
- * place (`status` is the HTTP status the code stands for). A message never carries SQL,
- * parameters or a stack trace.
+ * Errors are values with a stable code from the registry (`error-codes.ts`). Stages throw them
+ * naming the code; the host maps them to HTTP in one place, with the status the registry gives the
+ * code (`status`). A message never carries SQL, parameters or a stack trace.
  */
+import { ERROR_CODES, type ErrorCode, statusOf } from "./error-codes.js";
+
+export { ERROR_CODES, type ErrorCode, statusOf };
 
 export interface ErrorDetail {
+  /** a detail's own code (`InvalidType`, `Required`, …), or a registry code when the detail is a whole error */
   readonly code: string;
   readonly message: string;
   readonly target?: string;
@@ -12,16 +16,18 @@ export interface ErrorDetail {
 
 export class ServiceError extends Error {
   override readonly name = "ServiceError";
+  /** the HTTP status the code stands for (the registry's) */
+  readonly status: number;
   /** response headers the status calls for (`WWW-Authenticate` on 401, `Retry-After` on 503) */
   headers: Readonly<Record<string, string>> = {};
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly target?: string,
     readonly details: readonly ErrorDetail[] = [],
   ) {
     super(message);
+    this.status = statusOf(code);
   }
 
   /** the same error with response headers attached */
@@ -38,35 +44,39 @@ export class ServiceError extends Error {
   }
 }
 
-/** A request that is malformed in a way the client can fix (400). */
-export const badRequest = (code: string, message: string, target?: string, details?: readonly ErrorDetail[]) =>
-  new ServiceError(400, code, message, target, details);
+/** the registry's codes that stand for 400 */
+export type BadRequestCode = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C]["status"] extends 400 ? C : never;
+}[ErrorCode];
 
-/** A validation failure with one detail per offending property (400 `ValidationError`). */
+/** A request that is malformed in a way the client can fix (a 400 code). */
+export const badRequest = (code: BadRequestCode, message: string, target?: string, details?: readonly ErrorDetail[]) =>
+  new ServiceError(code, message, target, details);
+
+/** A validation failure with one detail per offending property (`ValidationError`). */
 export const validationError = (details: readonly ErrorDetail[], message = "The request body is not valid.") =>
   new ServiceError(
-    400,
     "ValidationError",
     details.length === 1 ? (details[0]?.message ?? message) : message,
     undefined,
     details,
   );
 
-export const notFound = (message: string, target?: string) => new ServiceError(404, "NotFound", message, target);
+export const notFound = (message: string, target?: string) => new ServiceError("NotFound", message, target);
 
 /**
- * The caller's roles or token scopes do not allow it (403 `Forbidden`); `what` names the action
+ * The caller's roles or token scopes do not allow it (`Forbidden`); `what` names the action
  * and the entity or method: "updating Product", "calling Journal.Post".
  */
-export const forbidden = (what: string) => new ServiceError(403, "Forbidden", `Your role does not allow ${what}.`);
+export const forbidden = (what: string) => new ServiceError("Forbidden", `Your role does not allow ${what}.`);
 
 /**
  * A tenant already holds its share of the host's database work and its queue is full, or its
- * request waited longer than the bound (429 `TenantBusy`): the other tenants' requests go on.
+ * request waited longer than the bound (`TenantBusy`): the other tenants' requests go on.
  */
 export const tenantBusy = (message: string, retryAfterSeconds: number) =>
-  new ServiceError(429, "TenantBusy", message).withHeaders({ "Retry-After": String(retryAfterSeconds) });
+  new ServiceError("TenantBusy", message).withHeaders({ "Retry-After": String(retryAfterSeconds) });
 
-/** A token or a client address over its request rate (429 `RateLimited`), with the headers that say when to retry. */
+/** A token or a client address over its request rate (`RateLimited`), with the headers that say when to retry. */
 export const rateLimited = (message: string, headers: Record<string, string>) =>
-  new ServiceError(429, "RateLimited", message).withHeaders(headers);
+  new ServiceError("RateLimited", message).withHeaders(headers);

@@ -5,7 +5,7 @@
  * takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import type { Database, Model } from "@bizdata/core";
+import { type Database, type Model, notFound } from "@bizdata/core";
 import { createODataService, inChangeset, jsonResult, type ODataResult, odataVersion, runBatch } from "@bizdata/odata";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
@@ -121,7 +121,7 @@ export function createApp({
     return send(c, errorResult(err, c, c.req.method, c.req.path));
   });
 
-  app.notFound((c) => c.json({ error: { code: "NotFound", message: `No resource at ${c.req.path}.` } }, 404));
+  app.notFound((c) => c.json(notFound(`No resource at ${c.req.path}.`).toJSON(), 404));
 
   app.route("/health", healthRoutes(db, model, logger));
   // ahead of sign-in: a client without a valid token is limited by its address

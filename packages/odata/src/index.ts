@@ -47,6 +47,14 @@ export { buildEdm, type EdmOptions } from "./metadata/build-edm.js";
 export { renderCsdlJson } from "./metadata/csdl-json.js";
 export { renderCsdlXml } from "./metadata/csdl-xml.js";
 export type * from "./metadata/edm.js";
+export {
+  alternateKeysOf,
+  descriptionOf,
+  isComputed,
+  isImmutable,
+  optionalParameterOf,
+  restrictedPaths,
+} from "./metadata/edm-annotations.js";
 export { type MetadataRequest, metadataDocument, serviceDocumentText } from "./metadata/metadata-documents.js";
 export {
   type MetadataFormat,

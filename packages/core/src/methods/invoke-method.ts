@@ -60,33 +60,18 @@ export type MethodOutcome =
 
 class Aborted extends Error {}
 
-/** the method, or the error that says why it cannot be called (501, 403, 400 for the wrong verb or form) */
-export function resolveMethod(
-  entity: AnyEntity,
-  name: string,
-  isStatic: boolean,
-  verb: "GET" | "POST",
-): MethodDeclaration {
+/** the method, or the error that says why it cannot be called (not declared, or static called on a record and back) */
+export function resolveMethod(entity: AnyEntity, name: string, isStatic: boolean): MethodDeclaration {
   const declaration = Object.hasOwn(entity.methods, name) ? entity.methods[name] : undefined;
   if (declaration === undefined) {
-    throw new ServiceError(404, "NotFound", `${entity.name} has no method "${name}"; names are case sensitive.`, name);
+    throw new ServiceError("NotFound", `${entity.name} has no method "${name}"; names are case sensitive.`, name);
   }
   if (declaration.isStatic !== isStatic) {
     throw new ServiceError(
-      400,
       "InvalidMethodCall",
       declaration.isStatic
         ? `${entity.name}.${name} is static: call /api/${entity.name}/${name}.`
         : `${entity.name}.${name} needs a record: call /api/${entity.name}({guid})/${name}.`,
-      name,
-    );
-  }
-  const expected = declaration.type === "read" ? "GET" : "POST";
-  if (verb !== expected) {
-    throw new ServiceError(
-      405,
-      "MethodNotAllowed",
-      `${entity.name}.${name} is a ${declaration.type === "read" ? "Read method: use GET with ()" : "Modify method: use POST"}.`,
       name,
     );
   }
@@ -119,20 +104,19 @@ export async function invokeMethod(
   const registered = env.model.subscribers(declaration);
   if (registered.length === 0) {
     throw new ServiceError(
-      501,
       "MethodNotImplemented",
       `${label} has no subscriber registered: it is declared but not implemented.`,
     );
   }
   if (isUnavailable(registered, env.tenant.features))
-    throw new ServiceError(403, "MethodUnavailable", `${label} is not available for this tenant.`);
+    throw new ServiceError("MethodUnavailable", `${label} is not available for this tenant.`);
   const subscribers = registered.filter((s) => runsFor(s, env.tenant.features));
   const args = methodArguments(label, declaration.params, call.args, call.argsAsText);
   const modify = declaration.type === "modify";
   const loaded =
     call.key === null ? undefined : await loadTree(env.session, entity, env.tenant.id, call.key, { lock: modify });
   if (call.key !== null && loaded === undefined)
-    throw new ServiceError(404, "NotFound", `${entity.name}(${call.key}) does not exist.`);
+    throw new ServiceError("NotFound", `${entity.name}(${call.key}) does not exist.`);
   const record = loaded === undefined ? null : loaded.record;
   if (record && loaded) for (const [collection, items] of loaded.items) record[collection] = items.map((i) => i.record);
   const snapshot = record === null ? null : structuredClone(record);
@@ -183,13 +167,13 @@ export async function invokeMethod(
   // spec 4.8 rule 1: every condition before any body
   for (const s of subscribers) {
     if (record !== null && s.disableIf?.(record)) {
-      throw new ServiceError(400, "MethodDisabled", `${label} is disabled for this record.`, name);
+      throw new ServiceError("MethodDisabled", `${label} is disabled for this record.`, name);
     }
   }
   for (const s of subscribers) {
     if (!s.abortIf || !(await s.abortIf.when(ctx))) continue;
     const ask = s.abortIf.askUser;
-    if (!ask) throw new ServiceError(400, "MethodAborted", s.abortIf.message, name);
+    if (!ask) throw new ServiceError("MethodAborted", s.abortIf.message, name);
     const question = {
       key: `${label}:${s.name}`,
       text: ask.text,
@@ -204,7 +188,7 @@ export async function invokeMethod(
     // the question takes its default choice
     const choice = env.defer ? await env.defer(question, call) : await env.prompts.ask(question);
     if (choice === undefined) return { status: "deferred" };
-    if (choice !== "accept") throw new ServiceError(400, "MethodAborted", s.abortIf.message, name);
+    if (choice !== "accept") throw new ServiceError("MethodAborted", s.abortIf.message, name);
   }
   if (declaration.saveOnCompletion && record !== null) {
     // rule 6: existing errors and required properties first
@@ -233,7 +217,7 @@ export async function invokeMethod(
     if (err instanceof Aborted) {
       // rule 5: the body that aborted and the ones before it are undone in reverse; the rest never ran
       await undo();
-      return { status: "aborted", error: new ServiceError(400, "MethodAborted", err.message, name) };
+      return { status: "aborted", error: new ServiceError("MethodAborted", err.message, name) };
     }
     if (declaration.saveOnCompletion) await undo();
     throw err;

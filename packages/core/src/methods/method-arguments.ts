@@ -4,7 +4,7 @@
  * a JSON body. A missing required parameter is `400 MissingParameter`; a value of the wrong
  * type `400 InvalidParameter`; an argument the method does not declare `400 UnknownParameter`.
  */
-import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
+import { type BadRequestCode, badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { ScalarField } from "../model/fields.js";
 import { isDuration, isTimeOfDay } from "../validation/formats.js";
 import { isGuid } from "../write/natural-keys.js";
@@ -82,7 +82,8 @@ export function methodArguments(
   given: Readonly<Record<string, unknown>>,
   fromText: boolean,
 ): Record<string, unknown> {
-  const problems: ErrorDetail[] = [];
+  // each a whole error when it is the only one
+  const problems: (ErrorDetail & { readonly code: BadRequestCode })[] = [];
   for (const name of Object.keys(given)) {
     if (!Object.hasOwn(params, name)) {
       problems.push({ code: "UnknownParameter", message: `${method} has no parameter "${name}".`, target: name });
@@ -110,6 +111,6 @@ export function methodArguments(
   }
   if (problems.length === 1) throw badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
   if (problems.length > 1)
-    throw new ServiceError(400, "InvalidParameter", `The arguments of ${method} are not valid.`, undefined, problems);
+    throw new ServiceError("InvalidParameter", `The arguments of ${method} are not valid.`, undefined, problems);
   return args;
 }

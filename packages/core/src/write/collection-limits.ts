@@ -40,7 +40,6 @@ export function checkCollectionSizes(def: AnyEntity, record: Body, limits: Write
 
 const tooLarge = (collection: string, limit: number, count: number) =>
   new ServiceError(
-    400,
     "CollectionTooLarge",
     `${collection} may hold at most ${limit} items; this write would leave it with ${count}.`,
     collection,

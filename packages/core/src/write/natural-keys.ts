@@ -5,7 +5,7 @@
  * Lookups are batched: one query per target entity per call, never one per value.
  */
 import { sql } from "drizzle-orm";
-import { badRequest, type ErrorDetail, ServiceError } from "../errors.js";
+import { type BadRequestCode, badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
 import { columnOf, persistedColumns, TENANT_COLUMN } from "../storage/naming.js";
@@ -144,7 +144,8 @@ export async function prefetchReferences(
 
 /** the error of a body's references that matched no record or several, or undefined when all resolved */
 function unresolved(sites: readonly Site[], cache: ReadCache): ServiceError | undefined {
-  const problems: ErrorDetail[] = [];
+  // each a whole error when it is the only one
+  const problems: (ErrorDetail & { readonly code: BadRequestCode })[] = [];
   for (const site of sites) {
     const known = cache.keys(site.target);
     const target = site.target;
@@ -172,7 +173,6 @@ function unresolved(sites: readonly Site[], cache: ReadCache): ServiceError | un
   if (problems.length === 1) return badRequest(problems[0]!.code, problems[0]!.message, problems[0]!.target);
   if (problems.length > 1)
     return new ServiceError(
-      400,
       "ValidationError",
       `${problems.length} references could not be resolved.`,
       undefined,

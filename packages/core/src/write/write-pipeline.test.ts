@@ -286,7 +286,7 @@ const Mixed = entity("WpMixed", {
       {
         name: "sync-throws",
         run: ({ record }) => {
-          if (record.Name === "throw") throw badRequest("Refused", "a save hook refused this record", "Name");
+          if (record.Name === "throw") throw badRequest("InvalidValue", "a save hook refused this record", "Name");
         },
       },
     ],
@@ -314,7 +314,11 @@ describe("hooks that return a promise, a thenable or nothing", () => {
 
   it("fail the write with a synchronous hook's error, storing nothing", async () => {
     const t = uniqueTenant("wp-mixed");
-    await expect(create(t, { Name: "throw" })).rejects.toMatchObject({ status: 400, code: "Refused", target: "Name" });
+    await expect(create(t, { Name: "throw" })).rejects.toMatchObject({
+      status: 400,
+      code: "InvalidValue",
+      target: "Name",
+    });
     const rows = await inTenant(db, t, (tx) => tx.query({ sql: "SELECT 1 FROM wp_mixed", params: [] }));
     expect(rows).toEqual([]);
   });

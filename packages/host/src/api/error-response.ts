@@ -29,27 +29,25 @@ function fromDatabase(err: DatabaseError, model: Model): ServiceError | undefine
     const entity = [...model.entities.values()].find((e) => constraint === `${tableName(e)}_nk`);
     if (entity) {
       const key = entity.naturalKey.property;
-      return new ServiceError(400, "DuplicateKey", `Another ${entity.name} already has this ${key}.`, key);
+      return new ServiceError("DuplicateKey", `Another ${entity.name} already has this ${key}.`, key);
     }
-    return new ServiceError(400, "DuplicateKey", "A record with this Guid already exists.", "Guid");
+    return new ServiceError("DuplicateKey", "A record with this Guid already exists.", "Guid");
   }
   if (code === "23503") {
     return new ServiceError(
-      400,
       "RecordInUse",
       "The record is referenced by other records or references one that does not exist.",
     );
   }
-  if (code === "22012") return new ServiceError(400, "InvalidValue", "The query divides by zero for some record.");
+  if (code === "22012") return new ServiceError("InvalidValue", "The query divides by zero for some record.");
   if (code.startsWith("22")) {
     return new ServiceError(
-      400,
       "InvalidValue",
       "A value is out of range for its property or for the operation applied to it.",
     );
   }
   if (isTransientDatabaseError(err)) {
-    return new ServiceError(503, "ServiceUnavailable", "The database is not available; retry shortly.");
+    return new ServiceError("ServiceUnavailable", "The database is not available; retry shortly.");
   }
   return undefined;
 }
@@ -58,8 +56,8 @@ export function errorResponse(thrown: unknown, model: Model): ErrorResponse {
   const err = databaseErrorOf(thrown);
   if (err instanceof ServiceError) return { status: err.status, error: err, headers: err.headers, unexpected: false };
   if (err instanceof QuerySyntaxError) {
-    const error = new ServiceError(400, "QuerySyntaxError", err.message, err.option);
-    return { status: 400, error, headers: {}, unexpected: false };
+    const error = new ServiceError("QuerySyntaxError", err.message, err.option);
+    return { status: error.status, error, headers: {}, unexpected: false };
   }
   if (err !== null && typeof err === "object" && "code" in err) {
     const mapped = fromDatabase(err as DatabaseError, model);
@@ -72,6 +70,6 @@ export function errorResponse(thrown: unknown, model: Model): ErrorResponse {
       };
     }
   }
-  const error = new ServiceError(500, "InternalError", "An unexpected error occurred; it has been logged.");
-  return { status: 500, error, headers: {}, unexpected: true };
+  const error = new ServiceError("InternalError", "An unexpected error occurred; it has been logged.");
+  return { status: error.status, error, headers: {}, unexpected: true };
 }

@@ -20,7 +20,7 @@ export interface AuthSettings extends TokenSettings {
 }
 
 const credentialsRejected = () =>
-  new ServiceError(401, "Unauthorized", "The tenant, user name or password is not correct.").withHeaders({
+  new ServiceError("Unauthorized", "The tenant, user name or password is not correct.").withHeaders({
     "WWW-Authenticate": 'Bearer realm="api"',
   });
 
@@ -32,7 +32,7 @@ const stringField = (body: unknown, name: string): string => {
       ? (body as Record<string, unknown>)[name]
       : undefined;
   if (typeof value !== "string" || value.length === 0 || value.length > 1024) {
-    throw new ServiceError(400, "ValidationError", `${name} is required and must be a non-empty string.`, name);
+    throw new ServiceError("ValidationError", `${name} is required and must be a non-empty string.`, name);
   }
   return value;
 };
@@ -65,7 +65,7 @@ export function authRoutes(
         throttle,
       );
       if (outcome.kind === "throttled") {
-        throw new ServiceError(429, "TooManyAttempts", "Too many failed sign-ins; try again later.").withHeaders({
+        throw new ServiceError("TooManyAttempts", "Too many failed sign-ins; try again later.").withHeaders({
           "Retry-After": String(outcome.retryAfter),
         });
       }

@@ -16,7 +16,7 @@ import { SCOPES, type ThirdPartyVerifier } from "./trusted-issuers.js";
 export type AuthVariables = { principal: Principal; accessToken: string };
 
 export const unauthorized = (message: string, challenge: string) =>
-  new ServiceError(401, "Unauthorized", message, undefined, []).withHeaders({ "WWW-Authenticate": challenge });
+  new ServiceError("Unauthorized", message, undefined, []).withHeaders({ "WWW-Authenticate": challenge });
 
 export interface AuthenticateOptions {
   /** verifier for tokens of trusted third-party issuers, when any are configured */
@@ -66,7 +66,7 @@ export function authenticate(
       );
     }
     if (!canRead(principal)) {
-      throw new ServiceError(403, "Forbidden", "The token grants no scope of this API.").withHeaders({
+      throw new ServiceError("Forbidden", "The token grants no scope of this API.").withHeaders({
         "WWW-Authenticate": `Bearer realm="api", error="insufficient_scope", scope="${SCOPES.read} ${SCOPES.write}", ${metadata()}`,
       });
     }

@@ -17,7 +17,6 @@ export function healthRoutes(db: Database, model: Model, logger: Logger) {
     if (missing.length > 0) {
       logger.warn({ missing }, "not ready: the database lacks tables of the schema");
       throw new ServiceError(
-        503,
         "ServiceUnavailable",
         `The database schema is not up to date (${missing.length} tables missing); run \`bizdata migrate\`.`,
       ).withHeaders({ "Retry-After": "5" });

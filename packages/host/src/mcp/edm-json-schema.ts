@@ -7,8 +7,15 @@
  */
 import type { Model } from "@bizdata/core";
 import type { EdmNavigationProperty, EdmOperation, EdmStructure, EdmTypeRef } from "@bizdata/odata";
-import { DURATION_SCHEMA, TIME_OF_DAY_SCHEMA } from "@bizdata/odata";
-import { descriptionOf, type EdmLookup, isComputed, isImmutable, optionalParameter } from "./edm-lookup.js";
+import {
+  DURATION_SCHEMA,
+  descriptionOf,
+  isComputed,
+  isImmutable,
+  optionalParameterOf,
+  TIME_OF_DAY_SCHEMA,
+} from "@bizdata/odata";
+import type { EdmLookup } from "./edm-lookup.js";
 
 export type JsonSchema = { readonly [key: string]: unknown };
 
@@ -53,11 +60,11 @@ export class EdmJsonSchemas {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const p of structure.properties) {
-      if (isComputed(p)) continue;
-      const immutable = isImmutable(p);
+      if (isComputed(p.annotations)) continue;
+      const immutable = isImmutable(p.annotations);
       // the key is given on create (or assigned); an item of a collection is matched by it on update
       if (immutable && mode === "update" && !options.item) continue;
-      properties[p.name] = described(this.value(p, mode), descriptionOf(p));
+      properties[p.name] = described(this.value(p, mode), descriptionOf(p.annotations));
       if (mode === "create" && !p.nullable && p.defaultValue === undefined && !immutable) required.push(p.name);
     }
     for (const n of structure.navigation) {
@@ -67,7 +74,7 @@ export class EdmJsonSchemas {
     }
     return {
       type: "object",
-      ...(descriptionOf(structure) !== undefined && { description: descriptionOf(structure) }),
+      ...(descriptionOf(structure.annotations) !== undefined && { description: descriptionOf(structure.annotations) }),
       properties,
       ...(required.length > 0 && { required }),
       additionalProperties: false,
@@ -81,12 +88,12 @@ export class EdmJsonSchemas {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const p of params) {
-      const optional = optionalParameter(p);
-      const schema = described(this.value(p, "create"), descriptionOf(p));
-      const fallback = optional?.defaultValue;
+      const optional = optionalParameterOf(p.annotations);
+      const schema = described(this.value(p, "create"), descriptionOf(p.annotations));
+      const fallback = optional.defaultValue;
       properties[p.name] = fallback === undefined ? schema : { ...schema, default: typed(schema, fallback) };
       // spec 4.8: required is a non-nullable parameter without a default
-      if (optional === undefined) required.push(p.name);
+      if (!optional.optional) required.push(p.name);
     }
     return { type: "object", properties, ...(required.length > 0 && { required }), additionalProperties: false };
   }
@@ -115,7 +122,7 @@ export class EdmJsonSchemas {
 
   #navigation(n: EdmNavigationProperty, mode: WriteMode): JsonSchema {
     const target = this.lookup.local(n.type);
-    const description = descriptionOf(n);
+    const description = descriptionOf(n.annotations);
     if (n.collection) {
       const items = this.write(this.lookup.entityType(n.type), mode, {
         item: true,

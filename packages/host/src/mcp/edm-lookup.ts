@@ -1,52 +1,9 @@
 /**
- * Reading the entity data model that `$metadata` renders (buildEdm): types by qualified name, the
- * entity sets and their restrictions, and the few annotations the MCP tools and resources need.
- * The tools and resources describe exactly what `$metadata` describes, from the same build.
+ * Reading the entity data model that `$metadata` renders (buildEdm): types by qualified name and
+ * the entity sets. The tools and resources describe exactly what `$metadata` describes, from the
+ * same build, its annotations read back by odata's edm-annotations.
  */
-import type {
-  AnnotationValue,
-  EdmAnnotation,
-  EdmDocument,
-  EdmEntitySet,
-  EdmEntityType,
-  EdmOperation,
-  EdmType,
-} from "@bizdata/odata";
-
-type Annotated = { readonly annotations: readonly EdmAnnotation[] };
-
-const annotation = (element: Annotated, term: string): AnnotationValue | undefined =>
-  element.annotations.find((a) => a.term === term)?.value;
-
-/** the element's Core.Description */
-export function descriptionOf(element: Annotated): string | undefined {
-  const value = annotation(element, "Core.Description");
-  return value?.kind === "string" ? value.value : undefined;
-}
-
-/** computed by the service (Core.Computed): never written, and never filtered or sorted on when computed on read */
-export const isComputed = (element: Annotated): boolean => annotation(element, "Core.Computed") !== undefined;
-
-/** settable on create only (Core.Immutable): the key */
-export const isImmutable = (element: Annotated): boolean => annotation(element, "Core.Immutable") !== undefined;
-
-/** a method parameter the call may leave out (Core.OptionalParameter), with its default as CSDL writes it */
-export function optionalParameter(element: Annotated): { readonly defaultValue?: string } | undefined {
-  const value = annotation(element, "Core.OptionalParameter");
-  if (value?.kind !== "record") return undefined;
-  const given = value.properties.DefaultValue;
-  return given?.kind === "string" ? { defaultValue: given.value } : {};
-}
-
-/** the property paths of an entity set's FilterRestrictions or SortRestrictions */
-export function restrictedPaths(set: EdmEntitySet, term: "FilterRestrictions" | "SortRestrictions"): string[] {
-  const record = annotation(set, `Capabilities.${term}`);
-  if (record?.kind !== "record") return [];
-  const paths = record.properties[term === "FilterRestrictions" ? "NonFilterableProperties" : "NonSortableProperties"];
-  return paths?.kind === "collection"
-    ? paths.items.flatMap((item) => (item.kind === "propertyPath" ? [item.value] : []))
-    : [];
-}
+import type { EdmDocument, EdmEntitySet, EdmEntityType, EdmOperation, EdmType } from "@bizdata/odata";
 
 export class EdmLookup {
   readonly #types = new Map<string, EdmType>();

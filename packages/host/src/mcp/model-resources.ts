@@ -8,14 +8,18 @@
  */
 import type { Model } from "@bizdata/core";
 import {
+  descriptionOf,
   type EdmEntitySet,
   type EdmOperation,
   type EdmStructure,
   type EdmTypeRef,
+  isComputed,
+  optionalParameterOf,
   renderCsdlJson,
+  restrictedPaths,
 } from "@bizdata/odata";
 import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { descriptionOf, type EdmLookup, isComputed, optionalParameter, restrictedPaths } from "./edm-lookup.js";
+import type { EdmLookup } from "./edm-lookup.js";
 import { methodToolName } from "./model-tools.js";
 
 export const MODEL_URI = "bizdata://model";
@@ -47,8 +51,8 @@ export function modelResources(lookup: EdmLookup): Resource[] {
       uri: entitySetUri(set.name),
       name: set.name,
       title: `${set.name}: properties and methods`,
-      ...(descriptionOf(lookup.entityType(set.entityType)) !== undefined && {
-        description: descriptionOf(lookup.entityType(set.entityType)),
+      ...(descriptionOf(lookup.entityType(set.entityType).annotations) !== undefined && {
+        description: descriptionOf(lookup.entityType(set.entityType).annotations),
       }),
       mimeType: JSON_TYPE,
     })),
@@ -74,7 +78,7 @@ function overview(model: Model, lookup: EdmLookup) {
   return {
     entitySets: lookup.entitySets.map((set) => {
       const entity = model.entity(set.name);
-      const about = descriptionOf(lookup.entityType(set.entityType));
+      const about = descriptionOf(lookup.entityType(set.entityType).annotations);
       return {
         name: set.name,
         ...(about !== undefined && { description: about }),
@@ -96,7 +100,7 @@ function overview(model: Model, lookup: EdmLookup) {
 function entitySet(model: Model, lookup: EdmLookup, set: EdmEntitySet) {
   const type = lookup.entityType(set.entityType);
   const entity = model.entity(set.name);
-  const about = descriptionOf(type);
+  const about = descriptionOf(type.annotations);
   return {
     name: set.name,
     ...(about !== undefined && { description: about }),
@@ -106,8 +110,8 @@ function entitySet(model: Model, lookup: EdmLookup, set: EdmEntitySet) {
       virtual: "No stored records: they exist only staged in a workflow, and commit turns them into real data.",
     }),
     ...structure(lookup, type, new Set([type.name])),
-    nonFilterable: restrictedPaths(set, "FilterRestrictions"),
-    nonSortable: restrictedPaths(set, "SortRestrictions"),
+    nonFilterable: restrictedPaths(set.annotations, "FilterRestrictions"),
+    nonSortable: restrictedPaths(set.annotations, "SortRestrictions"),
     methods: lookup.methods
       .filter((op) => lookup.local(op.parameters[0]!.type) === set.name)
       .map((op) => method(model, lookup, set.name, op)),
@@ -122,16 +126,16 @@ function structure(lookup: EdmLookup, type: EdmStructure, seen: ReadonlySet<stri
     properties: type.properties.map((p) => ({
       name: p.name,
       ...typeOf(lookup, p, seen),
-      ...(isComputed(p) && { computed: true }),
+      ...(isComputed(p.annotations) && { computed: true }),
       ...(p.defaultValue !== undefined && { default: p.defaultValue }),
-      ...(descriptionOf(p) !== undefined && { description: descriptionOf(p) }),
+      ...(descriptionOf(p.annotations) !== undefined && { description: descriptionOf(p.annotations) }),
     })),
     ...(references.length > 0 && {
       references: references.map((n) => ({
         name: n.name,
         target: lookup.local(n.type),
         nullable: n.nullable,
-        ...(descriptionOf(n) !== undefined && { description: descriptionOf(n) }),
+        ...(descriptionOf(n.annotations) !== undefined && { description: descriptionOf(n.annotations) }),
       })),
     }),
     ...(collections.length > 0 && {
@@ -175,15 +179,15 @@ function method(model: Model, lookup: EdmLookup, entity: string, op: EdmOperatio
     name: op.name,
     kind: op.kind === "function" ? "read" : "modify",
     static: binding.collection,
-    ...(descriptionOf(op) !== undefined && { description: descriptionOf(op) }),
+    ...(descriptionOf(op.annotations) !== undefined && { description: descriptionOf(op.annotations) }),
     parameters: op.parameters.slice(1).map((p) => {
-      const optional = optionalParameter(p);
+      const optional = optionalParameterOf(p.annotations);
       return {
         name: p.name,
         ...typeOf(lookup, p, new Set()),
-        required: optional === undefined,
-        ...(optional?.defaultValue !== undefined && { default: optional.defaultValue }),
-        ...(descriptionOf(p) !== undefined && { description: descriptionOf(p) }),
+        required: !optional.optional,
+        ...(optional.defaultValue !== undefined && { default: optional.defaultValue }),
+        ...(descriptionOf(p.annotations) !== undefined && { description: descriptionOf(p.annotations) }),
       };
     }),
     ...(op.returnType !== undefined && !returnsNothing && { returns: typeOf(lookup, op.returnType, new Set()) }),

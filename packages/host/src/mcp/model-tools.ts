@@ -6,10 +6,10 @@
  * descriptions from the definitions.
  */
 import type { Model } from "@bizdata/core";
-import type { EdmEntitySet, EdmOperation } from "@bizdata/odata";
+import { descriptionOf, type EdmEntitySet, type EdmOperation } from "@bizdata/odata";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { EdmJsonSchemas, type JsonSchema } from "./edm-json-schema.js";
-import { descriptionOf, type EdmLookup } from "./edm-lookup.js";
+import type { EdmLookup } from "./edm-lookup.js";
 
 export type EntityToolKind = "query" | "get" | "create" | "update" | "delete";
 export type WorkflowStep = "start" | "answer" | "commit" | "close";
@@ -129,7 +129,7 @@ function entityTools(
 ): ModelTool[] {
   const name = set.name;
   const type = lookup.entityType(set.entityType);
-  const about = descriptionOf(type);
+  const about = descriptionOf(type.annotations);
   const entity = model.entity(name);
   const naturalKey = entity?.naturalKey.property ?? "Guid";
   const virtual = entity?.storage !== undefined;
@@ -242,7 +242,7 @@ function methodTool(
     tool: {
       name: toolName(action),
       title,
-      description: `${descriptionOf(op) ?? title} (${binding.collection ? `a method of the ${entity} set` : `a method of one ${entity}`}). ${what}`,
+      description: `${descriptionOf(op.annotations) ?? title} (${binding.collection ? `a method of the ${entity} set` : `a method of one ${entity}`}). ${what}`,
       inputSchema: object(properties, required),
       annotations: { title, ...(reads ? READ_ONLY : STAGED) },
     },

@@ -4,6 +4,7 @@
  * are cut at the row limit and say when there is more.
  */
 import { isGuid } from "@bizdata/core";
+import { odataString } from "@bizdata/odata";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ApiAnswer, ApiFailure } from "./api-calls.js";
 import type { ToolAction } from "./model-tools.js";
@@ -82,7 +83,7 @@ export function methodArguments(args: Args, search = new URLSearchParams()): URL
   const parameters = (args.parameters ?? {}) as Readonly<Record<string, unknown>>;
   for (const [name, value] of Object.entries(parameters)) {
     if (value === null || value === undefined) continue;
-    search.set(name, typeof value === "string" ? `'${value.replaceAll("'", "''")}'` : String(value));
+    search.set(name, typeof value === "string" ? odataString(value) : String(value));
   }
   return search;
 }

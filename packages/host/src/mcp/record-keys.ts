@@ -4,6 +4,7 @@
  * (`$filter=SKU eq @key&@key='…'`), so it never changes the filter's meaning.
  */
 import { isGuid, type Model, type ScalarField } from "@bizdata/core";
+import { odataString } from "@bizdata/odata";
 import { type ApiAnswer, ApiFailure } from "./api-calls.js";
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -28,10 +29,10 @@ function literal(entity: string, property: string, field: ScalarField, value: st
     case "guid":
       return value;
     case "duration":
-      return `duration'${value.replaceAll("'", "''")}'`;
+      return `duration${odataString(value)}`;
     case "text":
     case "enum":
-      return `'${value.replaceAll("'", "''")}'`;
+      return odataString(value);
   }
 }
 

@@ -67,7 +67,6 @@ function nodeObjects(c: Context, publicUrl: URL): { incoming: IncomingMessage; o
   const env = c.env as Partial<HttpBindings> | undefined;
   if (env?.incoming === undefined || env.outgoing === undefined) {
     throw new ServiceError(
-      501,
       "NotImplemented",
       "The OAuth server answers only when the app is served by @hono/node-server (serve({ fetch: app.fetch })).",
     );

@@ -24,12 +24,12 @@ export function metricsRoute(registry: Registry, token: string | undefined) {
   return async (c: Context) => {
     if (token !== undefined) {
       if (!bearerSecretMatches(c.req.header("authorization"), token)) {
-        throw new ServiceError(401, "Unauthorized", "Send the metrics token as a bearer token.").withHeaders({
+        throw new ServiceError("Unauthorized", "Send the metrics token as a bearer token.").withHeaders({
           "WWW-Authenticate": 'Bearer realm="metrics"',
         });
       }
     } else if (!fromThisMachine(c)) {
-      throw new ServiceError(404, "NotFound", `No resource at ${c.req.path}.`);
+      throw new ServiceError("NotFound", `No resource at ${c.req.path}.`);
     }
     return c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType });
   };

@@ -107,13 +107,17 @@ class ChangesetFailed extends Error {
   }
 }
 
-const failedDependency = (part: BatchPart, message: string): BatchResponsePart => ({
+/** a part's answer that is `error` */
+const failedPart = (part: BatchPart, error: ServiceError): BatchResponsePart => ({
   id: part.id,
-  status: 424,
+  status: error.status,
   headers: { "content-type": "application/json" },
-  body: JSON.stringify({ error: { code: "FailedDependency", message } }),
+  body: JSON.stringify(error.toJSON()),
   ...(part.atomicityGroup !== undefined && { atomicityGroup: part.atomicityGroup }),
 });
+
+const failedDependency = (part: BatchPart, message: string): BatchResponsePart =>
+  failedPart(part, new ServiceError("FailedDependency", message));
 
 /** the Guid in a created entity's Location, for `$id` references */
 const guidOf = (location: string | undefined) => /\(([0-9a-f-]{36})\)$/i.exec(location ?? "")?.[1];
@@ -145,27 +149,19 @@ async function readBatch(request: Request, bodyLimits: BodyLimits, batchLimits: 
 }
 
 /** a part not run, or whose answer was dropped, because the batch's answers passed their budget */
-const overBudget = (part: BatchPart, limit: number): BatchResponsePart => ({
-  id: part.id,
-  status: 400,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({
-    error: {
-      code: "BatchTooLarge",
-      message: `The answers of this batch passed the limit of ${limit} bytes; send this request and the ones after it in another batch, or ask for less.`,
-    },
-  }),
-  ...(part.atomicityGroup !== undefined && { atomicityGroup: part.atomicityGroup }),
-});
+const overBudget = (part: BatchPart, limit: number): BatchResponsePart =>
+  failedPart(
+    part,
+    new ServiceError(
+      "BatchTooLarge",
+      `The answers of this batch passed the limit of ${limit} bytes; send this request and the ones after it in another batch, or ask for less.`,
+    ),
+  );
 
 /** answers `POST {basePath}/$batch` */
 export async function runBatch(request: Request, options: BatchOptions): Promise<ODataResult> {
   if (currentScope()?.workflowId !== undefined) {
-    throw new ServiceError(
-      400,
-      "NotSupported",
-      "$batch is not available inside a workflow; send the steps one by one.",
-    );
+    throw new ServiceError("NotSupported", "$batch is not available inside a workflow; send the steps one by one.");
   }
   const { basePath, model } = options;
   const batchLimits = options.batchLimits ?? defaultBatchLimits;
@@ -192,7 +188,6 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(url)?.[0];
     if (absolute !== undefined && absolute.toLowerCase() !== origin.toLowerCase()) {
       throw new ServiceError(
-        400,
         "InvalidBatch",
         `"${url}" names another service; a batch part is relative, or absolute under ${origin}${basePath}/.`,
       );
@@ -206,7 +201,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     if (ref && ids.has(ref[1]!)) {
       const location = locations.get(ref[1]!);
       if (location === undefined)
-        throw new ServiceError(400, "InvalidBatch", `"${url}" refers to $${ref[1]}, which created nothing.`);
+        throw new ServiceError("InvalidBatch", `"${url}" refers to $${ref[1]}, which created nothing.`);
       path = location.slice(basePath.length + 1) + path.slice(ref[0].length);
     }
     return underServiceRoot(url, path);
@@ -224,7 +219,6 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     const resolved = new URL(path, root);
     if (!`${resolved.origin}${resolved.pathname}`.startsWith(root)) {
       throw new ServiceError(
-        400,
         "InvalidBatch",
         `"${url}" resolves outside the service root ${basePath}/; a batch part addresses the service's resources only.`,
       );
@@ -232,7 +226,6 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     const resource = resolved.pathname.slice(root.length - origin.length);
     if (resource !== "" && !METADATA.has(resource) && !isServiceResource(model, resource)) {
       throw new ServiceError(
-        400,
         "InvalidBatch",
         `"${url}" is not a resource of the service; a batch part addresses an entity set, an operation import, $metadata or the service document.`,
       );
@@ -280,7 +273,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       if (!(err instanceof ServiceError)) throw err;
       return {
         id: part.id,
-        status: 400,
+        status: err.status,
         headers: { "content-type": "application/json" },
         body: JSON.stringify(err.toJSON()),
       };

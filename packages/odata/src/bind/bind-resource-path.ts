@@ -110,7 +110,7 @@ export function resolveEntity(model: Model, name: string): AnyEntity {
 
 /** a Guid key, lower case; anything else is a 400 naming it */
 export function keyOf(key: string): string {
-  if (!isGuid(key)) throw new ServiceError(400, "InvalidKey", `The key "${key}" is not a Guid.`, "path");
+  if (!isGuid(key)) throw new ServiceError("InvalidKey", `The key "${key}" is not a Guid.`, "path");
   return key.toLowerCase();
 }
 
@@ -124,13 +124,12 @@ function keyIn(entity: AnyEntity, args: readonly SegmentArgument[], segment = en
   const [first] = args;
   const forms = `${segment}(<guid>) or ${segment}(Guid=<guid>)`;
   if (first === undefined || args.length > 1) {
-    throw new ServiceError(400, "InvalidKey", `${entity.name} is addressed by one key, its Guid: ${forms}.`, "path");
+    throw new ServiceError("InvalidKey", `${entity.name} is addressed by one key, its Guid: ${forms}.`, "path");
   }
   if (first.name !== null && first.name !== KEY_PROPERTY) {
     const hint =
       first.name.toLowerCase() === "guid" ? ` Names are case sensitive: did you mean "${KEY_PROPERTY}"?` : "";
     throw new ServiceError(
-      400,
       "InvalidKey",
       `"${first.name}" is not the key of ${entity.name}, which is addressed by its Guid: ${forms}.${hint}`,
       first.name,

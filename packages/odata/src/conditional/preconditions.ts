@@ -26,7 +26,6 @@ export function preconditionsOf(headers: {
 
 const failed = (record: string, header: "If-Match" | "If-None-Match", version: string) =>
   new ServiceError(
-    412,
     "PreconditionFailed",
     header === "If-Match"
       ? `${record} has changed since that version: it is now at ETag ${etagOf(version)}. Read it again, then retry with the new ETag in If-Match.`

@@ -49,7 +49,7 @@ export function parseJson(text: string, limits: Pick<BodyLimits, "maxDepth">): u
 
 /** 400 EmptyBody: a write (or batch) sent with a JSON Content-Type and nothing in it */
 export const emptyBody = () =>
-  new ServiceError(400, "EmptyBody", "The request body is empty: send a JSON value (for a record, an object).");
+  new ServiceError("EmptyBody", "The request body is empty: send a JSON value (for a record, an object).");
 
 /**
  * The property names of one object seen so far: none, one (most objects of a body are small, so
@@ -143,7 +143,6 @@ function decodedName(quoted: string): string {
 
 function duplicateKey(text: string, position: number, name: string): ServiceError {
   return new ServiceError(
-    400,
     "DuplicateJsonKey",
     `The request body names the property ${JSON.stringify(name)} more than once in one object (position ${position}).`,
     // the path as it stands once the name is read
@@ -153,7 +152,6 @@ function duplicateKey(text: string, position: number, name: string): ServiceErro
 
 function tooDeep(maxDepth: number, position: number): ServiceError {
   return new ServiceError(
-    400,
     "JsonTooDeep",
     `The request body nests arrays and objects deeper than the limit of ${maxDepth} levels (position ${position}).`,
   );
@@ -164,7 +162,6 @@ function invalidJson(text: string, cause: unknown): unknown {
   // JSON.parse failed on grammatical JSON: not the client's fault (e.g. out of memory), so pass it on.
   if (found === undefined) return cause;
   const error = new ServiceError(
-    400,
     "InvalidJson",
     `The request body is not valid JSON: at position ${found.position}, ${found.problem}.`,
   );
@@ -178,7 +175,6 @@ function numberNotExact(text: string, position: number): ServiceError {
   const shown = literal.exec(text)![0];
   const quoted = shown.length > 40 ? `${shown.slice(0, 40)}…` : shown;
   return new ServiceError(
-    400,
     "NumberNotExact",
     `The number ${quoted} cannot be represented exactly; send it as a string with IEEE754Compatible=true.`,
     jsonPathAt(text, position) || undefined,

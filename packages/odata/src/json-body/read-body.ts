@@ -56,9 +56,9 @@ function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new ServiceError(400, "InvalidBody", "The request body is not valid UTF-8.");
+    throw new ServiceError("InvalidBody", "The request body is not valid UTF-8.");
   }
 }
 
 const tooLarge = (maxBytes: number) =>
-  new ServiceError(413, "PayloadTooLarge", `The request body is larger than the limit of ${maxBytes} bytes.`);
+  new ServiceError("PayloadTooLarge", `The request body is larger than the limit of ${maxBytes} bytes.`);

@@ -22,7 +22,6 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
 export function requireJsonInUtf8(contentType: string | null): void {
   if (!isJsonInUtf8(contentType)) {
     throw new ServiceError(
-      415,
       "UnsupportedMediaType",
       "The request body must be sent as application/json in UTF-8.",
       "Content-Type",

@@ -21,7 +21,7 @@ import type {
   EdmStructure,
   EdmTypeRef,
 } from "../metadata/edm.js";
-import { alternateKeysOf, descriptionOf, isComputed, isImmutable } from "./edm-annotations.js";
+import { alternateKeysOf, descriptionOf, isComputed, isImmutable } from "../metadata/edm-annotations.js";
 import type { Schema } from "./openapi-types.js";
 import { DURATION_SCHEMA, TIME_OF_DAY_SCHEMA } from "./temporal-schemas.js";
 

@@ -7,6 +7,7 @@
  */
 
 import type { EdmEntitySet, EdmOperation, EdmParameter, EdmTypeRef } from "../metadata/edm.js";
+import { descriptionOf, optionalParameterOf } from "../metadata/edm-annotations.js";
 import { NO_RESULT } from "../metadata/edm-operations.js";
 import {
   type CommonParameter,
@@ -16,7 +17,6 @@ import {
   nextIndexHeader,
   parameterRef,
 } from "./common-components.js";
-import { descriptionOf, optionalParameterOf } from "./edm-annotations.js";
 import { annotated, type EdmSchemas, schemaName, schemaRef } from "./edm-schemas.js";
 import { collectionOf, keyParameter, stepParameters } from "./entity-set-paths.js";
 import type { Operation, Parameter, Paths, Responses, Schema } from "./openapi-types.js";

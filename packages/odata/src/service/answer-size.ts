@@ -33,7 +33,6 @@ export function exceeds(text: string, limit: number): boolean {
 export function checkAnswerSize(text: string, limit: number): void {
   if (exceeds(text, limit)) {
     throw new ServiceError(
-      400,
       "AnswerTooLarge",
       `The answer would be larger than the limit of ${limit} bytes; ask for fewer records ($top), fewer properties ($select) or fewer expanded items ($expand with $top or $filter).`,
     );

@@ -94,7 +94,6 @@ const bodyOf = (request: ODataRequest): Promise<unknown> => {
   if (request.emptyBody) throw emptyBody();
   if (request.body === undefined) {
     throw new ServiceError(
-      415,
       "UnsupportedMediaType",
       "The request body must be sent as application/json in UTF-8.",
       "Content-Type",
@@ -244,7 +243,6 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   if (path.kind === "method") return callMethod(service, request, path);
   if (path.kind !== "collection") {
     throw new ServiceError(
-      405,
       "MethodNotAllowed",
       `POST creates records on an entity set: POST ${service.basePath}/{Entity}.`,
     );
@@ -278,7 +276,6 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
   if (path.kind !== "entity") {
     const what = action === "update" ? "PATCH updates" : "DELETE removes";
     throw new ServiceError(
-      405,
       "MethodNotAllowed",
       `${what} one record: ${request.method} ${service.basePath}/{Entity}({guid}).`,
     );

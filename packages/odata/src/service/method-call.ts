@@ -22,7 +22,6 @@ import { resultType } from "../metadata/operation-results.js";
 import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
 import type { ReadPlanner } from "../read/read-planner.js";
 import { runCollection, runSingle } from "../read/run-read.js";
-import type { Literal } from "../syntax/ast.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
@@ -36,8 +35,6 @@ import {
 } from "./request-scope.js";
 import { type ServiceContext, stagedArgs } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
-
-const text = (l: Literal) => (l.kind === "string" ? `'${l.value.replaceAll("'", "''")}'` : printExpr(l));
 
 /**
  * What a method call needs around it: tenant features, prompts (kept by a workflow, which also
@@ -115,14 +112,21 @@ export async function callMethod(
   const entity = resolveEntity(model, path.entity);
   const declared = Object.hasOwn(entity.methods, path.method) ? entity.methods[path.method] : undefined;
   if (declared) request.authorize?.({ kind: "call", entity: entity.name, method: path.method, type: declared.type });
-  const declaration = resolveMethod(entity, path.method, path.key === null, verb);
+  const declaration = resolveMethod(entity, path.method, path.key === null);
+  // a Read method is an OData function (GET), a Modify method an action (POST)
+  if (verb !== (declaration.type === "read" ? "GET" : "POST")) {
+    throw new ServiceError(
+      "MethodNotAllowed",
+      `${entity.name}.${path.method} is a ${declaration.type === "read" ? "Read method: use GET with ()" : "Modify method: use POST"}.`,
+      path.method,
+    );
+  }
   // spec 4.8 rule 4: a Read method without parameters needs its `()`. One with parameters may go
   // without them, its arguments in the query string (OData 4.01 implicit parameter aliases,
   // `boundFunctionCallNoParens`): the form the OASIS OpenAPI converter writes for a function with
   // an optional parameter
   if (verb === "GET" && !path.parens && Object.keys(declaration.params).length === 0) {
     throw new ServiceError(
-      400,
       "InvalidMethodCall",
       `Call a Read method without parameters with parentheses: ${path.entity}…/${path.method}().`,
     );
@@ -134,13 +138,13 @@ export async function callMethod(
   const isArgument = (name: string) =>
     Object.hasOwn(declaration.params, name) || (systemQueryOption(name) === undefined && !name.startsWith("@"));
   const given: Record<string, unknown> = {};
-  for (const [name, l] of Object.entries(path.inlineArgs)) given[name] = text(l);
+  for (const [name, l] of Object.entries(path.inlineArgs)) given[name] = printExpr(l);
   for (const [name, value] of request.search) if (isArgument(name)) given[name] = value;
   let fromBody: Record<string, unknown> | undefined;
   if (verb === "POST" && request.body !== undefined) {
     const body = await request.body();
     if (body !== null && (typeof body !== "object" || Array.isArray(body))) {
-      throw new ServiceError(400, "InvalidBody", "The parameters of a method call are a JSON object.");
+      throw new ServiceError("InvalidBody", "The parameters of a method call are a JSON object.");
     }
     fromBody = (body ?? {}) as Record<string, unknown>;
   }
@@ -184,7 +188,7 @@ export async function callMethod(
       body === undefined
         ? noContent()
         : payloadResult(service, request, status, body, { ...control, prompts: prompts.envelope() }, headers);
-    if (outcome.status === "aborted") return answer(400, JSON.stringify(outcome.error.toJSON()));
+    if (outcome.status === "aborted") return answer(outcome.error.status, JSON.stringify(outcome.error.toJSON()));
     if (outcome.status === "deferred") {
       const message = `${entity.name}.${path.method} waits for the answer to a question.`;
       return answer(200, JSON.stringify({ message }));

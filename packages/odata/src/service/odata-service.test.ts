@@ -149,7 +149,7 @@ describe("createODataService", () => {
         tenantId,
         ...(refuse && {
           authorize: () => {
-            throw new ServiceError(403, "Forbidden", "no");
+            throw new ServiceError("Forbidden", "no");
           },
         }),
       })

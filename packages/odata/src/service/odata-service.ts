@@ -71,7 +71,7 @@ export function createODataService(options: ODataServiceOptions): ODataService {
       case "DELETE":
         return deleteEntity(service, request);
       default:
-        throw new ServiceError(405, "MethodNotAllowed", `${request.method} is not an operation of this service.`);
+        throw new ServiceError("MethodNotAllowed", `${request.method} is not an operation of this service.`);
     }
   }
 }

@@ -16,7 +16,7 @@ export interface ResponseFormat {
 
 const LEVELS: readonly string[] = ["none", "minimal", "full"] satisfies MetadataLevel[];
 
-const notAcceptable = (message: string, target: string) => new ServiceError(406, "NotAcceptable", message, target);
+const notAcceptable = (message: string, target: string) => new ServiceError("NotAcceptable", message, target);
 
 /** the level a media type's parameters ask for, in either spelling; undefined when they ask none */
 function levelOf(parameters: ReadonlyMap<string, string>, target: string): MetadataLevel | undefined {

@@ -6,6 +6,9 @@
 import type { Expr } from "./ast.js";
 import { exprPrecedence, Precedence, precedenceOf } from "./operator-precedence.js";
 
+/** `text` as an OData string literal (ABNF `string`): in single quotes, each quote doubled */
+export const odataString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
 /**
  * OData text for an expression tree, e.g. for quoting it in a message.
  *
@@ -21,7 +24,7 @@ export function printExpr(expr: Expr): string {
     case "decimal":
       return expr.text;
     case "string":
-      return `'${expr.value.replaceAll("'", "''")}'`;
+      return odataString(expr.value);
     case "guid":
     case "date":
     case "dateTimeOffset":

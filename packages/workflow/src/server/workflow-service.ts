@@ -16,6 +16,7 @@ import {
   ServiceError,
   type Session,
   stagedSession,
+  statusOf,
   type WriteLimits,
 } from "@bizdata/core";
 import {
@@ -81,15 +82,10 @@ class StepFailed extends Error {}
 const NEXT_INDEX = "Workflow-Next-Index";
 
 const notFound = (target?: string) =>
-  new ServiceError(404, "NotFound", "There is no open workflow with this id for you.", target);
+  new ServiceError("NotFound", "There is no open workflow with this id for you.", target);
 
 const stepRequired = () =>
-  new ServiceError(
-    400,
-    "WorkflowIndexRequired",
-    "Send Workflow-Id and Workflow-Index with this request.",
-    "Workflow-Id",
-  );
+  new ServiceError("WorkflowIndexRequired", "Send Workflow-Id and Workflow-Index with this request.", "Workflow-Id");
 
 /** a JSON answer that carries the step's prompts as `@workflow.userprompts` (left out when none) */
 const withEnvelope = (prompts: WorkflowPrompts, body: Record<string, unknown>) => {
@@ -115,7 +111,7 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
     case "questionPending":
       return answer(422, { message: "A question must be answered before the workflow can commit." });
     case "conflict":
-      return answer(400, {
+      return answer(statusOf("StagedRecordChanged"), {
         error: {
           code: "StagedRecordChanged",
           message: "Records this workflow changed were changed in the main data since; re-read and stage again.",
@@ -129,7 +125,7 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
         },
       });
     case "rejected":
-      return answer(400, {
+      return answer(statusOf("ValidationError"), {
         error: {
           code: "ValidationError",
           message: "The staged records cannot be saved.",
@@ -199,16 +195,11 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
     /** `GET {base}/workflow/active?stagingKey=…` (spec 4.6 rule 1) */
     async findActive(caller: WorkflowCaller, stagingKey: string | undefined): Promise<ODataResult> {
       const { tenantId, owner } = caller;
-      if (!stagingKey)
-        throw new ServiceError(400, "MissingParameter", "Give the stagingKey to look for.", "stagingKey");
+      if (!stagingKey) throw new ServiceError("MissingParameter", "Give the stagingKey to look for.", "stagingKey");
       const workflow = await inTenant(caller.db ?? db, tenantId, (tx) =>
         findActiveWorkflow(tx, tenantId, owner, stagingKey),
       );
-      const missing = new ServiceError(
-        404,
-        "NotFound",
-        `You have no active workflow with staging key "${stagingKey}".`,
-      );
+      const missing = new ServiceError("NotFound", `You have no active workflow with staging key "${stagingKey}".`);
       return found(workflow, missing);
     },
 
@@ -254,7 +245,6 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
           nextIndex = workflow.nextIndex;
           if (index === undefined) {
             throw new ServiceError(
-              400,
               "WorkflowIndexRequired",
               "A workflow request needs the Workflow-Index header.",
               "Workflow-Index",
@@ -262,7 +252,6 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
           }
           if (index !== workflow.nextIndex) {
             throw new ServiceError(
-              409,
               "WorkflowIndexConflict",
               `Workflow-Index ${index} is not the next step; the next is ${workflow.nextIndex}.`,
               "Workflow-Index",
@@ -347,11 +336,11 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
           return jsonResult(200, JSON.stringify(body));
         }
         case "unknownPrompt":
-          throw new ServiceError(404, "NotFound", "This workflow has no such question.");
+          throw new ServiceError("NotFound", "This workflow has no such question.");
         case "unknownChoice":
-          throw new ServiceError(400, "InvalidChoice", `"${choice}" is not a choice of this question.`);
+          throw new ServiceError("InvalidChoice", `"${choice}" is not a choice of this question.`);
         case "alreadyAnswered":
-          throw new ServiceError(400, "AlreadyAnswered", "This question has already been answered.");
+          throw new ServiceError("AlreadyAnswered", "This question has already been answered.");
       }
     },
   };

@@ -1,8 +1,9 @@
 /**
- * What the OpenAPI document reads back from the annotations `$metadata` writes (vocabularies.ts):
- * the terms are looked up by the same qualified names, so both documents say the same thing.
+ * Reading back the annotations `$metadata` writes (vocabularies.ts), for what else describes the
+ * model from the same build: the OpenAPI document and the MCP tools and resources. The terms are
+ * looked up by the same qualified names, so every description says the same thing.
  */
-import type { AnnotationValue, EdmAnnotation } from "../metadata/edm.js";
+import type { AnnotationValue, EdmAnnotation } from "./edm.js";
 
 const find = (annotations: readonly EdmAnnotation[], term: string): AnnotationValue | undefined =>
   annotations.find((a) => a.term === term)?.value;
@@ -47,4 +48,17 @@ export function alternateKeysOf(annotations: readonly EdmAnnotation[]): string[]
       return name?.kind === "propertyPath" ? [name.value] : [];
     });
   });
+}
+
+/** the property paths of an entity set's Capabilities.FilterRestrictions or SortRestrictions */
+export function restrictedPaths(
+  annotations: readonly EdmAnnotation[],
+  term: "FilterRestrictions" | "SortRestrictions",
+): string[] {
+  const record = find(annotations, `Capabilities.${term}`);
+  if (record?.kind !== "record") return [];
+  const paths = record.properties[term === "FilterRestrictions" ? "NonFilterableProperties" : "NonSortableProperties"];
+  return paths?.kind === "collection"
+    ? paths.items.flatMap((item) => (item.kind === "propertyPath" ? [item.value] : []))
+    : [];
 }
