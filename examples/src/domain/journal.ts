@@ -1,5 +1,4 @@
-import { boolean, date, decimal, entity, type RecordOf, text } from "@bizdata/core";
-import { Post } from "./sample-methods.js";
+import { boolean, date, decimal, entity, method, type RecordOf, text } from "@bizdata/core";
 
 export const Journal = entity("Journal", {
   naturalKey: "DocNumber",
@@ -12,6 +11,13 @@ export const Journal = entity("Journal", {
     Amount: decimal({ precision: 18, scale: 4 }),
   },
   title: (j) => j.DocNumber,
-  methods: { Post },
+  // implemented in sample-methods.ts
+  methods: {
+    Post: method({
+      description: "Post the journal; it cannot be changed afterwards",
+      type: "modify",
+      saveOnCompletion: true,
+    }),
+  },
 });
 export type JournalRecord = RecordOf<typeof Journal>;

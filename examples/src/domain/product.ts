@@ -1,5 +1,4 @@
-import { collection, decimal, duration, entity, type RecordOf, reference, text } from "@bizdata/core";
-import { GetDefaultMarkup } from "./sample-methods.js";
+import { collection, decimal, duration, entity, method, type RecordOf, reference, text } from "@bizdata/core";
 
 /**
  * A unit of measure a product is sold in (`Each`, `Box`), with how many base units it holds.
@@ -29,7 +28,14 @@ export const Product = entity("Product", {
     Uoms: collection(ProductUom, { inverse: "Product" }),
   },
   title: (p) => p.SalesDescription ?? p.SKU,
-  methods: { GetDefaultMarkup },
+  // implemented in sample-methods.ts
+  methods: {
+    GetDefaultMarkup: method({
+      description: "Markup of the list price over cost, in percent",
+      type: "read",
+      returns: { kind: "scalar", type: decimal() },
+    }),
+  },
   hooks: {
     logic: [
       {

@@ -1,5 +1,4 @@
-import { boolean, collection, date, decimal, entity, type RecordOf, reference, text } from "@bizdata/core";
-import { UpdatePrices } from "./sample-methods.js";
+import { boolean, collection, date, decimal, entity, method, type RecordOf, reference, text } from "@bizdata/core";
 
 /** A line of a sales invoice, known by Guid like order lines. */
 export const SalesInvoiceDetail = entity("SalesInvoiceDetail", {
@@ -25,6 +24,13 @@ export const SalesInvoice = entity("SalesInvoice", {
     Details: collection(SalesInvoiceDetail, { inverse: "SalesInvoice" }),
   },
   title: (i) => i.DocNumber,
-  methods: { UpdatePrices },
+  // implemented in sample-methods.ts
+  methods: {
+    UpdatePrices: method({
+      description: "Reprice the invoice's lines from the current product prices",
+      type: "modify",
+      params: { roundToCents: boolean({ default: false }) },
+    }),
+  },
 });
 export type SalesInvoiceRecord = RecordOf<typeof SalesInvoice>;

@@ -1,4 +1,16 @@
-import { collection, date, decimal, entity, enumeration, integer, type RecordOf, reference, text } from "@bizdata/core";
+import {
+  collection,
+  date,
+  decimal,
+  entity,
+  enumeration,
+  guid,
+  integer,
+  method,
+  type RecordOf,
+  reference,
+  text,
+} from "@bizdata/core";
 import {
   creditCheck,
   legacyCustomerId,
@@ -7,7 +19,6 @@ import {
   requirePositiveQuantity,
   totalOrder,
 } from "./sales-order-logic.js";
-import { CalculateLineTotal, GetOpenOrders, ReorderFrom } from "./sample-methods.js";
 
 /** A line of a sales order. Lines have no business key of their own, so they are known by Guid. */
 export const SalesOrderDetail = entity("SalesOrderDetail", {
@@ -39,7 +50,33 @@ export const SalesOrder = entity("SalesOrder", {
   },
   title: (o) => o.DocNumber,
   hooks: { deserialize: [legacyCustomerId], logic: [totalOrder], save: [requireCustomer, creditCheck] },
-  methods: { ReorderFrom, CalculateLineTotal, GetOpenOrders },
+  // implemented in sample-methods.ts
+  methods: {
+    /** copies customer, description and lines of another order into this one */
+    ReorderFrom: method({
+      description: "Copy the customer, description and lines of another sales order into this one",
+      type: "modify",
+      params: { salesOrderGuid: guid({ required: true }) },
+    }),
+    /** what a line of this order would come to: quantity at the order's average unit price, less discount, plus tax */
+    CalculateLineTotal: method({
+      description: "Total of a line at this order's average unit price, with tax and an optional discount",
+      type: "read",
+      params: {
+        taxRate: decimal({ required: true, min: 0 }),
+        quantity: integer({ required: true, min: 0 }),
+        discount: decimal({ default: 0, min: 0, max: 100 }),
+      },
+      returns: { kind: "scalar", type: decimal() },
+    }),
+    GetOpenOrders: method({
+      description: "The open sales orders of a customer",
+      type: "read",
+      isStatic: true,
+      params: { customerId: text({ required: true }) },
+      returns: { kind: "collection", entity: "SalesOrder" },
+    }),
+  },
   // open orders (GetOpenOrders, the order list's usual filter), and a customer's orders by status
   indexes: ["Status", ["SellToCustomer", "Status"]],
 });

@@ -10,11 +10,20 @@
  */
 import { ServiceError, validationError } from "../errors.js";
 import type { AnyEntity, Model } from "../model/model.js";
+import { type EntityRef, modelEntity, readRecord } from "../model/typed-read.js";
 import type { QuestionInput } from "../prompts/prompts.js";
 import { loadRecords } from "../storage/record-store.js";
 import { loadTree } from "../write/record-tree.js";
 import { createRecord, deleteRecord, saveChanges, updateRecord, type WriteContext } from "../write/write-record.js";
-import { isUnavailable, type MethodContext, type MethodDeclaration, type MethodSubscriber, runsFor } from "./method.js";
+import {
+  isUnavailable,
+  type MethodContext,
+  type MethodDeclaration,
+  type MethodSubscriber,
+  type QueryOptions,
+  type QueryRecords,
+  runsFor,
+} from "./method.js";
 import { methodArguments } from "./method-arguments.js";
 
 export interface MethodCall {
@@ -129,27 +138,29 @@ export async function invokeMethod(
     if (Object.keys(changes).length > 0) await saveChanges(env, entity, call.key!, changes);
     Object.assign(snapshot, structuredClone(record));
   };
-  const model = env.model;
-  const target = (e: string) => {
-    const def = model.entity(e);
-    if (def === undefined) throw new Error(`${label}: there is no entity "${e}".`);
-    return def;
-  };
+  const target = (e: EntityRef) => modelEntity(env.model, e, label);
+  // typed by the definition a query names, as a read is (typed-read.ts)
+  const query = ((e: EntityRef, filter: string, options?: QueryOptions) =>
+    env.query(target(e).name, filter, options ?? {}, args)) as QueryRecords;
   const ctx: MethodContext<any> = {
     record,
     args,
     tenant: env.tenant,
     prompts: env.prompts,
-    read: async (e, guid) => (await loadRecords(env.session, target(e), env.tenant.id, [guid]))[0] ?? null,
-    query: (e, filter, options) => env.query(e, filter, options ?? {}, args),
+    read: readRecord(
+      env.model,
+      label,
+      async (def, guid) => (await loadRecords(env.session, def, env.tenant.id, [guid]))[0] ?? null,
+    ),
+    query,
     abort: (message) => {
       throw new Aborted(message);
     },
-    create: writable((e: string, body: Record<string, unknown>) => createRecord(env, target(e), body)),
-    update: writable((e: string, guid: string, body: Record<string, unknown>) =>
+    create: writable((e: EntityRef, body: Record<string, unknown>) => createRecord(env, target(e), body)),
+    update: writable((e: EntityRef, guid: string, body: Record<string, unknown>) =>
       updateRecord(env, target(e), guid, body),
     ),
-    remove: writable((e: string, guid: string) => deleteRecord(env, target(e), guid)),
+    remove: writable((e: EntityRef, guid: string) => deleteRecord(env, target(e), guid)),
     save: writable(declaration.saveOnCompletion ? async () => {} : save),
   };
 

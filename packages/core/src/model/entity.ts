@@ -3,7 +3,7 @@
  * validation schema, its record type and its API are all derived from what is written here.
  */
 
-import type { MethodDeclaration } from "../methods/method.js";
+import type { MethodDeclaration, MethodOf } from "../methods/method.js";
 import {
   type CollectionField,
   type ComplexField,
@@ -19,9 +19,11 @@ import {
   type VirtualField,
 } from "./fields.js";
 import type { EntityHooks } from "./hooks.js";
+import type { ReadRecord } from "./typed-read.js";
 
 export type Fields = Readonly<Record<string, PersistedField>>;
 export type Virtuals = Readonly<Record<string, VirtualField>>;
+export type Methods = Readonly<Record<string, MethodDeclaration<any, any, any>>>;
 
 /** Every entity has these two (spec 2.1). `Guid` is assigned by the server when not given. */
 export const builtInFields = {
@@ -70,7 +72,10 @@ export type VirtualValues<V extends Virtuals> = {
 
 /** The full record type of an entity definition: persisted properties plus (optional) virtuals. */
 export type RecordOf<E> =
-  E extends EntityDefinition<string, infer F, infer V> ? PersistedRecord<F> & VirtualValues<V> : never;
+  E extends EntityDefinition<string, infer F, infer V, any> ? PersistedRecord<F> & VirtualValues<V> : never;
+
+/** an entity's methods as its definition holds them: each one's subscribers see the entity's record type */
+export type EntityMethods<M extends Methods, Rec> = { readonly [K in keyof M]: MethodOf<M[K], Rec> };
 
 // ---------------------------------------------------------------- definition
 
@@ -87,6 +92,7 @@ export interface EntityDefinition<
   Name extends string = string,
   F extends Fields = Fields,
   V extends Virtuals = Virtuals,
+  M extends Methods = Methods,
 > {
   readonly kind: "entity";
   readonly name: Name;
@@ -100,8 +106,11 @@ export interface EntityDefinition<
   readonly hooks: EntityHooks<PersistedRecord<F>>;
   /** table name; defaults to the snake_case entity name */
   readonly table?: string;
-  /** custom methods (spec 4.8), exposed at `/api/{Entity}(…)/{Name}` and `/api/{Entity}/{Name}` */
-  readonly methods: Readonly<Record<string, MethodDeclaration<any, any>>>;
+  /**
+   * custom methods (spec 4.8), exposed at `/api/{Entity}(…)/{Name}` and `/api/{Entity}/{Name}`;
+   * `model.subscribe(Entity.methods.Name, …)` gives their subscribers the entity's record type
+   */
+  readonly methods: EntityMethods<M, PersistedRecord<F> & VirtualValues<V>>;
   /** a virtual entity: no table of its own; saving its records is this function's work */
   readonly storage?: VirtualStorage;
   /** secondary indexes, each a list of property paths (`Status`, `MailingAddress/State`), always led by the tenant */
@@ -118,7 +127,7 @@ export interface VirtualSaveContext {
    * their Guids in order; the first record that fails rejects it, and none is stored.
    */
   readonly createAll: (entity: string, bodies: readonly Record<string, unknown>[]) => Promise<string[]>;
-  readonly read: (entity: string, guid: string) => Promise<Record<string, unknown> | null>;
+  readonly read: ReadRecord;
 }
 
 /**
@@ -130,7 +139,7 @@ export interface VirtualStorage {
   readonly save: (records: readonly Record<string, unknown>[], ctx: VirtualSaveContext) => Promise<void>;
 }
 
-export interface EntityConfig<F extends Fields, V extends Virtuals> {
+export interface EntityConfig<F extends Fields, V extends Virtuals, M extends Methods = Methods> {
   readonly description?: string;
   readonly naturalKey: (Extract<keyof F, string> | "Guid") | { property: Extract<keyof F, string>; unique?: boolean };
   readonly fields: F;
@@ -138,7 +147,7 @@ export interface EntityConfig<F extends Fields, V extends Virtuals> {
   readonly title?: (record: PersistedRecord<F>) => string;
   readonly hooks?: EntityHooks<PersistedRecord<F>>;
   readonly table?: string;
-  readonly methods?: Readonly<Record<string, MethodDeclaration<any, any>>>;
+  readonly methods?: M;
   readonly storage?: VirtualStorage;
   /**
    * Secondary indexes for what the entity's queries and methods filter and sort by: each one a
@@ -168,10 +177,12 @@ const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * });
  * type ProductRecord = RecordOf<typeof Product>;
  */
-export function entity<const Name extends string, const F extends Fields, const V extends Virtuals = {}>(
-  name: Name,
-  config: EntityConfig<F, V>,
-): EntityDefinition<Name, F, V> {
+export function entity<
+  const Name extends string,
+  const F extends Fields,
+  const V extends Virtuals = {},
+  const M extends Methods = {},
+>(name: Name, config: EntityConfig<F, V, M>): EntityDefinition<Name, F, V, M> {
   if (!identifier.test(name)) throw new Error(`Entity name "${name}" is not an identifier.`);
   for (const key of [...Object.keys(config.fields), ...Object.keys(config.virtuals ?? {})]) {
     if (!identifier.test(key)) throw new Error(`${name}.${key}: property names must be identifiers.`);
@@ -226,14 +237,15 @@ export function entity<const Name extends string, const F extends Fields, const 
   if (nkField.kind === "collection" || nkField.kind === "complex" || nkField.kind === "reference") {
     throw new Error(`${name}: natural key "${nk.property}" must be a scalar field.`);
   }
-  const def: EntityDefinition<Name, F, V> = {
+  const def: EntityDefinition<Name, F, V, M> = {
     kind: "entity",
     name,
     fields: { ...builtInFields, ...config.fields },
     virtuals: (config.virtuals ?? {}) as V,
     naturalKey: { property: nk.property, unique: "unique" in nk ? (nk.unique ?? true) : true },
     hooks: config.hooks ?? {},
-    methods: config.methods ?? {},
+    // the declarations themselves: their record type is the compiler's alone
+    methods: (config.methods ?? {}) as EntityMethods<M, PersistedRecord<F> & VirtualValues<V>>,
     indexes,
     ...(config.storage !== undefined && { storage: config.storage }),
     ...(config.description !== undefined && { description: config.description }),

@@ -3,6 +3,7 @@
  * workflow it reads and writes the workflow's staged state instead of the main data.
  */
 import type { UserPrompts } from "../prompts/prompts.js";
+import type { ReadRecord } from "./typed-read.js";
 
 export interface TenantInfo {
   readonly id: string;
@@ -20,8 +21,8 @@ export interface HookContext<R> {
   readonly owner: Readonly<Record<string, unknown>> | null;
   readonly tenant: TenantInfo;
   readonly prompts: UserPrompts;
-  /** reads another record of any entity by Guid, seeing the same state this write sees */
-  readonly read: (entity: string, guid: string) => Promise<Record<string, unknown> | null>;
+  /** reads another record of any entity by Guid, seeing the same state this write sees; typed when given the entity's definition */
+  readonly read: ReadRecord;
 }
 
 export interface SaveContext<R> extends HookContext<R> {

@@ -16,7 +16,7 @@ import type {
 import type { EntityDefinition } from "./entity.js";
 import type { CollectionField, PersistedField } from "./fields.js";
 
-export type AnyEntity = EntityDefinition<string, any, any>;
+export type AnyEntity = EntityDefinition<string, any, any, any>;
 
 export interface Model {
   /** the namespace that qualifies the model's types and operations in `$metadata` (default `bizdata`) */
@@ -35,14 +35,15 @@ export interface Model {
   ): { readonly entity: AnyEntity; readonly collection: string; readonly inverse: string } | undefined;
   /**
    * Implements a method of one of the model's entities; subscribers run in the order they were
-   * registered. Returns the model, so registrations chain.
+   * registered. Returns the model, so registrations chain. Named through its entity
+   * (`Journal.methods.Post`), the method's subscribers see the entity's record type.
    */
-  subscribe<P extends MethodParams, R extends MethodReturns>(
-    declaration: MethodDeclaration<P, R>,
-    subscriber: MethodSubscriber<MethodArgs<P>, ReturnValue<R>>,
+  subscribe<P extends MethodParams, R extends MethodReturns, Rec>(
+    declaration: MethodDeclaration<P, R, Rec>,
+    subscriber: MethodSubscriber<MethodArgs<P>, ReturnValue<R>, NoInfer<Rec>>,
   ): Model;
   /** the subscribers of a method, in registration order (none: the method is declared but not implemented) */
-  subscribers(declaration: MethodDeclaration<any, any>): readonly MethodSubscriber[];
+  subscribers(declaration: MethodDeclaration<any, any, any>): readonly MethodSubscriber[];
 }
 
 export interface ModelOptions {
@@ -62,7 +63,7 @@ const RESERVED_NAMESPACES = ["Edm", "odata", "System", "Transient"];
  * @example
  * const model = defineModel([Product, ProductUom, Customer], { namespace: "acme" });
  * model.entity("Product")?.naturalKey.property; // "SKU"
- * model.subscribe(GetDefaultMarkup, { name: "Markup", run: ({ record }) => markup(record) });
+ * model.subscribe(Product.methods.GetDefaultMarkup, { name: "Markup", run: ({ record }) => markup(record.Cost) });
  */
 export function defineModel(definitions: readonly AnyEntity[], options: ModelOptions = {}): Model {
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
@@ -124,8 +125,10 @@ export function defineModel(definitions: readonly AnyEntity[], options: ModelOpt
       checkField(def, `${def.name}.${name}`, field);
     }
   }
-  const subscribers = new Map<MethodDeclaration<any, any>, MethodSubscriber[]>();
-  const declared = new Set([...entities.values()].flatMap((def) => Object.values(def.methods)));
+  const subscribers = new Map<MethodDeclaration<any, any, any>, MethodSubscriber[]>();
+  const declared = new Set<MethodDeclaration<any, any, any>>(
+    [...entities.values()].flatMap((def) => Object.values(def.methods)),
+  );
   const model: Model = {
     namespace,
     ...(alias !== undefined && { alias }),

@@ -13,6 +13,7 @@
 import { type ErrorDetail, notFound, ServiceError, validationError } from "../errors.js";
 import type { TenantInfo } from "../model/hook-context.js";
 import type { AnyEntity, Model } from "../model/model.js";
+import { modelEntity, readRecord } from "../model/typed-read.js";
 import type { UserPrompts } from "../prompts/prompts.js";
 import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
@@ -64,16 +65,11 @@ function deserialize(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate:
 }
 
 function environment(ctx: WriteContext, cache: ReadCache): HookEnvironment {
-  const entityOf = (entity: string) => {
-    const def = ctx.model.entity(entity);
-    if (def === undefined) throw new Error(`read(): there is no entity "${entity}".`);
-    return def;
-  };
   return {
     tenant: ctx.tenant,
     prompts: ctx.prompts,
-    read: (entity, guid) => cache.read(ctx.session, entityOf(entity), ctx.tenant.id, guid),
-    preload: (entity, guids) => cache.load(ctx.session, entityOf(entity), ctx.tenant.id, guids),
+    read: readRecord(ctx.model, "read()", (def, guid) => cache.read(ctx.session, def, ctx.tenant.id, guid)),
+    preload: (entity, guids) => cache.load(ctx.session, modelEntity(ctx.model, entity, "read()"), ctx.tenant.id, guids),
   };
 }
 
