@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ERROR_CODES, ServiceError } from "@bizdata/core";
+import { applicationError, ERROR_CODES, ServiceError } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
 import { ERRORS_PAGE, errorsPage } from "../scripts/errors-table.js";
 
@@ -21,5 +21,15 @@ describe("the error registry", () => {
     expect(new ServiceError("MethodNotAllowed", "m").status).toBe(405);
     expect(new ServiceError("FailedDependency", "m").status).toBe(424);
     expect(new ServiceError("ServiceUnavailable", "m").status).toBe(503);
+  });
+
+  it("answers an application's own code as a 400 with the usual body", () => {
+    const error = applicationError("ReservedCode", "RESERVED is kept for the warehouse.", "Code");
+    expect([error.status, error.code]).toEqual([400, "ReservedCode"]);
+    expect(error.toJSON()).toEqual({
+      error: { code: "ReservedCode", message: "RESERVED is kept for the warehouse.", target: "Code" },
+    });
+    // a JavaScript model's hook that names a code of its own is not a crash either
+    expect(new ServiceError("NoSuchCode" as never, "m").status).toBe(400);
   });
 });

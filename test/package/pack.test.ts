@@ -2,8 +2,10 @@
  * The packages as a team gets them (issue 11, "Done when"): build, `pnpm pack` every publishable
  * package, install the tarballs with plain npm into an empty project outside the workspace, and
  * there (a) run the embedding example of the README and the guides, (b) migrate and serve a model
- * of its own with the `bizdata` CLI against PostgreSQL and sign in, (c) import
- * `@bizdata/workflow/client` and check that nothing of PGlite, drizzle or the server loads with it.
+ * of its own with the `bizdata` CLI against PostgreSQL and sign in, in JavaScript and in
+ * TypeScript, (c) import `@bizdata/workflow/client` and check that nothing of PGlite, drizzle or
+ * the server loads with it; and (d) in a project of its own with @bizdata/core and PGlite alone,
+ * no `postgres` package, use core.
  *
  * PostgreSQL: a fresh database created through `DATABASE_URL` (default the server on
  * 127.0.0.1:5432) and dropped afterwards.
@@ -29,6 +31,8 @@ const root = resolve(import.meta.dirname, "../..");
 const example = join(root, "examples/own-model");
 let work: string;
 let project: string;
+/** the packed tarballs by package name, as `file:` specifiers */
+let tarballs: Record<string, string>;
 const PNPM = ["-y", "pnpm@10.34.8"];
 
 // npm and pnpm pass their settings to children as npm_* variables; the project's npm gets none of them
@@ -110,6 +114,22 @@ async function call(base: string, token: string, method: string, path: string, b
   return { status: res.status, body: text === "" ? undefined : (JSON.parse(text) as any) };
 }
 
+/** writes a file with a resolve hook that appends every module URL an import loads to `log`; returns its name */
+function recordImports(dir: string, log: string): string {
+  writeFileSync(
+    join(dir, "record-imports.mjs"),
+    `import { register } from "node:module";
+register("data:text/javascript," + encodeURIComponent(\`
+import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(log)}, result.url + "\\\\n");
+  return result;
+}\`));`,
+  );
+  return "./record-imports.mjs";
+}
+
 /** writes a supplier and a part (the supplier by natural key) and reads the part back with its supplier */
 async function roundTrip(base: string, token: string) {
   expect((await call(base, token, "POST", "/api/Supplier", { Code: "ACME", Name: "Acme Parts" })).status).toBe(201);
@@ -133,6 +153,57 @@ async function roundTrip(base: string, token: string) {
   });
 }
 
+/**
+ * A model in TypeScript (annotations, an interface, a type-only import: what type stripping
+ * erases), with a save hook that throws core's own error: the host answers it with its 400 only
+ * when the model and the host share one @bizdata/core, not a second copy loaded for the .ts file.
+ */
+const TYPED_MODEL = `import { applicationError, defineModel, entity, integer, type Model, type SaveHook, text } from "@bizdata/core";
+
+interface Stock { readonly most: number }
+const stock: Stock = { most: 1000 };
+
+const keepReserved: SaveHook<Record<string, unknown>> = {
+  name: "keep-reserved",
+  run: ({ record }) => {
+    if (record.Code === "RESERVED") throw applicationError("ReservedCode", "RESERVED is kept for the warehouse.", "Code");
+  },
+};
+
+export const Gadget = entity("Gadget", {
+  naturalKey: "Code",
+  fields: { Code: text({ required: true, maxLength: 16 }), Quantity: integer({ min: 0, max: stock.most }) },
+  hooks: { save: [keepReserved] },
+});
+
+export const model: Model = defineModel([Gadget]);
+`;
+
+/** the config in TypeScript, importing the model by its .ts name as both Node and tsx take it */
+const TYPED_CONFIG = `import { type BizdataConfig, defineConfig } from "@bizdata/host";
+import { model } from "./typed-model.ts";
+
+const config: BizdataConfig = defineConfig({ model });
+export default config;
+`;
+
+/** @bizdata/core on its own: a model migrated, a record written and read on in-memory PGlite */
+const CORE_ONLY = `import { createRecord, defineModel, entity, inTenant, integer, loadRecords, migrate, openDatabase, PromptCollector, text } from "@bizdata/core";
+
+const Item = entity("Item", { naturalKey: "Code", fields: { Code: text({ required: true }), Quantity: integer({ min: 0 }) } });
+const model = defineModel([Item]);
+const db = await openDatabase({ url: "memory://" });
+await migrate(db, model);
+const context = (session) => ({ session, model, tenant: { id: "acme", features: new Set() }, prompts: new PromptCollector() });
+const write = (body) => inTenant(db, "acme", (session) => createRecord(context(session), Item, body));
+const guid = await write({ Code: "I-1", Quantity: 3 });
+const refused = await write({ Code: "I-2", Quantity: -1 }).then(() => "stored", (err) => err.message);
+const [stored] = await inTenant(db, "acme", (session) => loadRecords(session, Item, "acme", [guid]));
+await db.close();
+const postgres = await openDatabase({ url: "postgres://nobody@127.0.0.1:1/none" }).then(() => "opened", (err) => err.message);
+console.log(JSON.stringify({ stored: { Code: stored.Code, Quantity: stored.Quantity }, refused, postgres }));
+`;
+
 interface Manifest {
   readonly name: string;
   readonly version: string;
@@ -155,12 +226,12 @@ beforeAll(async () => {
   const filters = publishable.flatMap(({ name }) => ["--filter", name]);
   await run("npx", [...PNPM, "-r", ...filters, "build"], root);
   // pnpm pack writes workspace:* as the version it stands for
-  const tarballs = join(work, "tarballs");
-  await run("npx", [...PNPM, "-r", ...filters, "pack", "--pack-destination", tarballs], root);
-  const files = Object.fromEntries(
+  const packed = join(work, "tarballs");
+  await run("npx", [...PNPM, "-r", ...filters, "pack", "--pack-destination", packed], root);
+  tarballs = Object.fromEntries(
     publishable.map(({ name, version }) => [
       name,
-      `file:${join(tarballs, `${name.replace("@", "").replace("/", "-")}-${version}.tgz`)}`,
+      `file:${join(packed, `${name.replace("@", "").replace("/", "-")}-${version}.tgz`)}`,
     ]),
   );
   mkdirSync(project);
@@ -170,9 +241,9 @@ beforeAll(async () => {
       name: "bizdata-pack-test",
       private: true,
       type: "module",
-      dependencies: { ...files, "@hono/node-server": "^2.1.8" },
+      dependencies: { ...tarballs, "@hono/node-server": "^2.1.8" },
       // the packages' own dependencies on each other go to the tarballs too, never to a registry
-      overrides: files,
+      overrides: tarballs,
     }),
   );
   for (const file of ["model.js", "server.js"]) copyFileSync(join(example, file), join(project, file));
@@ -199,7 +270,6 @@ describe("the packed packages, installed with npm outside the workspace", () => 
     const manifest = JSON.parse(readFileSync(join(host, "package.json"), "utf8"));
     expect(manifest.bin).toEqual({ bizdata: "./dist/cli.js" });
     expect(manifest.dependencies["@bizdata/core"]).toBe("0.1.0");
-    expect(Object.keys(manifest.dependencies)).not.toContain("tsx");
   });
 
   it("ship each package's README, the page the registry shows", () => {
@@ -264,27 +334,59 @@ describe("the packed packages, installed with npm outside the workspace", () => 
       // this model, not the sample domain
       expect((await call(base, token, "GET", "/api/Product")).status).toBe(404);
     });
+
+    it("loads a TypeScript model: migrate --model model.ts, --config bizdata.config.ts, and bizdata.config.ts found by serve", async () => {
+      writeFileSync(join(project, "typed-model.ts"), TYPED_MODEL);
+      writeFileSync(join(project, "bizdata.config.ts"), TYPED_CONFIG);
+      try {
+        const env = { DATABASE_URL: databaseUrl, LOG_LEVEL: "info" };
+        const bizdata = (...args: string[]) => run("npx", ["bizdata", ...args], project, env);
+        expect((await bizdata("migrate", "--model", "./typed-model.ts")).stdout).toContain("schema is up to date in");
+        expect((await bizdata("tenant", "create", "typed", "--config", "./bizdata.config.ts")).stdout).toContain(
+          "tenant typed created",
+        );
+        // neither option: the working directory's bizdata.config.ts
+        expect((await bizdata("user", "create", "typed", "bob", "--password", "s3cret!")).stdout).toContain(
+          "user bob in tenant typed saved with role admin",
+        );
+        const base = await start("npx", ["bizdata", "serve"], { ...env, PORT: "0" }, /"url":"(http:[^"]+)"/);
+        const token = await signIn(base, "typed", "bob", "s3cret!");
+        const created = await call(base, token, "POST", "/api/Gadget", { Code: "G-1", Quantity: 3 });
+        expect(created.status).toBe(201);
+        expect(await call(base, token, "GET", "/api/Gadget?$select=Code,Quantity")).toEqual({
+          status: 200,
+          body: {
+            "@odata.context": "/api/$metadata#Gadget(Code,Quantity)",
+            value: [{ "@odata.etag": 'W/"1"', Guid: created.body.Guid, Code: "G-1", Quantity: 3 }],
+          },
+        });
+        const tooFew = await call(base, token, "POST", "/api/Gadget", { Code: "G-2", Quantity: -1 });
+        expect([tooFew.status, tooFew.body.error.details[0]]).toEqual([
+          400,
+          expect.objectContaining({ target: "Quantity" }),
+        ]);
+        const reserved = await call(base, token, "POST", "/api/Gadget", { Code: "RESERVED", Quantity: 1 });
+        expect([reserved.status, reserved.body.error]).toEqual([
+          400,
+          expect.objectContaining({ code: "ReservedCode" }),
+        ]);
+        expect((await call(base, token, "GET", "/api/Gadget?$select=Code")).body.value).toEqual([
+          expect.objectContaining({ Code: "G-1" }),
+        ]);
+      } finally {
+        // the other tests find no config in the project
+        for (const file of ["typed-model.ts", "bizdata.config.ts"]) rmSync(join(project, file));
+      }
+    });
   });
 
   it("(c) import @bizdata/workflow/client without loading PGlite, drizzle or any server code", async () => {
     const log = join(work, "imports.log");
-    // a resolve hook that writes down every module the import loads
-    writeFileSync(
-      join(project, "record-imports.mjs"),
-      `import { register } from "node:module";
-register("data:text/javascript," + encodeURIComponent(\`
-import { appendFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(log)}, result.url + "\\\\n");
-  return result;
-}\`));`,
-    );
     const { stdout } = await run(
       "node",
       [
         "--import",
-        "./record-imports.mjs",
+        recordImports(project, log),
         "--input-type=module",
         "-e",
         'const { WorkflowClient, questions } = await import("@bizdata/workflow/client"); console.log(typeof WorkflowClient, typeof questions);',
@@ -296,5 +398,60 @@ export async function resolve(specifier, context, next) {
     expect(loaded.some((url) => url.endsWith("/node_modules/@bizdata/workflow/dist/client/index.js"))).toBe(true);
     // nothing but the client's own files: no @bizdata/core, no drizzle-orm, no PGlite, not even node: built-ins
     expect(loaded.filter((url) => !url.includes("/node_modules/@bizdata/workflow/dist/client/"))).toEqual([]);
+  });
+
+  describe("(d) @bizdata/core with PGlite alone, no postgres package", () => {
+    let alone: string;
+    beforeAll(async () => {
+      alone = join(work, "core-only");
+      mkdirSync(alone);
+      const core = { "@bizdata/core": tarballs["@bizdata/core"]! };
+      writeFileSync(
+        join(alone, "package.json"),
+        JSON.stringify({
+          name: "bizdata-core-only",
+          private: true,
+          type: "module",
+          dependencies: { ...core, "@electric-sql/pglite": "^0.5.16" },
+          overrides: core,
+        }),
+      );
+      writeFileSync(join(alone, "core-only.js"), CORE_ONLY);
+      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], alone);
+    });
+
+    it("has no postgres package installed, and importing core loads neither driver", async () => {
+      expect(existsSync(join(alone, "node_modules/@bizdata/core/dist/index.js"))).toBe(true);
+      expect(existsSync(join(alone, "node_modules/@electric-sql/pglite"))).toBe(true);
+      expect(existsSync(join(alone, "node_modules/postgres"))).toBe(false);
+      const log = join(work, "core-imports.log");
+      const { stdout } = await run(
+        "node",
+        [
+          "--import",
+          recordImports(alone, log),
+          "--input-type=module",
+          "-e",
+          'const core = await import("@bizdata/core"); console.log(typeof core.openDatabase, typeof core.RAISE_MALLOC_THRESHOLDS);',
+        ],
+        alone,
+      );
+      expect(stdout.trim()).toBe("function object");
+      const loaded = readFileSync(log, "utf8").trim().split("\n");
+      expect(loaded).toContainEqual(expect.stringMatching(/\/node_modules\/@bizdata\/core\/dist\/index\.js$/));
+      // neither driver package nor core's modules that import them (postgres-options.js is plain settings)
+      const drivers = /\/node_modules\/(postgres|@electric-sql\/pglite)\/|\/(pglite|postgres)-database\.js$/;
+      expect(loaded.filter((url) => drivers.test(url))).toEqual([]);
+      expect(loaded).toContainEqual(expect.stringMatching(/\/@bizdata\/core\/dist\/storage\/open-database\.js$/));
+    });
+
+    it("migrates a model and writes and reads a record on PGlite; PostgreSQL asks for its package", async () => {
+      const { stdout } = await run("node", ["core-only.js"], alone);
+      expect(JSON.parse(stdout)).toEqual({
+        stored: { Code: "I-1", Quantity: 3 },
+        refused: expect.stringContaining("Quantity"),
+        postgres: expect.stringContaining("needs the package postgres, which is not installed: npm install postgres"),
+      });
+    });
   });
 });

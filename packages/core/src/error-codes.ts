@@ -100,5 +100,8 @@ export const ERROR_CODES = {
 /** a code of the registry: a throw site with any other string fails `tsc` */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** the HTTP status `code` stands for */
-export const statusOf = (code: ErrorCode): number => ERROR_CODES[code].status;
+/**
+ * The HTTP status `code` stands for. A code outside the registry is an application's own
+ * (applicationError, or a hook of a JavaScript model): a 400, the client's to fix, never a crash.
+ */
+export const statusOf = (code: string): number => (ERROR_CODES as Record<string, ErrorCodeEntry>)[code]?.status ?? 400;

@@ -53,6 +53,14 @@ export type BadRequestCode = {
 export const badRequest = (code: BadRequestCode, message: string, target?: string, details?: readonly ErrorDetail[]) =>
   new ServiceError(code, message, target, details);
 
+/**
+ * An application's own refusal, under a code of its choosing (`ReservedCode`), from a hook or a
+ * method body: a 400 with the error body every refusal has. The registry's codes are the
+ * framework's; an application names its own here rather than borrowing one.
+ */
+export const applicationError = (code: string, message: string, target?: string) =>
+  new ServiceError(code as ErrorCode, message, target);
+
 /** A validation failure with one detail per offending property (`ValidationError`). */
 export const validationError = (details: readonly ErrorDetail[], message = "The request body is not valid.") =>
   new ServiceError(

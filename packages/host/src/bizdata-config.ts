@@ -1,7 +1,7 @@
 /**
  * What an application gives the host: its model and, optionally, how to seed it. The `bizdata`
- * CLI reads it from `bizdata.config.js` (or `--config FILE`), or takes a bare model from
- * `--model MODULE`; `startHost` takes it from its caller.
+ * CLI reads it from `bizdata.config.js` or `bizdata.config.ts` (or `--config FILE`), or takes a
+ * bare model from `--model MODULE`; `startHost` takes it from its caller.
  */
 import type { Model } from "@bizdata/core";
 import type { AdminContext } from "./admin/admin-context.js";
@@ -35,7 +35,7 @@ export interface BizdataConfig {
 }
 
 /**
- * Types a `bizdata.config.js` (the CLI reads its default export).
+ * Types a `bizdata.config.js` or `bizdata.config.ts` (the CLI reads its default export).
  *
  * @example
  * export default defineConfig({

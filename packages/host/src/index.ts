@@ -1,7 +1,7 @@
 /**
  * @bizdata/host: the Hono application over a model and a database, its configuration, the start-up
  * of a host and the `bizdata` CLI. Embed `createApp` in your own Node server, or run `startHost`
- * (what `bizdata serve` does with the model of `bizdata.config.js` or `--model`).
+ * (what `bizdata serve` does with the model of `bizdata.config.js`/`.ts` or `--model`).
  *
  * @example
  * const host = await startHost(loadConfig(), { model });

@@ -1,15 +1,21 @@
 /**
  * Finds and loads the application the CLI works on: `--config FILE` (a `BizdataConfig` as default
  * export, or `model`/`seed`/`demo` as named exports), `--model MODULE` (a module exporting `model`,
- * or a model as default export), or else `bizdata.config.js`/`.mjs` in the working directory.
+ * or a model as default export), or else `bizdata.config.js`/`.mjs`/`.ts`/`.mts` in the working directory.
+ * TypeScript files load as import-module.ts says.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Model } from "@bizdata/core";
 import type { BizdataConfig } from "../bizdata-config.js";
+import { importModule } from "./import-module.js";
 
-export const CONFIG_FILES = ["bizdata.config.js", "bizdata.config.mjs"] as const;
+export const CONFIG_FILES = [
+  "bizdata.config.js",
+  "bizdata.config.mjs",
+  "bizdata.config.ts",
+  "bizdata.config.mts",
+] as const;
 
 export interface ConfigSource {
   readonly config?: string | undefined;
@@ -61,5 +67,5 @@ export async function loadBizdataConfig(source: ConfigSource, cwd: string): Prom
   const path = resolve(cwd, file);
   const label = option === undefined ? file : `${option} ${file}`;
   if (!existsSync(path)) throw new Error(`${label}: there is no such file (looked for ${path}).`);
-  return configOf((await import(pathToFileURL(path).href)) as Record<string, unknown>, label);
+  return configOf(await importModule(path, label), label);
 }

@@ -28,6 +28,18 @@ writeFileSync(
    };`,
 );
 writeFileSync(join(dir, "nothing.mjs"), "export const answer = 42;");
+// TypeScript (import-module.ts): a project of ES modules with a bizdata.config.ts and nothing else to
+// find; and a .ts model where no package.json says "type": "module" (`dir` has none)
+const typed = mkdtempSync(join(tmpdir(), "bizdata-cli-ts-"));
+writeFileSync(join(typed, "package.json"), JSON.stringify({ type: "module" }));
+writeFileSync(
+  join(typed, "bizdata.config.ts"),
+  `import { defineModel, entity, text, type Model } from ${JSON.stringify(core)};
+   interface Config { readonly model: Model }
+   const config: Config = { model: defineModel([entity("CliTyped", { naturalKey: "Code", fields: { Code: text() } })]) };
+   export default config;`,
+);
+writeFileSync(join(dir, "model.ts"), "export const model: unknown = undefined;");
 
 let output: string[];
 let context: CliContext;
@@ -43,7 +55,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  for (const folder of [dir, empty]) rmSync(folder, { recursive: true, force: true });
+  for (const folder of [dir, empty, typed]) rmSync(folder, { recursive: true, force: true });
 });
 
 describe("bizdata CLI", () => {
@@ -78,6 +90,17 @@ describe("bizdata CLI", () => {
       params: [tenant],
     });
     expect(row?.n).toBe(1);
+  });
+
+  it("reads bizdata.config.ts from the working directory", async () => {
+    output = [];
+    await runCli(["migrate"], { ...context, cwd: typed });
+    expect(output).toEqual([expect.stringMatching(/^schema is up to date in /)]);
+    const [row] = await context.database!.query<{ n: number }>({
+      sql: "SELECT count(*)::int AS n FROM cli_typed",
+      params: [],
+    });
+    expect(row?.n).toBe(0);
   });
 
   it("prints its usage for --help and no command", async () => {
@@ -121,6 +144,10 @@ describe("bizdata CLI", () => {
     [["migrate", "--model", "missing.mjs"], "--model missing.mjs: there is no such file"],
     [["migrate", "--model", "nothing.mjs"], "--model nothing.mjs exports no model"],
     [["seed", "--model", "model.mjs"], "The config has no seed"],
+    [
+      ["migrate", "--model", "model.ts"],
+      '--model model.ts: a TypeScript model or config is an ES module: add "type": "module" to the package.json of its project, or name the file .mts.',
+    ],
     [["migrate", "--config"], "--config needs a value."],
     [["migrate", "--convert", "--model", "model.mjs"], "bizdata migrate --convert: not a command"],
   ])("refuses %j", async (argv, message) => {

@@ -1,7 +1,7 @@
 /**
  * `bizdata <command>` for an application's own model: serve, migrate, seed, import, and tenant,
  * user, feature and key administration, against the database that `DATABASE_URL` (or `DATA_DIR`) names.
- * The model comes from `--config FILE`, `--model MODULE` or `bizdata.config.js` (load-config.ts).
+ * The model comes from `--config FILE`, `--model MODULE` or `bizdata.config.js`/`.ts` (load-config.ts).
  */
 import { resolve } from "node:path";
 import { type Database, describeDatabase, openDatabase } from "@bizdata/core";
@@ -32,7 +32,8 @@ export const usage = `usage: bizdata <command> [--config FILE | --model MODULE]
 
 The model: --config FILE (a config from defineConfig as default export, or model/seed/demo as
 named exports), --model MODULE (a module exporting \`model\`, or a model as default export), or
-else ${CONFIG_FILES.join(" or ")} in the working directory.`;
+else ${CONFIG_FILES.join(", ")} in the working directory. Each may be JavaScript or TypeScript
+(.ts in a project whose package.json says "type": "module", or .mts).`;
 
 export interface CliContext {
   readonly env: NodeJS.ProcessEnv;
