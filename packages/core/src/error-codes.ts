@@ -91,6 +91,11 @@ export const ERROR_CODES = {
   RateLimited: { status: 429, meaning: "A token or client address is over its request rate; Retry-After says when." },
   TenantBusy: { status: 429, meaning: "The tenant holds its share of the database work and its queue is full." },
 
+  // the MCP tools
+  InvalidArguments: { status: 400, meaning: "An MCP tool's arguments do not match its input schema." },
+  NoWorkflow: { status: 400, meaning: "An MCP session has no workflow to act on; name one or stage a change." },
+  KeyAmbiguous: { status: 400, meaning: "An MCP tool's natural key matches several records; give the Guid." },
+
   // the host
   InternalError: { status: 500, meaning: "An unexpected error; its details are in the host's log only." },
   NotImplemented: { status: 501, meaning: "The host cannot serve this here (the OAuth server outside node-server)." },

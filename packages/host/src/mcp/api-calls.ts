@@ -4,6 +4,7 @@
  * permissions, feature gating, tenant isolation, validation and business logic are exactly the
  * HTTP API's. Workflow steps go through @bizdata/workflow/client, which keeps the index.
  */
+import { type ErrorCode, statusOf } from "@bizdata/core";
 import { type Method, type PromptEnvelope, WorkflowClient, WorkflowError } from "@bizdata/workflow/client";
 
 export type AppFetch = (request: Request) => Response | Promise<Response>;
@@ -29,6 +30,11 @@ export class ApiFailure extends Error {
     readonly prompts: PromptEnvelope,
   ) {
     super(message);
+  }
+
+  /** a failure the tools answer themselves, under a code of the registry and its status */
+  static named(code: ErrorCode, message: string, target?: string): ApiFailure {
+    return new ApiFailure(statusOf(code), code, message, target, [], {});
   }
 
   static of(error: WorkflowError): ApiFailure {

@@ -13,7 +13,7 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 export const naturalKeyOf = (model: Model, entity: string): string =>
   model.entity(entity)?.naturalKey.property ?? "Guid";
 
-const invalidKey = (message: string) => new ApiFailure(400, "InvalidKey", message, "key", [], {});
+const invalidKey = (message: string) => ApiFailure.named("InvalidKey", message, "key");
 
 /** the OData literal of a natural-key value typed by its field */
 function literal(entity: string, property: string, field: ScalarField, value: string): string {
@@ -58,16 +58,13 @@ export function onlyRecord(model: Model, entity: string, value: string, answer: 
   const rows = (answer.body as { value: Record<string, unknown>[] }).value;
   const property = naturalKeyOf(model, entity);
   if (rows.length === 0) {
-    throw new ApiFailure(404, "NotFound", `No ${entity} has ${property} "${value}".`, "key", [], {});
+    throw ApiFailure.named("NotFound", `No ${entity} has ${property} "${value}".`, "key");
   }
   if (rows.length > 1) {
-    throw new ApiFailure(
-      400,
+    throw ApiFailure.named(
       "KeyAmbiguous",
       `Several ${entity} records have ${property} "${value}"; give the Guid.`,
       "key",
-      [],
-      {},
     );
   }
   return rows[0]!;

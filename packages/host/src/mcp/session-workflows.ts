@@ -32,13 +32,10 @@ export class SessionWorkflows {
     const current = this.#current === undefined ? undefined : this.#handles.get(this.#current);
     if (current !== undefined) return current;
     if (startIfNone) return this.start();
-    throw new ApiFailure(
-      400,
+    throw ApiFailure.named(
       "NoWorkflow",
       "This session has no workflow: give workflowId, or stage a change first (that starts one).",
       "workflowId",
-      [],
-      {},
     );
   }
 

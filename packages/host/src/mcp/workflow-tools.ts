@@ -57,7 +57,7 @@ async function commit(ctx: ToolContext, workflowId: string | undefined): Promise
     if (result.status === "saved") return success(outcome);
     if (result.status === "rejected") {
       const error = (body as { error?: { code: string; message: string; target?: string; details?: unknown[] } })
-        .error ?? { code: "Rejected", message: "The commit was rejected." };
+        .error ?? { code: "ValidationError", message: "The commit was rejected." };
       return failure(error, { ...outcome, next: "Fix the staged data, then commit again." });
     }
     const settled = await settleQuestions(ctx, workflow, questions(envelope));
