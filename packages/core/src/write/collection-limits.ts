@@ -5,6 +5,7 @@
  * (`collection(Line, { inverse, maxItems })`), the others take the host's (`WriteLimits`).
  */
 import { ServiceError } from "../errors.js";
+import type { CollectionField } from "../model/fields.js";
 import type { AnyEntity, Model } from "../model/model.js";
 import type { Session } from "../storage/database.js";
 import { columnOf } from "../storage/naming.js";
@@ -45,6 +46,31 @@ const tooLarge = (collection: string, limit: number, count: number) =>
     collection,
   );
 
+/** an owned collection whose items are records of some entity, with the entity that owns it */
+export interface OwningCollection {
+  readonly owner: AnyEntity;
+  readonly name: string;
+  readonly field: CollectionField;
+}
+
+const owning = new WeakMap<Model, ReadonlyMap<AnyEntity, readonly OwningCollection[]>>();
+
+/** the collections whose items are records of `def` (none for most entities), found once per model */
+export function owningCollections(model: Model, def: AnyEntity): readonly OwningCollection[] {
+  let byItem = owning.get(model);
+  if (byItem === undefined) {
+    const found = new Map<AnyEntity, OwningCollection[]>();
+    for (const owner of model.entities.values()) {
+      for (const { name, field } of collectionsOf(owner)) {
+        found.set(field.target, [...(found.get(field.target) ?? []), { owner, name, field }]);
+      }
+    }
+    byItem = found;
+    owning.set(model, byItem);
+  }
+  return byItem.get(def) ?? [];
+}
+
 /**
  * For records of `def` written on their own (`POST /SalesOrderDetail` naming its order, a PATCH
  * moving a line to another order): whether each owner they name has room for them. The owners
@@ -60,29 +86,26 @@ export async function checkRoomInOwners(
   limits: WriteLimits,
 ): Promise<(ServiceError | undefined)[]> {
   const refused: (ServiceError | undefined)[] = records.map(() => undefined);
-  for (const owner of model.entities.values()) {
-    for (const { name, field } of collectionsOf(owner)) {
-      if (field.target !== def) continue;
-      const guids = [
-        ...new Set(records.flatMap((r) => (typeof r[field.inverse] === "string" ? [r[field.inverse] as string] : []))),
-      ];
-      if (guids.length === 0) continue;
-      await session.store.load(session, owner, tenantId, guids, { forUpdate: true });
-      const inverse = columnOf(def, [field.inverse])!.column;
-      const held = new Map<string, number>();
-      for (const item of await session.store.loadWhere(session, def, tenantId, inverse, guids)) {
-        const of = item[field.inverse] as string;
-        held.set(of, (held.get(of) ?? 0) + 1);
-      }
-      const limit = field.maxItems ?? limits.maxCollectionItems;
-      records.forEach((record, i) => {
-        const of = record[field.inverse];
-        if (typeof of !== "string" || refused[i] !== undefined) return;
-        const count = (held.get(of) ?? 0) + 1;
-        held.set(of, count);
-        if (count > limit) refused[i] = tooLarge(`${owner.name}(${of})/${name}`, limit, count);
-      });
+  for (const { owner, name, field } of owningCollections(model, def)) {
+    const guids = [
+      ...new Set(records.flatMap((r) => (typeof r[field.inverse] === "string" ? [r[field.inverse] as string] : []))),
+    ];
+    if (guids.length === 0) continue;
+    await session.store.load(session, owner, tenantId, guids, { forUpdate: true });
+    const inverse = columnOf(def, [field.inverse])!.column;
+    const held = new Map<string, number>();
+    for (const item of await session.store.loadWhere(session, def, tenantId, inverse, guids)) {
+      const of = item[field.inverse] as string;
+      held.set(of, (held.get(of) ?? 0) + 1);
     }
+    const limit = field.maxItems ?? limits.maxCollectionItems;
+    records.forEach((record, i) => {
+      const of = record[field.inverse];
+      if (typeof of !== "string" || refused[i] !== undefined) return;
+      const count = (held.get(of) ?? 0) + 1;
+      held.set(of, count);
+      if (count > limit) refused[i] = tooLarge(`${owner.name}(${of})/${name}`, limit, count);
+    });
   }
   return refused;
 }

@@ -19,7 +19,13 @@ import type { Session } from "../storage/database.js";
 import { collectionsOf } from "../storage/record-rows.js";
 import { type ValidateOptions, validateWrite } from "../validation/index.js";
 import { checkStored } from "./check-stored.js";
-import { checkCollectionSizes, checkRoomInOwners, defaultWriteLimits, type WriteLimits } from "./collection-limits.js";
+import {
+  checkCollectionSizes,
+  checkRoomInOwners,
+  defaultWriteLimits,
+  owningCollections,
+  type WriteLimits,
+} from "./collection-limits.js";
 import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
 import { saveTrees } from "./persist-tree.js";
 import { ReadCache } from "./read-cache.js";
@@ -79,6 +85,9 @@ const withTitle = (node: RecordNode) => {
     node.record.Title = def.title(node.record as never) ?? null;
 };
 
+/** the bounds a write is held to */
+const limitsOf = (ctx: WriteContext): WriteLimits => ctx.limits ?? defaultWriteLimits;
+
 /** `ctx` with a cache of its own when the caller shares none */
 const withCache = (ctx: WriteContext): WriteContext & { readonly cache: ReadCache } =>
   ctx.cache === undefined ? { ...ctx, cache: new ReadCache() } : (ctx as WriteContext & { cache: ReadCache });
@@ -94,7 +103,7 @@ function validated(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: b
   );
   if (!result.success) throw validationError(result.issues);
   // before any item is looked up or merged: a body over a bound is a record over it
-  checkCollectionSizes(def, result.value, ctx.limits ?? defaultWriteLimits);
+  checkCollectionSizes(def, result.value, limitsOf(ctx));
   decimalsAsNumbers(def, result.value);
   return result.value;
 }
@@ -152,7 +161,7 @@ interface Pending {
 async function runPipeline(ctx: WriteContext & { readonly cache: ReadCache }, def: AnyEntity, pending: Pending[]) {
   const env = environment(ctx, ctx.cache);
   // the merged records: items already stored count, whichever write (a method's too) adds more
-  await each(pending, (p) => checkCollectionSizes(def, p.root.record, ctx.limits ?? defaultWriteLimits));
+  await each(pending, (p) => checkCollectionSizes(def, p.root.record, limitsOf(ctx)));
   const nodes = () => pending.filter((p) => p.error === undefined).flatMap((p) => itemsFirst(p.root));
   await preloadReads(nodes().filter(isChanged), "logic", env);
   await each(pending, (p) => runLogic(p.root, env));
@@ -212,19 +221,14 @@ export async function createRecords(
     else (e as { root: RecordNode }).root = mergeTree(def, undefined, e.value!, null, "");
   });
   // items created on their own (`POST /SalesOrderDetail` naming its order) count in their owner's collection
-  const placed = entries.filter((e) => e.error === undefined);
-  const limits = ctx.limits ?? defaultWriteLimits;
-  const crowded = await checkRoomInOwners(
-    ctx.session,
-    ctx.model,
-    ctx.tenant.id,
-    def,
-    placed.map((e) => e.value!),
-    limits,
-  );
-  placed.forEach((e, i) => {
-    if (crowded[i] !== undefined) e.error = crowded[i];
-  });
+  if (owningCollections(ctx.model, def).length > 0) {
+    const placed = entries.filter((e) => e.error === undefined);
+    const values = placed.map((e) => e.value!);
+    const crowded = await checkRoomInOwners(ctx.session, ctx.model, ctx.tenant.id, def, values, limitsOf(ctx));
+    placed.forEach((e, i) => {
+      if (crowded[i] !== undefined) e.error = crowded[i];
+    });
+  }
   await runPipeline(ctx, def, entries);
   return entries.map((e) => (e.error === undefined ? { guid: e.root.record.Guid as string } : { error: e.error }));
 }
@@ -235,17 +239,14 @@ async function change(context: WriteContext, def: AnyEntity, guid: string, chang
   const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
   // an item moved to another owner (its owner reference changed) needs room there
-  const moved: Body = {};
-  for (const key in changes) if (changes[key] !== loaded.record[key]) moved[key] = changes[key];
-  const [crowded] = await checkRoomInOwners(
-    ctx.session,
-    ctx.model,
-    ctx.tenant.id,
-    def,
-    [moved],
-    ctx.limits ?? defaultWriteLimits,
+  const moves = owningCollections(ctx.model, def).filter(
+    ({ field }) => field.inverse in changes && changes[field.inverse] !== loaded.record[field.inverse],
   );
-  if (crowded !== undefined) throw crowded;
+  if (moves.length > 0) {
+    const moved = Object.fromEntries(moves.map(({ field }) => [field.inverse, changes[field.inverse]]));
+    const [crowded] = await checkRoomInOwners(ctx.session, ctx.model, ctx.tenant.id, def, [moved], limitsOf(ctx));
+    if (crowded !== undefined) throw crowded;
+  }
   const pending: Pending[] = [{ root: mergeTree(def, loaded, changes, null, "") }];
   await runPipeline(ctx, def, pending);
   if (pending[0]!.error !== undefined) throw pending[0]!.error;
