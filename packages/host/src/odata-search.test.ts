@@ -150,6 +150,19 @@ describe("$search with other options", () => {
     }
   });
 
+  it("refuses thirty parallel searches over the limit, each with the same 400, and answers a good one beside them", async () => {
+    const over = Array.from({ length: 500 }, (_, i) => `nothing${i}`).join(" OR ");
+    const [good, ...bad] = await Promise.all([
+      get(`/api/Product?$select=SKU&$search=${q("bolt")}`),
+      ...Array.from({ length: 30 }, () => get(`/api/Product?$search=${q(over)}`)),
+    ]);
+    expect(good!.body.value.map((p: { SKU: string }) => p.SKU)).toEqual(["BOLT-9"]);
+    for (const { status, body } of bad) {
+      expect(status).toBe(400);
+      expect(body.error.message).toContain("more than the limit of 100 terms");
+    }
+  });
+
   it("is written without $ too", async () => {
     expect(await skus("bolt", "&top=5")).toEqual(["BOLT-9"]);
     const { body } = await get(`/api/Product?$select=SKU&search=bolt`);
