@@ -63,5 +63,6 @@ export { APP_ROLE, tenantPolicy } from "./storage/tenant-policy.js";
 export { inTenant, isTenantId, type TenantTransactionOptions } from "./storage/tenant-scope.js";
 export { databaseErrorOf, isTransientDatabaseError } from "./storage/transient-errors.js";
 export { type WriteBehind, writeBehind, writeThrough } from "./storage/write-behind.js";
+export * from "./unit-of-work.js";
 export * from "./validation/index.js";
 export * from "./write/index.js";

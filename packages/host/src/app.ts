@@ -5,16 +5,16 @@
  * takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import { type Database, type Model, notFound } from "@bizdata/core";
+import { type Database, type Model, notFound, ServiceError } from "@bizdata/core";
 import { createODataService, inChangeset, jsonResult, type ODataResult, odataVersion, runBatch } from "@bizdata/odata";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { callService, entityRoutes, send } from "./api/entity-routes.js";
 import { errorResponse } from "./api/error-response.js";
-import { metadataRoutes } from "./api/metadata-routes.js";
+import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
-import { workflowRoutes, workflowStep } from "./api/workflow-routes.js";
+import { stepHeadersOf, workflowCallerOf, workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
 import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
@@ -29,7 +29,7 @@ import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
-import { parentRequestOf, requestDatabase, requestLogger, subrequestEnv } from "./observability/request-context.js";
+import { requestDatabase, requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
 
 export interface AppOptions {
@@ -96,7 +96,7 @@ export function createApp({
   });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted
-  observeHost(app, db, config, logger, basePath);
+  const metrics = observeHost(app, db, config, logger, basePath);
 
   // set before the handler runs, so responses stay on @hono/node-server's fast path (a header
   // added to a finished response forces a slower copy); onError sets it on errors itself
@@ -193,7 +193,7 @@ export function createApp({
   if (tenantShare.settings.perTenant > 0)
     app.use(
       `${basePath}/*`,
-      sharedByTenants(tenantShare, (c) => parentRequestOf(c) !== undefined || c.req.path === mcp),
+      sharedByTenants(tenantShare, (c) => c.req.path === mcp),
     );
   // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
   app.route(
@@ -219,8 +219,8 @@ export function createApp({
     ttlSeconds: config.workflowTtl,
     writeLimits: config.writeLimits,
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
+    ...(metrics && { observe: metrics.workflows }),
   });
-  app.use(`${basePath}/*`, workflowStep(workflows, basePath, config.roles));
   app.route(basePath, workflowRoutes(workflows, config.roles));
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");
@@ -230,25 +230,49 @@ export function createApp({
       bodyLimits: config.bodyLimits,
       batchLimits: config.batchLimits,
       tenantId,
-      // a part for the service as a call of it, as the entity routes make it; a workflow step
-      // (which the workflow middleware runs) and any other route through the app as a request of
-      // its own, in this request's context
-      serve: (request, headers) =>
-        headers.has("workflow-id")
-          ? undefined
-          : callService(service, config.roles, c, request)
-              .catch((err: unknown) => errorResult(err, c, request.method, `${basePath}/${request.path}`))
-              .then((result) => ({
-                ...result,
-                headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },
-              })),
-      handle: async (request) => app.fetch(request, subrequestEnv(c)),
+      features: () => tenantFeaturesOf(db, tenantId),
+      // a part as a call of the service, as the entity routes make it: one with workflow headers
+      // as a step of that workflow, in a unit of its own (a changeset's cannot hold it)
+      serve: (request, headers, unit) => {
+        const step = stepHeadersOf((name) => headers.get(name));
+        const call =
+          step === undefined
+            ? callService(service, config.roles, c, request, unit)
+            : unit !== undefined
+              ? Promise.reject(
+                  new ServiceError(
+                    "NotSupported",
+                    "A workflow step cannot be part of a changeset: send it outside the atomicity group.",
+                  ),
+                )
+              : workflows
+                  .step(workflowCallerOf(config.roles, c), step, (stepUnit) =>
+                    callService(service, config.roles, c, request, stepUnit),
+                  )
+                  .then(({ result, nextIndex }) => ({
+                    ...result,
+                    headers: { ...result.headers, "Workflow-Next-Index": String(nextIndex) },
+                  }));
+        return call
+          .catch((err: unknown) => errorResult(err, c, request.method, `${basePath}/${request.path}`))
+          .then((result) => ({
+            ...result,
+            headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },
+          }));
+      },
       changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
     });
     return send(c, result);
   });
   app.route("/", metadataRoutes(db, model, basePath));
-  app.route(basePath, entityRoutes(service, { bodyLimits: config.bodyLimits, roles: config.roles }));
+  app.route(
+    basePath,
+    entityRoutes(service, {
+      bodyLimits: config.bodyLimits,
+      roles: config.roles,
+      step: workflowStep(workflows, config.roles),
+    }),
+  );
   return app;
 }
 

@@ -2,7 +2,7 @@
  * @bizdata/odata: the OData URL language and the service runtime. Parse (Chevrotain, model-free
  * syntax tree) → bind (names and rules against the model) → compile (one PostgreSQL statement) →
  * run (response JSON); the service (`createODataService`) answers entity reads, writes and method
- * calls as plain results, `runBatch` runs a `$batch` over the host's own handler, and
+ * calls as plain results, `runBatch` runs a `$batch` as calls of it, and
  * `readJsonBody` reads request bodies with exact numbers. A host only routes, authenticates and
  * maps errors to HTTP. And the service's description from the same model: the service document
  * and `$metadata`, and the OpenAPI 3.1 document built from the same entity data model.
@@ -18,6 +18,7 @@
  */
 
 export type * from "./batch/batch-types.js";
+export { inChangeset } from "./batch/changeset-unit.js";
 export { formatJsonBatchResponse } from "./batch/format-json-response.js";
 export { formatMultipartBatchResponse } from "./batch/format-multipart-response.js";
 export { parseJsonBatch } from "./batch/parse-json-batch.js";
@@ -62,6 +63,7 @@ export {
   metadataVersion,
   odataVersion,
 } from "./metadata/metadata-negotiation.js";
+export { type DescriptionRequest, describeService, describes } from "./metadata/service-description.js";
 export { type ServiceDocument, serviceDocument } from "./metadata/service-document.js";
 export { TOKEN_PATHS } from "./openapi/auth-paths.js";
 export { type OpenApiOptions, openApiDocument } from "./openapi/openapi-document.js";
@@ -94,6 +96,7 @@ export {
 export { methodEnvironment } from "./service/method-call.js";
 export {
   type Access,
+  formatOptionOf,
   hasBody,
   type ODataRequest,
   odataRequestOf,
@@ -109,17 +112,6 @@ export {
   payloadResult,
 } from "./service/odata-result.js";
 export { createODataService, type ODataService, type ODataServiceOptions } from "./service/odata-service.js";
-export {
-  currentScope,
-  inChangeset,
-  inRequestTransaction,
-  type PromptAnnotation,
-  promptAnnotation,
-  type RequestPrompts,
-  type RequestScope,
-  requestPrompts,
-  runInScope,
-} from "./service/request-scope.js";
 export { jsonContentType, type ResponseFormat, responseFormat } from "./service/response-format.js";
 export type { ServiceContext } from "./service/service-context.js";
 export { tenantInfo } from "./service/tenant-info.js";

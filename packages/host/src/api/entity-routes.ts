@@ -3,6 +3,8 @@
  * @bizdata/odata's service with the caller's tenant and permissions; this file only adapts Hono's
  * request and response to the service's plain data.
  */
+
+import type { UnitOfWork } from "@bizdata/core";
 import {
   type Access,
   type BodyLimits,
@@ -11,16 +13,18 @@ import {
   type ODataService,
   odataRequestOf,
 } from "@bizdata/odata";
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { authorize, type Roles } from "../auth/permissions.js";
 import { requestDatabase } from "../observability/request-context.js";
 
-type Env = { Variables: AuthVariables };
+type Env = { Variables: AuthVariables & { unit?: UnitOfWork } };
 
 export interface EntityRouteSettings {
   readonly bodyLimits: BodyLimits;
   readonly roles: Roles;
+  /** runs ahead of every entity request: one that is a workflow step gets its unit of work (`c.var.unit`) */
+  readonly step?: MiddlewareHandler<Env>;
 }
 
 /**
@@ -43,13 +47,19 @@ export const send = (c: Context, result: ODataResult) => {
 
 /**
  * The service's answer to `request` made by the caller of `c`, with their permissions and on the
- * request's database: what an entity route answers, and a `$batch` part addressed to the service.
+ * request's database, in `unit` when it has one: what a `$batch` part addressed to the service
+ * answers, and an MCP tool's call.
  */
-export const callService = (service: ODataService, roles: Roles, c: Context<Env>, request: ODataRequest) =>
-  service.handle({ ...request, ...callerOf(roles, c) });
+export const callService = (
+  service: ODataService,
+  roles: Roles,
+  c: Context<{ Variables: AuthVariables }>,
+  request: ODataRequest,
+  unit?: UnitOfWork,
+) => service.handle({ ...request, ...callerOf(roles, c) }, unit);
 
 /** the caller's permissions and the request's database, as a service request carries them */
-const callerOf = (roles: Roles, c: Context<Env>) => {
+const callerOf = (roles: Roles, c: Context<{ Variables: AuthVariables }>) => {
   const principal = c.get("principal");
   return { authorize: (access: Access) => authorize(roles, principal, access), ...requestDatabase(c) };
 };
@@ -63,7 +73,9 @@ export function entityRoutes(service: ODataService, settings: EntityRouteSetting
       bodyLimits: settings.bodyLimits,
       ...callerOf(settings.roles, c),
     });
-    return send(c, await service.handle(request));
+    return send(c, await service.handle(request, c.get("unit")));
   };
-  return new Hono<Env>().get("/*", handle).post("/*", handle).patch("/*", handle).delete("/*", handle);
+  const routes = new Hono<Env>();
+  if (settings.step) routes.use("/*", settings.step);
+  return routes.get("/*", handle).post("/*", handle).patch("/*", handle).delete("/*", handle);
 }

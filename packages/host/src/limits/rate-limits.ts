@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { type Database, rateLimited } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
-import { parentRequestOf, requestClientAddress } from "../observability/request-context.js";
+import { requestClientAddress } from "../observability/request-context.js";
 import { addCounts, dropOldCounts } from "./rate-counts.js";
 
 export interface RateLimitSettings {
@@ -173,23 +173,23 @@ export class RateLimits {
 
 /**
  * Counts a request from its client address, ahead of sign-in and authentication: a client with
- * no valid token is limited too. A `$batch` part replayed in-process is its batch's request and
- * counts no more; a request made in-process has no address.
+ * no valid token is limited too. A request made in-process has no address. (A `$batch` part or
+ * an MCP tool call is a call within its request, not a request: it counts no more.)
  */
 export const limitedByAddress =
   (limits: RateLimits): MiddlewareHandler =>
   async (c, next) => {
-    const address = parentRequestOf(c) === undefined ? requestClientAddress(c) : undefined;
+    const address = requestClientAddress(c);
     const counted = address === undefined ? undefined : limits.byAddress(address);
     if (counted !== undefined) await counted;
     await next();
   };
 
-/** counts a request with its access token, after authentication; a replayed `$batch` part not again */
+/** counts a request with its access token, after authentication */
 export const limitedByToken =
   (limits: RateLimits): MiddlewareHandler<{ Variables: { accessToken: string } }> =>
   async (c, next) => {
-    const counted = parentRequestOf(c) === undefined ? limits.byToken(c.get("accessToken")) : undefined;
+    const counted = limits.byToken(c.get("accessToken"));
     if (counted !== undefined) await counted;
     await next();
   };

@@ -5,6 +5,7 @@
  * outcome, sign-in attempts by outcome, and Node's default process metrics.
  */
 import type { Database } from "@bizdata/core";
+import type { CommitResult, StepOutcome, WorkflowObserver } from "@bizdata/workflow";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export interface RequestObservation {
@@ -15,8 +16,6 @@ export interface RequestObservation {
   readonly statements: number;
 }
 
-export type WorkflowStepOutcome = "advanced" | "indexConflict" | "failed";
-export type CommitOutcome = "committed" | "questionPending" | "rejected" | "conflict" | "failed";
 export type SignInOutcome = "succeeded" | "failed" | "throttled" | "invalid" | "error";
 
 export type HostMetrics = ReturnType<typeof hostMetrics>;
@@ -86,8 +85,11 @@ export function hostMetrics(db: Database) {
       duration.observe(labels, seconds);
       statements.observe({ route }, count);
     },
-    workflowStep: (outcome: WorkflowStepOutcome) => workflowSteps.inc({ outcome }),
-    commit: (outcome: CommitOutcome) => commits.inc({ outcome }),
+    /** what the workflow service tells (WorkflowObserver) */
+    workflows: {
+      step: (outcome: StepOutcome) => workflowSteps.inc({ outcome }),
+      commit: (outcome: CommitResult) => commits.inc({ outcome }),
+    } satisfies WorkflowObserver,
     signIn: (outcome: SignInOutcome) => signIns.inc({ outcome }),
   };
 }

@@ -7,7 +7,7 @@
 import type { Database } from "@bizdata/core";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
-import { hostMetrics } from "./host-metrics.js";
+import { type HostMetrics, hostMetrics } from "./host-metrics.js";
 import { metricsRoute } from "./metrics-route.js";
 import { observeRequests } from "./observe-requests.js";
 import { clientAddressOf, noProxies, type ProxySettings } from "./trusted-proxies.js";
@@ -26,18 +26,19 @@ export interface ObservabilitySettings {
   readonly proxies?: ProxySettings;
 }
 
-/** mounts the request middleware and `/metrics` on `app` */
+/** mounts the request middleware and `/metrics` on `app`; the metrics, when on, for what else counts into them */
 export function observeHost<A extends Hono<any>>(
   app: A,
   db: Database,
   settings: ObservabilitySettings,
   logger: Logger,
   basePath: string,
-): void {
+): HostMetrics | undefined {
   const enabled = settings.metrics?.enabled ? settings.metrics : undefined;
   const metrics = enabled && hostMetrics(db);
   const clientAddress = clientAddressOf(settings.proxies ?? noProxies);
   app.use("*", observeRequests({ db, logger, metrics, clientAddress, basePath }));
-  if (enabled === undefined || metrics === undefined) return;
+  if (enabled === undefined || metrics === undefined) return undefined;
   app.get("/metrics", metricsRoute(metrics.registry, enabled.token));
+  return metrics;
 }

@@ -2,18 +2,18 @@
  * The first middleware of the app: it gives the request its id (echoed as `X-Request-Id` on
  * every response, errors and 404s included) and opens its context (request-context.ts): a logger
  * that carries the id, and the client's address through trusted proxies. When the response is
- * done it writes one log line for the request and records it in the metrics. A `$batch` part
- * replayed through the app is not an HTTP request of its own: it runs in its batch's context
- * (request-context.ts: subrequestEnv), and only its workflow and sign-in outcomes are counted.
+ * done it writes one log line for the request and records it in the metrics. The parts of a
+ * `$batch` and the tools of an MCP call are calls of the services made within their request:
+ * its line and its statement count cover them.
  */
 import { type Database, watchStatements } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { HostMetrics } from "./host-metrics.js";
 import { peerAddress } from "./peer-address.js";
-import { parentRequestOf, type RequestContext, type RequestVariables } from "./request-context.js";
+import type { RequestContext, RequestVariables } from "./request-context.js";
 import { requestId } from "./request-id.js";
-import { observeOutcomes } from "./request-outcomes.js";
+import { observeSignIn } from "./request-outcomes.js";
 import { routePattern } from "./route-pattern.js";
 
 export interface RequestObserverOptions {
@@ -35,13 +35,6 @@ export function observeRequests({
   basePath,
 }: RequestObserverOptions): MiddlewareHandler<{ Variables: RequestVariables }> {
   return async (c, next) => {
-    const parent = parentRequestOf(c);
-    if (parent !== undefined) {
-      c.set("request", parent);
-      await next();
-      if (metrics) await observeOutcomes(c, routePattern(c, basePath), metrics, basePath);
-      return;
-    }
     const start = performance.now();
     const id = requestId(c.req.header("x-request-id"));
     // before the handler runs: a header set on a finished response forces a copy of it
@@ -76,6 +69,6 @@ export function observeRequests({
     if (!metrics) return;
     const route = routePattern(c, basePath);
     metrics.request({ method, route, status, seconds: ms / 1000, statements: counter.statements });
-    await observeOutcomes(c, route, metrics, basePath);
+    observeSignIn(c, route, metrics, basePath);
   };
 }

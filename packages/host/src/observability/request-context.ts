@@ -2,11 +2,10 @@
  * What the host knows about the request being served: its id, a logger that carries it, the
  * client's address, and the database as the request's work sees it (counting its statements when
  * metrics are on). It lives on the Hono context (`c.var.request`), set by the first middleware
- * (observe-requests.ts). An in-process request made for it — a `$batch` part replayed through the
- * app — gets it through its env (`subrequestEnv`): the part's log lines carry the batch's request
- * id and its statements count toward the one HTTP request that carried it.
+ * (observe-requests.ts). A `$batch` part or an MCP tool call is served within the request that
+ * carried it: its log lines carry that request's id and its statements count toward it.
  *
- * Passed along explicitly, not through an AsyncLocalStorage: on Node 20 one in use makes every
+ * Passed along explicitly, never through async context storage: on Node 20 that makes every
  * promise of the process pay for async hooks, which cost a read by key about a sixth of its CPU
  * (`pnpm bench:compare`).
  */
@@ -28,21 +27,8 @@ export interface RequestContext {
 
 export type RequestVariables = { request: RequestContext };
 
-/** the env key that hands an in-process request the context of the request it was made for */
-const PARENT = "bizdataParentRequest";
-
 /** the context of the request `c` serves; undefined before the request middleware ran */
 export const requestOf = (c: Context): RequestContext | undefined => c.get("request");
-
-/** the request a request replayed in-process (a `$batch` part) was made for */
-export const parentRequestOf = (c: Context): RequestContext | undefined =>
-  (c.env as Record<string, unknown> | undefined)?.[PARENT] as RequestContext | undefined;
-
-/** the env for an in-process request made for the request `c` serves (`app.fetch(request, env)`) */
-export const subrequestEnv = (c: Context): Record<string, unknown> => ({
-  ...(c.env as Record<string, unknown> | undefined),
-  [PARENT]: requestOf(c),
-});
 
 /** the request's logger (its lines carry `reqId`), or `fallback` */
 export const requestLogger = (c: Context, fallback: Logger): Logger => requestOf(c)?.logger ?? fallback;

@@ -1,13 +1,12 @@
 /**
- * The `$batch` executor over an injected handler and changeset runner, with no database: what
- * each part is sent as, how answers flow into later parts, and what a failure does to the rest.
- * (The host's batch tests run the same executor over the real app.)
+ * The `$batch` executor over an injected service call and changeset runner, with no database:
+ * what each part is sent as, how answers flow into later parts, and what a failure does to the
+ * rest. (The host's batch tests run the same executor over the real app.)
  */
 import { randomUUID } from "node:crypto";
-import { defineModel, entity, ReadCache, ServiceError, type Session, text } from "@bizdata/core";
+import { defineModel, entity, ReadCache, ServiceError, type Session, text, type UnitOfWork } from "@bizdata/core";
 import { describe, expect, it } from "vitest";
 import { defaultBodyLimits } from "../limits.js";
-import { runInScope } from "../service/request-scope.js";
 import { type BatchOptions, runBatch } from "./run-batch.js";
 
 const model = defineModel([entity("RbThing", { naturalKey: "Code", fields: { Code: text({ required: true }) } })]);
@@ -18,34 +17,43 @@ interface Sent {
   readonly url: string;
   readonly authorization: string | null;
   readonly body?: unknown;
+  /** the changeset's unit the part was served in */
+  readonly unit?: UnitOfWork;
 }
 
 /** a fake service: POST creates (201 with Location), a body with `fail` answers 400, anything else 200 */
 function fakeService() {
   const sent: Sent[] = [];
   const changesets: number[] = [];
-  const handle = async (request: Request) => {
-    const text = await request.text();
-    const body = text === "" ? undefined : JSON.parse(text);
+  const json = (status: number, value: unknown, headers: Record<string, string> = {}) => ({
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(value),
+  });
+  const serve: BatchOptions["serve"] = async (request, headers, unit) => {
+    const body = (await request.body?.()) as { fail?: boolean } | undefined;
+    const query = request.search.size === 0 ? "" : `?${decodeURIComponent(String(request.search))}`;
     sent.push({
       method: request.method,
-      url: request.url,
-      authorization: request.headers.get("authorization"),
+      url: `http://host${BASE}/${request.path}${query}`,
+      authorization: headers.get("authorization"),
       ...(body !== undefined && { body }),
+      ...(unit !== undefined && { unit }),
     });
-    if (body?.fail) return Response.json({ error: { code: "ValidationError", message: "no" } }, { status: 400 });
+    if (body?.fail) return json(400, { error: { code: "ValidationError", message: "no" } });
     if (request.method === "POST") {
       const guid = randomUUID();
-      return Response.json({ Guid: guid }, { status: 201, headers: { Location: `${BASE}/RbThing(${guid})` } });
+      return json(201, { Guid: guid }, { Location: `${BASE}/RbThing(${guid})` });
     }
-    return Response.json({ ok: true });
+    return json(200, { ok: true });
   };
   const options: BatchOptions = {
     model,
     basePath: BASE,
     bodyLimits: defaultBodyLimits,
     tenantId: "t",
-    handle,
+    serve,
+    features: async () => new Set(),
     changeset: async (_prefetch: (tx: Session) => Promise<unknown>, parts) => {
       changesets.push(sent.length);
       return parts({
@@ -148,20 +156,52 @@ describe("runBatch", () => {
     expect(sent).toHaveLength(2);
   });
 
-  it("is refused inside a workflow step", async () => {
+  it("is refused as a workflow step: its parts name their workflows", async () => {
     const { options } = fakeService();
-    const scope = {
-      tenantId: "t",
-      session: {} as Session,
-      cache: new ReadCache(),
-      prompts: () => {
-        throw new Error("unused");
-      },
-      annotation: "@workflow.userprompts" as const,
-      workflowId: randomUUID(),
-    };
-    const error = await runInScope(scope, () => runBatch(batchRequest([]), options)).catch((e: unknown) => e);
+    const request = batchRequest([]);
+    request.headers.set("Workflow-Id", randomUUID());
+    const error = await runBatch(request, options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).code).toBe("NotSupported");
+  });
+
+  it("serves the parts of a changeset in its unit, and the others in none", async () => {
+    const { sent, options } = fakeService();
+    await runBatch(
+      batchRequest([
+        { id: "1", atomicityGroup: "g", method: "POST", url: "RbThing", body: { Code: "X" } },
+        { id: "2", atomicityGroup: "g", method: "POST", url: "RbThing", body: { Code: "Y" } },
+        { id: "3", method: "GET", url: "RbThing" },
+      ]),
+      options,
+    );
+    expect(sent).toHaveLength(3);
+    expect(sent[0]!.unit).toBeDefined();
+    expect(sent[1]!.unit).toBe(sent[0]!.unit);
+    expect(sent[2]!.unit).toBeUndefined();
+  });
+
+  it("answers $metadata and the service document itself, from the model and the tenant's features", async () => {
+    const { sent, options } = fakeService();
+    const parts = await answers(
+      await runBatch(
+        batchRequest([
+          { id: "m", method: "GET", url: "$metadata" },
+          { id: "j", method: "GET", url: "$metadata?$format=json" },
+          { id: "d", method: "GET", url: `${BASE}/` },
+          { id: "x", method: "GET", url: "$metadata?$format=yaml" },
+          { id: "p", method: "POST", url: "$metadata" },
+        ]),
+        options,
+      ),
+    );
+    expect(sent).toHaveLength(0);
+    const [m, j, d, x, p] = parts;
+    expect(m).toMatchObject({ status: 200, body: expect.stringContaining('<EntitySet Name="RbThing"') });
+    expect(j!.status).toBe(200);
+    expect(j!.body.$Version).toBe("4.0");
+    expect(d!.body.value).toContainEqual({ name: "RbThing", kind: "EntitySet", url: "RbThing" });
+    expect(x).toMatchObject({ status: 400, body: { error: { code: "UnsupportedFormat", target: "$format" } } });
+    expect(p).toMatchObject({ status: 405, body: { error: { code: "MethodNotAllowed" } } });
   });
 });

@@ -1,11 +1,11 @@
 /**
  * Runs a `$batch` (spec 4.5, api-conventions: Batch), in the OData 4.01 JSON format or the 4.0
- * multipart format. A part addressed to the service is a call of it with the caller's
- * permissions (`serve`), any other part is replayed through the host's own fetch (`handle`), so
- * each passes permissions, features, hooks, logic, save logic and natural-key resolution exactly
- * as a standalone request would. A changeset (atomicity group) runs in one
- * transaction with its natural-key lookups prefetched together: the first failing part rolls all
- * of them back, and the others answer 424. `dependsOn` on a failed request answers 424 too, and
+ * multipart format. A part is a call of the service with the caller's permissions, made by the
+ * host (`serve`), so each passes permissions, features, hooks, logic, save logic and natural-key
+ * resolution exactly as a standalone request would; `$metadata` and the service document are
+ * answered here. Nothing goes through the host's HTTP stack a second time. A changeset (atomicity
+ * group) is one unit of work: one transaction, its natural-key lookups prefetched together, the
+ * first failing part rolling all of them back while the others answer 424. `dependsOn` on a failed request answers 424 too, and
  * `$<id>` of an earlier part (at the start of a URL, or as a whole string value in a body) stands
  * for what it created, and as the whole of an `If-Match`/`If-None-Match` for the ETag it answered
  * (JSON Format 4.01 §19.3). A part's conditions are its own: a 412 fails that part, and in a
@@ -18,17 +18,18 @@ import {
   type ReadCache,
   ServiceError,
   type Session,
+  type UnitOfWork,
 } from "@bizdata/core";
 import { parseJson } from "../json-body/parse-json.js";
 import { readBody } from "../json-body/read-body.js";
-import { isJsonInUtf8, readJsonBody, requireJsonInUtf8, withParsedBody } from "../json-body/request-json.js";
+import { isJsonInUtf8, readJsonBody, requireJsonInUtf8 } from "../json-body/request-json.js";
 import { type BatchLimits, type BodyLimits, defaultBatchLimits } from "../limits.js";
+import { describeService, describes } from "../metadata/service-description.js";
 import { resolveResource } from "../read/read-planner.js";
 import { utf8Length } from "../service/answer-size.js";
-import { type ODataRequest, serviceRequest } from "../service/odata-request.js";
+import { formatOptionOf, type ODataRequest, resourcePath, serviceRequest } from "../service/odata-request.js";
 import { jsonResult, type ODataResult } from "../service/odata-result.js";
 import { isServiceResource } from "../service/operation-import-path.js";
-import { currentScope, type RequestScope, runInScope } from "../service/request-scope.js";
 import type { BatchPart, BatchResponsePart, ParsedBatch } from "./batch-types.js";
 import { formatJsonBatchResponse } from "./format-json-response.js";
 import { formatMultipartBatchResponse } from "./format-multipart-response.js";
@@ -42,27 +43,26 @@ export interface BatchOptions {
   readonly bodyLimits: BodyLimits;
   /** parts, writes per changeset and bytes of all answers together; defaultBatchLimits when left out */
   readonly batchLimits?: BatchLimits;
-  /** answers one part as a standalone request (a Hono host passes `app.fetch`) */
-  readonly handle: (request: Request) => Promise<Response>;
   /**
    * Answers a part addressed to the service (an entity set or operation import of the model) as
-   * a direct call instead of a sub-request through `handle`: the host adds what its entity routes
-   * add (the caller's permissions, the request's database, the OData-Version) and answers an error
-   * as those routes would. `undefined` sends the part through `handle` after all (the host's own
-   * concern, e.g. a part that is a workflow step). Left out, every part goes through `handle`.
-   * `headers` are for reading only: parts that send the same headers share one object.
+   * a call of it, in the changeset's `unit` when the part is in one: the host adds what its
+   * entity routes add (the caller's permissions, the request's database, the OData-Version), runs
+   * a part that carries workflow headers as a step of that workflow, and answers an error as its
+   * routes would. `headers` are for reading only: parts that send the same headers share one object.
    */
-  readonly serve?: (request: ODataRequest, headers: Headers) => Promise<ODataResult> | undefined;
+  readonly serve: (request: ODataRequest, headers: Headers, unit: UnitOfWork | undefined) => Promise<ODataResult>;
   /**
-   * Runs `parts` (the requests of one changeset) in one transaction that every part finds as
-   * its scope, after `prefetch` made the changeset's lookups in it; a throw rolls all back.
+   * Runs `parts` (the requests of one changeset) in one unit of work that each part is served in,
+   * after `prefetch` made the changeset's lookups in its transaction; a throw rolls all back.
    * `inChangeset(db, tenantId, prefetch, parts)` is the one to pass.
    */
   readonly changeset: <T>(
     prefetch: (tx: Session) => Promise<ReadCache>,
-    parts: (scope: RequestScope) => Promise<T>,
+    parts: (unit: UnitOfWork) => Promise<T>,
   ) => Promise<T>;
   readonly tenantId: string;
+  /** the tenant's features, which shape `$metadata` and the service document */
+  readonly features: () => Promise<ReadonlySet<string>>;
 }
 
 /** headers of the batch request every part carries (the caller's credentials) */
@@ -80,13 +80,14 @@ const KEPT = [
   "preference-applied",
   "retry-after",
   "www-authenticate",
+  // a part that was a workflow step: the index its workflow expects next
+  "workflow-next-index",
 ];
 
 /** the headers whose value may be `$<id>`, the ETag a preceding part answered */
 const CONDITIONS = ["if-match", "if-none-match"];
 
 /** `$metadata` as a resource path, also with its `$` percent-encoded */
-const METADATA = new Set(["$metadata", "%24metadata"]);
 
 /** what a part answered */
 type Answer = Pick<BatchResponsePart, "status" | "headers" | "body">;
@@ -115,6 +116,16 @@ const failedPart = (part: BatchPart, error: ServiceError): BatchResponsePart => 
   body: JSON.stringify(error.toJSON()),
   ...(part.atomicityGroup !== undefined && { atomicityGroup: part.atomicityGroup }),
 });
+
+/** a ServiceError as a part's result, as a host answers one (anything else is no part's to answer) */
+const asResult = (error: unknown): ODataResult => {
+  if (!(error instanceof ServiceError)) throw error;
+  return {
+    status: error.status,
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(error.toJSON()),
+  };
+};
 
 const failedDependency = (part: BatchPart, message: string): BatchResponsePart =>
   failedPart(part, new ServiceError("FailedDependency", message));
@@ -160,7 +171,8 @@ const overBudget = (part: BatchPart, limit: number): BatchResponsePart =>
 
 /** answers `POST {basePath}/$batch` */
 export async function runBatch(request: Request, options: BatchOptions): Promise<ODataResult> {
-  if (currentScope()?.workflowId !== undefined) {
+  // a batch is not a step: its parts are, each naming its workflow
+  if (request.headers.has("workflow-id")) {
     throw new ServiceError("NotSupported", "$batch is not available inside a workflow; send the steps one by one.");
   }
   const { basePath, model } = options;
@@ -224,7 +236,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       );
     }
     const resource = resolved.pathname.slice(root.length - origin.length);
-    if (resource !== "" && !METADATA.has(resource) && !isServiceResource(model, resource)) {
+    if (describes(resource) === undefined && !isServiceResource(model, resource)) {
       throw new ServiceError(
         "InvalidBatch",
         `"${url}" is not a resource of the service; a batch part addresses an entity set, an operation import, $metadata or the service document.`,
@@ -258,8 +270,8 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     return headers;
   };
 
-  /** answers `part`; inside a changeset, in its `scope` */
-  const runPart = async (part: BatchPart, scope?: RequestScope): Promise<BatchResponsePart> => {
+  /** answers `part`; inside a changeset, in its `unit` */
+  const runPart = async (part: BatchPart, unit?: UnitOfWork): Promise<BatchResponsePart> => {
     const failed = part.dependsOn.find((d) => {
       const r = responses.get(d) ?? [...responses.values()].find((x) => x.atomicityGroup === d && x.status >= 400);
       return r === undefined || r.status >= 400;
@@ -280,10 +292,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     }
     const headers = headersOf(part);
     const url = `${origin}${basePath}/${path}`;
-    const answer =
-      (options.serve !== undefined && isServiceResource(model, path.split("?")[0]!)
-        ? await serveDirectly(part, url, headers, options.serve, scope)
-        : undefined) ?? (await replay(part, url, headers, scope));
+    const answer = await serve(part, url, headers, unit);
     spent += answer.body === undefined ? 0 : utf8Length(answer.body);
     // the part that passes the budget is not answered either: the batch stays within it
     if (spent > batchLimits.maxAnswerBytes) return overBudget(part, batchLimits.maxAnswerBytes);
@@ -309,14 +318,13 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     return created.size > 0 && text.includes('"$') ? JSON.stringify(substitute(part.body, created)) : text;
   };
 
-  /** a part the service answers, as a call of it: no sub-request, no second parse of its body */
-  const serveDirectly = async (
+  /** a part as a call of the service, or its description: no sub-request, no second parse of its body */
+  const serve = async (
     part: BatchPart,
     url: string,
     headers: Headers,
-    serve: NonNullable<BatchOptions["serve"]>,
-    scope: RequestScope | undefined,
-  ): Promise<Answer | undefined> => {
+    unit: UnitOfWork | undefined,
+  ): Promise<Answer> => {
     let body: (() => Promise<unknown>) | undefined;
     if (part.body !== undefined) {
       if (parsedWithBatch(headers)) {
@@ -331,9 +339,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
         };
       }
     }
-    const request = serviceRequest(part.method, new URL(url), headers, body, { basePath, tenantId: options.tenantId });
-    const result = await serve(scope === undefined ? request : { ...request, scope }, headers);
-    if (result === undefined) return undefined;
+    const result = await answerPart(part.method, new URL(url), headers, body, unit).catch(asResult);
     const byName = new Map(Object.entries(result.headers).map(([name, value]) => [name.toLowerCase(), value]));
     return {
       status: result.status,
@@ -342,37 +348,29 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     };
   };
 
-  /** a part replayed through the host as a request of its own */
-  const replay = async (
-    part: BatchPart,
-    url: string,
+  /** the service's answer to a part, or for `$metadata` and the service document their own */
+  const answerPart = async (
+    method: string,
+    url: URL,
     headers: Headers,
-    scope: RequestScope | undefined,
-  ): Promise<Answer> => {
-    let body: string | undefined;
-    let parsedBody: { readonly value: unknown } | undefined;
-    if (part.body !== undefined) {
-      if (parsedWithBatch(headers)) {
-        // the service takes it as it is (a copy: substitute builds one) rather than parsing the
-        // text again; the text still goes along for any other route that reads the body itself
-        parsedBody = { value: substitute(part.body, created) };
-        body = JSON.stringify(parsedBody.value);
-      } else {
-        body = bodyText(part);
-      }
+    body: (() => Promise<unknown>) | undefined,
+    unit: UnitOfWork | undefined,
+  ): Promise<ODataResult> => {
+    const what = describes(resourcePath(url.pathname, basePath));
+    if (what === undefined) {
+      const request = serviceRequest(method, url, headers, body, { basePath, tenantId: options.tenantId });
+      return options.serve(request, headers, unit);
     }
-    const partRequest = new Request(url, { method: part.method, headers, ...(body !== undefined && { body }) });
-    const handled = parsedBody === undefined ? partRequest : withParsedBody(partRequest, parsedBody.value);
-    // the host's routes find the changeset's scope where a request in it finds it
-    const response = await (scope === undefined
-      ? options.handle(handled)
-      : runInScope(scope, () => options.handle(handled)));
-    const text = await response.text();
-    return {
-      status: response.status,
-      headers: keptHeaders((name) => response.headers.get(name)),
-      ...(text !== "" && { body: text }),
-    };
+    if (method !== "GET") {
+      const name = what === "service" ? "The service document" : "$metadata";
+      throw new ServiceError("MethodNotAllowed", `${name} is read with GET.`);
+    }
+    return describeService(model, what, {
+      format: formatOptionOf(url.searchParams),
+      accept: headers.get("accept") ?? undefined,
+      maxVersion: headers.get("odata-maxversion") ?? undefined,
+      features: await options.features(),
+    });
   };
 
   /** the entity a part's URL writes to, if it names one (the same URLs recur: each is bound once) */
@@ -409,10 +407,10 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
     try {
       const done = await options.changeset(
         (tx) => prefetchReferences(tx, model, options.tenantId, writesOf(members)),
-        async (scope) => {
+        async (unit) => {
           const results: BatchResponsePart[] = [];
           for (const part of members) {
-            const result = await runPart(part, scope);
+            const result = await runPart(part, unit);
             results.push(result);
             // later parts of the changeset may depend on this one
             responses.set(result.id, result);

@@ -4,7 +4,7 @@
  * own address (bind-resource-path.ts, Ownership). A missing owner and an item that is not the
  * owner's are both a 404, each named: the item of another owner is not reached through this one.
  */
-import { notFound, type Session } from "@bizdata/core";
+import { notFound, type RecordStore, type Session } from "@bizdata/core";
 import type { Ownership } from "../bind/bind-resource-path.js";
 import { type PreparedStatement, prepareOwnership } from "./prepare-read.js";
 import { runOwnership } from "./run-read.js";
@@ -23,15 +23,15 @@ export interface OwnerCheck {
   readonly item: string;
 }
 
-/** the checks of a path's owners, outermost first, prepared for the base tables or a workflow's staged state */
+/** the checks of a path's owners, outermost first, prepared for `store` (the base tables when left out) */
 export const planOwnerChecks = (
   owners: readonly Ownership[] | undefined,
-  options: { readonly staged?: boolean },
+  store: RecordStore | undefined,
 ): OwnerCheck[] =>
   (owners ?? []).map((ownership) => {
     const { owner, name, key } = ownership;
     return {
-      prepared: prepareOwnership(ownership, options),
+      prepared: prepareOwnership(ownership, { store }),
       root: owner.root.name,
       path: [...owner.via.map((v) => v.column.path.join("/")), name].join("/"),
       reads: [owner.root.name, ...owner.via.map((v) => v.target.name)],
@@ -43,11 +43,11 @@ export const planOwnerChecks = (
 /** the entities the checks read */
 export const ownerReads = (checks: readonly OwnerCheck[]): string[] => checks.flatMap((c) => c.reads);
 
-/** throws 404 unless every owner exists and holds its item, in `session` (a workflow's staged state with `workflowId`) */
+/** throws 404 unless every owner exists and holds its item, in what `session` reads */
 export async function checkOwners(
   session: Session,
   checks: readonly OwnerCheck[],
-  args: { readonly tenantId: string; readonly workflowId?: string },
+  args: { readonly tenantId: string },
 ): Promise<void> {
   for (const check of checks) {
     const held = await runOwnership(session, check.prepared, { ...args, key: check.key, item: check.item });

@@ -3,7 +3,7 @@
  * (the tenant and the record key as placeholders), and how to write its rows.
  */
 
-import type { ColumnMapping } from "@bizdata/core";
+import type { ColumnMapping, RecordStore } from "@bizdata/core";
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { ApplyQuery } from "../bind/apply-query.js";
@@ -47,8 +47,12 @@ export type PreparedPage = Prepared<CompiledPage>;
 export interface PrepareOptions extends EntityOutput {
   /** server page size; unset, every record comes back */
   readonly pageSize?: number;
-  /** compile for a workflow's staged state; the workflow is a placeholder filled at run */
-  readonly staged?: boolean;
+  /**
+   * What the statement reads: a store with a view (a workflow's staged state, `session.store`)
+   * compiles against its overlay, the workflow a placeholder filled at run from the session it
+   * runs in; the base tables when left out
+   */
+  readonly store?: RecordStore | undefined;
   /** only the records whose Guids are given at run (RunArgs.keys) */
   readonly keys?: boolean;
 }
@@ -57,10 +61,10 @@ const dialect = new PgDialect();
 const tenantId = sql.placeholder("tenant");
 const view = { workflowId: sql.placeholder("workflow") };
 const keys = sql.placeholder("keys");
-const context = ({ staged, keys: restricted, ...options }: PrepareOptions) => ({
+const context = ({ store, keys: restricted, ...options }: PrepareOptions) => ({
   ...options,
   tenantId,
-  ...(staged && { view }),
+  ...(store?.view !== undefined && { view }),
   ...(restricted && { keys }),
 });
 
@@ -111,9 +115,9 @@ export const prepareContainedCount = (
 
 /**
  * `SalesOrder(…)/Details(…)`: whether the owner holds the item, the owner's key and the item's
- * placeholders filled at run (`key`, `item`). It writes no values, so only `staged` matters.
+ * placeholders filled at run (`key`, `item`). It writes no values, so only the store matters.
  */
-export const prepareOwnership = (ownership: Ownership, options: Pick<PrepareOptions, "staged">): PreparedStatement =>
+export const prepareOwnership = (ownership: Ownership, options: Pick<PrepareOptions, "store">): PreparedStatement =>
   dialect.sqlToQuery(
     compileOwnership(
       start(ownership.owner),

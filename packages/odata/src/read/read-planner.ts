@@ -4,7 +4,7 @@
  * per query shape). The record keys and the tenant are parameters, so `Product(<any guid>)` with
  * the same options is one cache entry for every tenant, and so is `SalesOrder(…)/Details(…)`.
  */
-import { type AnyEntity, BoundedMap, badRequest, type Model } from "@bizdata/core";
+import { type AnyEntity, BoundedMap, badRequest, type Model, type RecordStore } from "@bizdata/core";
 import type { ApplyQuery } from "../bind/apply-query.js";
 import { bindApply } from "../bind/bind-apply.js";
 import { bindQuery } from "../bind/bind-query.js";
@@ -94,8 +94,11 @@ export interface PlanRequest {
   readonly path: string;
   readonly search: URLSearchParams;
   readonly ieee754Compatible: boolean;
-  /** inside a workflow: the read sees its staged state */
-  readonly staged?: boolean;
+  /**
+   * What the read reads: the unit of work's store (`session.store`), a workflow's staged state
+   * when it has a view; the base tables when left out
+   */
+  readonly store?: RecordStore | undefined;
   /** false for one-off shapes (e.g. a method's result restricted to its Guids), kept out of the cache */
   readonly cache?: boolean;
   /**
@@ -174,7 +177,7 @@ export class ReadPlanner {
       keys.push(key.toLowerCase());
       return `${start}${name}()`;
     });
-    const shape = `${request.ieee754Compatible ? 1 : 0}${request.metadata ?? "none"}${request.staged ? "s" : ""}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${path}|${request.search}`;
+    const shape = `${request.ieee754Compatible ? 1 : 0}${request.metadata ?? "none"}${request.store?.view === undefined ? "" : "s"}${request.paged === false ? "u" : ""}${request.keys ? "k" : ""}|${path}|${request.search}`;
     const cacheable = request.cache !== false && request.aliases === undefined;
     const cached = cacheable ? this.cache.get(shape) : undefined;
     // a keyed plan serves only a path whose keys KEYED found, as many (`Product()` is no key)
@@ -194,7 +197,7 @@ export class ReadPlanner {
     const read = this.compileRead(path, request);
     if (path.owners === undefined) return read;
     // the item is read at its own address, once its owners are checked to hold it
-    const owners = planOwnerChecks(path.owners, { staged: request.staged ?? false });
+    const owners = planOwnerChecks(path.owners, request.store);
     return { ...read, owners, reads: [...new Set([...ownerReads(owners), ...read.reads])] };
   }
 
@@ -204,7 +207,7 @@ export class ReadPlanner {
     const prepare = {
       ...(request.paged !== false && { pageSize: this.limits.maxPageSize }),
       ieee754Compatible: request.ieee754Compatible,
-      ...(request.staged && { staged: true }),
+      store: request.store,
       ...(request.keys && { keys: true }),
       metadata: request.metadata ?? "none",
       namespace: this.model.namespace,

@@ -2,15 +2,13 @@
  * Runs prepared reads and writes the response body (api-conventions: Reads). The body text is
  * built from the rows directly; nothing is parsed back.
  */
-import type { Session } from "@bizdata/core";
+import { type Session, workflowOf } from "@bizdata/core";
 import { fillPlaceholders } from "drizzle-orm";
 import { JOINED_PAGE } from "../compile/compile-read.js";
 import type { PreparedPage, PreparedRead, PreparedStatement } from "./prepare-read.js";
 
 export interface RunArgs {
   readonly tenantId: string;
-  /** the workflow whose staged state a statement prepared with `staged` reads */
-  readonly workflowId?: string;
   /** the record's Guid, for single reads (the owner's, for an ownership check) */
   readonly key?: string;
   /** an owned item's Guid, for an ownership check */
@@ -34,7 +32,8 @@ const rows = (session: Session, prepared: PreparedStatement, args: RunArgs) =>
       tenant: args.tenantId,
       key: args.key,
       item: args.item,
-      workflow: args.workflowId,
+      // a statement prepared for a staged store reads the workflow of the session's
+      workflow: workflowOf(session),
       keys: args.keys,
     }),
   });

@@ -2,7 +2,7 @@
  * CRUD on every entity of the model with no per-entity wiring (spec 4.2, api-conventions: Reads
  * and Writes), and method calls on them. Reads go through the planner (parse → bind → one
  * statement, cached by shape); writes through core's write pipeline; each request in one tenant
- * transaction, or in the transaction of the scope it runs in (a changeset, a workflow step).
+ * transaction, or in that of the unit of work it was given (a changeset, a workflow step).
  * A single record's answers carry its ETag, and `If-Match`/`If-None-Match` are checked against
  * it (conditional/preconditions.ts). An owned item named under its owner (`SalesOrder(…)/
  * Details(…)`) is read, updated and deleted as at its own address, once the owner is found to
@@ -13,10 +13,12 @@ import {
   createRecord,
   deleteRecord,
   FIRST_VERSION,
+  inUnit,
   notFound,
   recordVersion,
   ServiceError,
   type Session,
+  unitPrompts,
   updateRecord,
   type WriteContext,
 } from "@bizdata/core";
@@ -49,14 +51,11 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
-import { inRequestTransaction, requestPrompts } from "./request-scope.js";
-import { type ServiceContext, stagedArgs } from "./service-context.js";
+import { type ServiceContext, storeOf } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
-
-const staged = (service: ServiceContext) => service.scope?.workflowId !== undefined;
 
 /** the prepared read that shapes a write's response body, and its context URL */
 function shapeOf(service: ServiceContext, entity: string, request: ODataRequest) {
@@ -64,19 +63,19 @@ function shapeOf(service: ServiceContext, entity: string, request: ODataRequest)
     path: `${entity}(${ANY_KEY})`,
     search: request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
-    staged: staged(service),
+    store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
   return planned;
 }
 
-/** what a write needs: its context (tenant features, a scope's lookups) and where its prompts go */
+/** what a write needs: its context (tenant features, its unit's lookups) and where its prompts go */
 async function writing(service: ServiceContext, tx: Session, request: ODataRequest) {
   // in a workflow questions wait for the user; on a plain request they take their default
-  const prompts = requestPrompts(tx, request.tenantId, service.scope);
+  const prompts = unitPrompts(service.unit);
   const tenant = await tenantInfo(tx, request.tenantId);
-  const cache = service.scope?.cache;
+  const cache = service.unit?.cache;
   const ctx: WriteContext = {
     session: tx,
     model: service.model,
@@ -126,7 +125,7 @@ async function written(
 ): Promise<{ body?: string; version?: string; context?: string }> {
   const { tenantId } = request;
   const { guidAlias, versionAlias } = shape.prepared;
-  const fromBase = entity.storage === undefined && stagedArgs(service.scope).workflowId === undefined;
+  const fromBase = entity.storage === undefined && tx.store.view === undefined;
   if (fresh && fromBase && versionAlias !== undefined && guidOnly(request)) {
     // a record this request just created in the base tables is at its first version, and the
     // answer holds its Guid alone: written without reading it back, so that the insert can wait
@@ -143,7 +142,7 @@ async function written(
     const version = await recordVersion(tx, entity, tenantId, guid);
     return version === undefined ? {} : { version };
   }
-  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid, ...stagedArgs(service.scope) });
+  const record = await runSingle(tx, shape.prepared, { tenantId, key: guid });
   if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
   return { ...record, context: shape.context };
 }
@@ -169,21 +168,22 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     path: request.path,
     search: request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
-    staged: staged(service),
+    store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (read.kind === "method") return callMethod(service, request, read);
   request.authorize?.({ kind: "read", entities: read.reads });
-  const args = { tenantId, ...(read.key !== undefined && { key: read.key }), ...stagedArgs(service.scope) };
+  const args = { tenantId, ...(read.key !== undefined && { key: read.key }) };
   // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)
   const conditions = read.kind === "entity" && !read.related ? preconditionsOf(request) : {};
   type Read =
     | { readonly body: string | null | undefined }
     | { readonly count: number | undefined }
     | { readonly record: SingleRecord | undefined };
-  const result = await inRequestTransaction(
+  const result = await inUnit(
     service.db,
     tenantId,
+    service.unit,
     async (tx) => {
       await checkOwners(tx, read.owners ?? [], args);
       switch (read.kind) {
@@ -213,7 +213,6 @@ export async function readEntities(service: ServiceContext, request: ODataReques
     // a read is one statement (architecture), which on PostgreSQL goes alone on a session set for
     // the tenant; an item named under its owners checks them first, a statement of its own
     { readOnly: true, oneStatement: (read.owners ?? []).length === 0 },
-    service.scope,
   );
   // a navigation from a record that does not exist, or the record itself
   const missing = () => notFound(`${read.root.name}(${read.key ?? ""}) does not exist.`);
@@ -251,17 +250,11 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   request.authorize?.({ kind: "create", entity: entity.name });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inRequestTransaction(
-    service.db,
-    tenantId,
-    async (tx) => {
-      const { ctx, prompts } = await writing(service, tx, request);
-      const guid = await createRecord(ctx, entity, body);
-      return { guid, ...(await written(service, tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
-    },
-    undefined,
-    service.scope,
-  );
+  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
+    const { ctx, prompts } = await writing(service, tx, request);
+    const guid = await createRecord(ctx, entity, body);
+    return { guid, ...(await written(service, tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
+  });
   return writeResult(service, request, 201, result, {
     Location: recordUrl(service.basePath, entity.name, result.guid),
   });
@@ -281,7 +274,7 @@ function recordOf(service: ServiceContext, request: ODataRequest, action: "updat
     );
   }
   request.authorize?.({ kind: action, entity: path.entity.name });
-  const owners = planOwnerChecks(path.owners, { staged: staged(service) });
+  const owners = planOwnerChecks(path.owners, storeOf(service));
   if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
   return { entity: path.entity, guid: path.key, owners };
 }
@@ -293,19 +286,13 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
   const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inRequestTransaction(
-    service.db,
-    tenantId,
-    async (tx) => {
-      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
-      await checkWrite(tx, entity, tenantId, guid, conditions);
-      const { ctx, prompts } = await writing(service, tx, request);
-      await updateRecord(ctx, entity, guid, body);
-      return { ...(await written(service, tx, request, entity, guid, shape)), prompts: prompts.envelope() };
-    },
-    undefined,
-    service.scope,
-  );
+  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
+    await checkOwners(tx, owners, { tenantId });
+    await checkWrite(tx, entity, tenantId, guid, conditions);
+    const { ctx, prompts } = await writing(service, tx, request);
+    await updateRecord(ctx, entity, guid, body);
+    return { ...(await written(service, tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+  });
   return writeResult(service, request, 200, result);
 }
 
@@ -314,21 +301,15 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { tenantId } = request;
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
-  const cache = service.scope?.cache;
-  await inRequestTransaction(
-    service.db,
-    tenantId,
-    async (tx) => {
-      await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
-      await checkWrite(tx, entity, tenantId, guid, conditions);
-      await deleteRecord(
-        { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
-        entity,
-        guid,
-      );
-    },
-    undefined,
-    service.scope,
-  );
+  const cache = service.unit?.cache;
+  await inUnit(service.db, tenantId, service.unit, async (tx) => {
+    await checkOwners(tx, owners, { tenantId });
+    await checkWrite(tx, entity, tenantId, guid, conditions);
+    await deleteRecord(
+      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
+      entity,
+      guid,
+    );
+  });
   return noContent();
 }

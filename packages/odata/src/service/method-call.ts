@@ -6,14 +6,18 @@
  * back through the query compiler, so `$select`, `$expand` and `$filter` apply.
  */
 import {
+  inUnit,
   invokeMethod,
   isGuid,
   loadRecords,
   type MethodEnvironment,
   type Model,
+  type RequestPrompts,
   resolveMethod,
   ServiceError,
   type Session,
+  type UnitOfWork,
+  unitPrompts,
   type WriteLimits,
 } from "@bizdata/core";
 import { type MethodPath, resolveEntity } from "../bind/bind-resource-path.js";
@@ -26,20 +30,13 @@ import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
 import { etagHeader, noContent, type ODataResult, type PayloadControl, payloadResult } from "./odata-result.js";
-import {
-  currentScope,
-  inRequestTransaction,
-  type RequestPrompts,
-  type RequestScope,
-  requestPrompts,
-} from "./request-scope.js";
-import { type ServiceContext, stagedArgs } from "./service-context.js";
+import { type ServiceContext, storeOf } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 
 /**
  * What a method call needs around it: tenant features, prompts (kept by a workflow, which also
- * defers AskUser bodies until the answer), a scope's shared lookups, and `query` over the state
- * the call sees (a workflow's staged state inside one).
+ * defers AskUser bodies until the answer), its unit's shared lookups, and `query` over the state
+ * the call sees (`tx.store`: a workflow's staged state inside one).
  */
 export async function methodEnvironment(
   tx: Session,
@@ -48,15 +45,14 @@ export async function methodEnvironment(
   tenantId: string,
   ieee754Compatible: boolean,
   around: {
-    /** the request's scope; the current one when left out */
-    readonly scope?: RequestScope | undefined;
+    /** the unit of work the call runs in, if it was given one */
+    readonly unit?: UnitOfWork | undefined;
     /** bounds on what the method's writes may hold */
     readonly limits?: WriteLimits | undefined;
   } = {},
 ): Promise<{ env: MethodEnvironment; prompts: RequestPrompts }> {
-  const scope = "scope" in around ? around.scope : currentScope();
-  const staged = scope?.workflowId !== undefined;
-  const prompts = requestPrompts(tx, tenantId, scope);
+  const { unit } = around;
+  const prompts = unitPrompts(unit);
   const tenant = await tenantInfo(tx, tenantId);
   const query = async (
     entityName: string,
@@ -74,12 +70,12 @@ export async function methodEnvironment(
       path: entityName,
       search,
       ieee754Compatible: false,
-      staged,
+      store: tx.store,
       paged: false,
       aliases: new Map(Object.entries(args)),
     });
     if (read.kind !== "collection") throw new Error("a filter reads a collection");
-    const found = await runCollection(tx, read.prepared, { tenantId, ...stagedArgs(scope) });
+    const found = await runCollection(tx, read.prepared, { tenantId });
     const guids = (JSON.parse(found) as { value: { Guid: string }[] }).value.map((r) => r.Guid);
     const records = await loadRecords(tx, target, tenantId, guids);
     const byGuid = new Map(records.map((r) => [r.Guid, r]));
@@ -92,7 +88,7 @@ export async function methodEnvironment(
     tenant,
     prompts,
     options: { ieee754Compatible },
-    ...(scope && { cache: scope.cache }),
+    ...(unit && { cache: unit.cache }),
     ...(around.limits && { limits: around.limits }),
     ...(defer && { defer }),
     query,
@@ -150,7 +146,7 @@ export async function callMethod(
   }
   const key = path.key === null ? null : path.key.toLowerCase();
   // inside a workflow the method reads (and its writes stage) the workflow's state
-  const staged = service.scope?.workflowId !== undefined;
+  const store = storeOf(service);
   // query-string options shape a returned entity or collection
   const options = new URLSearchParams([...request.search].filter(([name]) => !isArgument(name)));
 
@@ -158,14 +154,14 @@ export async function callMethod(
   // a Modify method bound to a record changes it: If-Match holds it to the version the client saw
   const conditions = declaration.type === "modify" && key !== null ? preconditionsOf(request) : {};
   // a method of an owned item named under its owner runs once the owner is found to hold it
-  const owners = planOwnerChecks(path.owners, { staged });
+  const owners = planOwnerChecks(path.owners, store);
   if (owners.length > 0) request.authorize?.({ kind: "read", entities: ownerReads(owners) });
 
   const run = async (tx: Session): Promise<ODataResult> => {
-    await checkOwners(tx, owners, { tenantId, ...stagedArgs(service.scope) });
+    await checkOwners(tx, owners, { tenantId });
     if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
     const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible, {
-      scope: service.scope,
+      unit: service.unit,
       limits: service.writeLimits,
     });
     const outcome = await invokeMethod(
@@ -208,11 +204,11 @@ export async function callMethod(
           path: `${returns.entity}(${outcome.value})`,
           search: options,
           ieee754Compatible,
-          staged,
+          store,
           metadata,
         });
         if (read.kind !== "entity") throw new Error("a keyed path reads an entity");
-        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key, ...stagedArgs(service.scope) });
+        const record = await runSingle(tx, read.prepared, { tenantId, key: read.key });
         if (record === undefined) return answer(204);
         return answer(200, record.body, { context: read.context }, etagHeader(record.version));
       }
@@ -228,7 +224,7 @@ export async function callMethod(
           path: returns.entity,
           search: options,
           ieee754Compatible,
-          staged,
+          store,
           paged: false,
           keys: true,
           metadata,
@@ -236,15 +232,11 @@ export async function callMethod(
         if (read.kind !== "collection") throw new Error("an entity set reads a collection");
         const context = { context: read.context };
         if (keys.length === 0) return answer(200, '{"value":[]}', context);
-        return answer(
-          200,
-          await runCollection(tx, read.prepared, { tenantId, keys, ...stagedArgs(service.scope) }),
-          context,
-        );
+        return answer(200, await runCollection(tx, read.prepared, { tenantId, keys }), context);
       }
     }
   };
   return declaration.type === "read"
-    ? inRequestTransaction(db, tenantId, run, { readOnly: true }, service.scope)
-    : inRequestTransaction(db, tenantId, run, undefined, service.scope);
+    ? inUnit(db, tenantId, service.unit, run, { readOnly: true })
+    : inUnit(db, tenantId, service.unit, run);
 }

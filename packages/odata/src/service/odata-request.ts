@@ -8,7 +8,6 @@ import type { Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
-import type { RequestScope } from "./request-scope.js";
 import { responseFormat } from "./response-format.js";
 
 /** what the service asks permission for, before any record is read or written */
@@ -59,11 +58,6 @@ export interface ODataRequest {
    * it, e.g. one that counts the request's statements.
    */
   readonly db?: Database;
-  /**
-   * The scope the request runs in (a `$batch` changeset's transaction and lookups), handed over
-   * explicitly; without it the service takes the one `runInScope` opened around it, if any.
-   */
-  readonly scope?: RequestScope;
 }
 
 /** `return=minimal` in a `Prefer` header (api-conventions: 204 instead of the entity) */
@@ -111,14 +105,8 @@ export function serviceRequest(
   body: (() => Promise<unknown>) | undefined,
   options: ServiceRequestOptions,
 ): ODataRequest {
-  let formatName: string | undefined;
-  for (const name of url.searchParams.keys()) {
-    if (isFormatOption(name)) {
-      formatName = name;
-      break;
-    }
-  }
-  const formatOption = formatName === undefined ? undefined : (url.searchParams.get(formatName) ?? undefined);
+  const formatName = formatOptionName(url.searchParams);
+  const formatOption = formatOptionOf(url.searchParams);
   const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
   const ifMatch = headers.get("if-match");
   const ifNoneMatch = headers.get("if-none-match");
@@ -147,6 +135,18 @@ export function serviceRequest(
 
 /** `$format`, with or without `$`, in any case (OData 4.01 §11.2.1): answered here, not parsed as a query option */
 const isFormatOption = (name: string) => name.replace(/^\$/, "").toLowerCase() === "format";
+
+/** the name `$format` has in `search`, if it is there */
+const formatOptionName = (search: URLSearchParams): string | undefined => {
+  for (const name of search.keys()) if (isFormatOption(name)) return name;
+  return undefined;
+};
+
+/** the value of `$format` in `search` (any spelling), if given */
+export const formatOptionOf = (search: URLSearchParams): string | undefined => {
+  const name = formatOptionName(search);
+  return name === undefined ? undefined : (search.get(name) ?? undefined);
+};
 
 /**
  * The resource path of a URL path under `basePath`, still percent-encoded: the parser splits it

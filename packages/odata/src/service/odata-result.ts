@@ -6,11 +6,10 @@
  * `Prefer: return=minimal`, and the next link of a cut page. A host turns it into its own
  * framework's response.
  */
-import type { PromptEnvelope } from "@bizdata/core";
+import { type PromptEnvelope, promptAnnotation, type UnitOfWork } from "@bizdata/core";
 import { etagOf } from "../conditional/entity-tags.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
 import type { ODataRequest } from "./odata-request.js";
-import { promptAnnotation, type RequestScope } from "./request-scope.js";
 import { jsonContentType } from "./response-format.js";
 
 export interface ODataResult {
@@ -58,11 +57,11 @@ export interface PayloadControl {
 /**
  * A JSON payload (an object's text) answered with its control information: `@odata.context`
  * first (JSON Format §4.5.1, absent at `metadata=none`), then the prompt envelope under the
- * current scope's annotation (`@userprompts`, or `@workflow.userprompts` in a workflow step),
+ * unit of work's annotation (`@userprompts`, or `@workflow.userprompts` in a workflow step),
  * with the Content-Type saying the metadata level.
  */
 export function payloadResult(
-  service: { readonly basePath: string; readonly scope?: RequestScope },
+  service: { readonly basePath: string; readonly unit?: UnitOfWork | undefined },
   request: Pick<ODataRequest, "metadata" | "ieee754Compatible">,
   status: number,
   body: string,
@@ -75,7 +74,7 @@ export function payloadResult(
     leading.push(`"@odata.context":${JSON.stringify(`${service.basePath}/$metadata#${control.context}`)}`);
   }
   if (control.prompts !== undefined)
-    leading.push(`"${promptAnnotation(service.scope)}":${JSON.stringify(control.prompts)}`);
+    leading.push(`"${promptAnnotation(service.unit)}":${JSON.stringify(control.prompts)}`);
   const text = leading.length === 0 ? body : `{${leading.join(",")}${body === "{}" ? "}" : `,${body.slice(1)}`}`;
   const contentType = jsonContentType({ metadata, ieee754Compatible: request.ieee754Compatible ?? false });
   return { status, headers: { "Content-Type": contentType, ...headers }, body: text };

@@ -3,14 +3,13 @@
  * result: what a host wires to its routes after authenticating the caller. Errors are thrown as
  * `ServiceError`s (and `QuerySyntaxError`s) for the host to map to HTTP in one place.
  */
-import { type Database, type Model, ServiceError, type WriteLimits } from "@bizdata/core";
+import { type Database, type Model, ServiceError, type UnitOfWork, type WriteLimits } from "@bizdata/core";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import { ReadPlanner } from "../read/read-planner.js";
 import { createEntity, deleteEntity, readEntities, updateEntity } from "./entity-requests.js";
 import type { ODataRequest } from "./odata-request.js";
 import { normalizeBasePath, type ODataResult } from "./odata-result.js";
 import { importPath } from "./operation-import-path.js";
-import { currentScope } from "./request-scope.js";
 import type { ServiceContext } from "./service-context.js";
 
 export interface ODataServiceOptions {
@@ -24,8 +23,12 @@ export interface ODataServiceOptions {
 }
 
 export interface ODataService extends ServiceContext {
-  /** answers one request: GET reads and Read methods, POST creates and Modify methods, PATCH, DELETE */
-  handle(request: ODataRequest): Promise<ODataResult>;
+  /**
+   * Answers one request: GET reads and Read methods, POST creates and Modify methods, PATCH,
+   * DELETE. In `unit` when given (a changeset's, a workflow step's: its transaction, its store,
+   * its prompts), else in a transaction of its own.
+   */
+  handle(request: ODataRequest, unit?: UnitOfWork): Promise<ODataResult>;
 }
 
 /**
@@ -44,23 +47,20 @@ export function createODataService(options: ODataServiceOptions): ODataService {
   };
   return {
     ...context,
-    async handle(written) {
+    async handle(written, unit) {
       const imported = importPath(context.model, written.path);
       const request = imported ? { ...written, path: imported.path } : written;
       try {
-        return await dispatch(request);
+        return await dispatch(request, unit);
       } catch (error) {
         throw imported ? imported.asWritten(error) : error;
       }
     },
   };
 
-  function dispatch(request: ODataRequest): Promise<ODataResult> {
-    const scope = request.scope ?? currentScope();
+  function dispatch(request: ODataRequest, unit: UnitOfWork | undefined): Promise<ODataResult> {
     const service =
-      request.db === undefined && scope === undefined
-        ? context
-        : { ...context, db: request.db ?? context.db, ...(scope && { scope }) };
+      request.db === undefined && unit === undefined ? context : { ...context, db: request.db ?? context.db, unit };
     switch (request.method) {
       case "GET":
         return readEntities(service, request);

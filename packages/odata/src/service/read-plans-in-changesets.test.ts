@@ -9,8 +9,8 @@
 import { type Database, defineModel, entity, inTenant, migrate, openDatabase, ReadCache, text } from "@bizdata/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueTenant } from "../../../../test/database.js";
+import { inChangeset } from "../batch/changeset-unit.js";
 import { createODataService, type ODataService } from "./odata-service.js";
-import { inChangeset } from "./request-scope.js";
 
 const Gadget = entity("RpGadget", { naturalKey: "Code", fields: { Code: text({ required: true }), Name: text() } });
 const model = defineModel([Gadget]);
@@ -45,15 +45,17 @@ describe.runIf(onPostgres)("a read inside a changeset", () => {
         db,
         tenantId,
         async () => new ReadCache(),
-        (scope) =>
-          service.handle({
-            method: "PATCH",
-            path: `RpGadget(${guid})`,
-            tenantId,
-            search: new URLSearchParams("$select=Name"),
-            body: async () => ({ Name: `Name ${i}` }),
-            scope,
-          }),
+        (unit) =>
+          service.handle(
+            {
+              method: "PATCH",
+              path: `RpGadget(${guid})`,
+              tenantId,
+              search: new URLSearchParams("$select=Name"),
+              body: async () => ({ Name: `Name ${i}` }),
+            },
+            unit,
+          ),
       );
       expect(JSON.parse(answer.body!)).toMatchObject({ Guid: guid, Name: `Name ${i}` });
     }

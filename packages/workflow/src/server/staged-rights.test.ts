@@ -5,14 +5,19 @@
  * nothing stored, the workflow as it was); an owned item's writes are also allowed by the right to
  * create or update its owner.
  */
-import { type Database, migrate, ServiceError } from "@bizdata/core";
+import { type Database, migrate, ServiceError, type UnitOfWork } from "@bizdata/core";
 import { type Access, createODataService, type ODataResult, type ODataService } from "@bizdata/odata";
 import { beforeAll, describe, expect, it } from "vitest";
 import { containmentModel } from "../../../../test/containment-model.js";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import type { Rights } from "./staged-rights.js";
 import { WarmScopes } from "./warm-scopes.js";
-import { createWorkflowService, type WorkflowCaller, type WorkflowService } from "./workflow-service.js";
+import {
+  createWorkflowService,
+  type WorkflowCaller,
+  type WorkflowService,
+  type WorkflowUnit,
+} from "./workflow-service.js";
 import { workflowTables } from "./workflow-tables.js";
 
 const model = containmentModel("Sr");
@@ -34,32 +39,41 @@ const as = (may: Rights): WorkflowCaller => ({ tenantId, owner: "ann", may });
 const json = (result: ODataResult) => JSON.parse(result.body ?? "null");
 
 /** a service request with the test's body, as a host passes it (permissions asked and granted) */
-const request = (method: string, path: string, body?: unknown) =>
-  odata.handle({
-    method,
-    path,
-    search: new URLSearchParams(),
-    tenantId,
-    ...(body !== undefined && { body: async () => body }),
-  });
+const request = (method: string, path: string, body?: unknown, unit?: UnitOfWork) =>
+  odata.handle(
+    {
+      method,
+      path,
+      search: new URLSearchParams(),
+      tenantId,
+      ...(body !== undefined && { body: async () => body }),
+    },
+    unit,
+  );
 
-/** `run` as the workflow's next step, for the caller `may`; what it answers (or the error it threw) */
-async function step(workflowId: string, may: Rights, run: () => Promise<ODataResult>, isCommit = false) {
-  const { nextIndex } = json(await workflows.resume(as(may), workflowId));
-  let result: ODataResult | undefined;
+/** the workflow's next step as `Workflow-Id` and `Workflow-Index` give it */
+const next = async (workflowId: string, may: Rights) => ({
+  workflowId,
+  index: String(json(await workflows.resume(as(may), workflowId)).nextIndex),
+});
+
+/** what a step answers, or the error it threw */
+async function answered(result: Promise<ODataResult>) {
   try {
-    await workflows.step(as(may), { workflowId, index: String(nextIndex) }, isCommit, async () => {
-      result = await run();
-      return result;
-    });
+    const done = await result;
+    return { status: done.status, body: json(done) };
   } catch (err) {
     if (err instanceof ServiceError) return { status: err.status, code: err.code, message: err.message };
     throw err;
   }
-  return { status: result!.status, body: json(result!) };
 }
 
-const commit = (workflowId: string, may: Rights) => step(workflowId, may, () => workflows.commit(as(may)), true);
+/** `run` as the workflow's next step, for the caller `may` */
+const step = async (workflowId: string, may: Rights, run: (unit: WorkflowUnit) => Promise<ODataResult>) =>
+  answered(workflows.step(as(may), await next(workflowId, may), run).then(({ result }) => result));
+
+const commit = async (workflowId: string, may: Rights) =>
+  answered(workflows.commit(as(may), await next(workflowId, may)));
 
 async function close(workflowId: string, may: Rights) {
   try {
@@ -98,13 +112,16 @@ beforeAll(async () => {
 /** a new workflow of ann's with an order (a line with a note) and a changed product staged */
 async function staged(number: string) {
   const { workflowId } = json(await workflows.create(as(everything), null));
-  const order = await step(workflowId, everything, () =>
-    request("POST", "SrOrder", { Number: number, Lines: [{ Quantity: 2, Notes: [{ Text: "fragile" }] }] }),
+  const order = await step(workflowId, everything, (unit) =>
+    request("POST", "SrOrder", { Number: number, Lines: [{ Quantity: 2, Notes: [{ Text: "fragile" }] }] }, unit),
   );
   expect(order.status).toBe(201);
   expect(
-    (await step(workflowId, everything, () => request("PATCH", `SrProduct(${product})`, { SKU: `P-${number}` })))
-      .status,
+    (
+      await step(workflowId, everything, (unit) =>
+        request("PATCH", `SrProduct(${product})`, { SKU: `P-${number}` }, unit),
+      )
+    ).status,
   ).toBe(200);
   return workflowId as string;
 }
@@ -137,13 +154,11 @@ describe("rights at commit and close", () => {
       expect(await close(workflowId, may)).toBe(403);
       // nothing reached the main data, and the caller still reads the staged state
       expect(await count("SrProduct", `SKU eq 'P-1'`)).toBe("1");
-      const inside = await step(workflowId, may, () =>
-        odata.handle({
-          method: "GET",
-          path: `SrProduct(${product})`,
-          search: new URLSearchParams("$select=SKU"),
-          tenantId,
-        }),
+      const inside = await step(workflowId, may, (unit) =>
+        odata.handle(
+          { method: "GET", path: `SrProduct(${product})`, search: new URLSearchParams("$select=SKU"), tenantId },
+          unit,
+        ),
       );
       expect(inside).toMatchObject({ status: 200, body: { SKU: expect.stringMatching(/^P-O-/) } });
       // with every right the same staged state commits, then the workflow closes
@@ -161,8 +176,8 @@ describe("rights at commit and close", () => {
   it("lets the right to create an order commit its new lines and notes, as a deep insert does", async () => {
     const { workflowId } = json(await workflows.create(as(everything), null));
     const may = only("create SrOrder");
-    const order = await step(workflowId, may, () =>
-      request("POST", "SrOrder", { Number: "DEEP-1", Lines: [{ Quantity: 1, Notes: [{ Text: "deep" }] }] }),
+    const order = await step(workflowId, may, (unit) =>
+      request("POST", "SrOrder", { Number: "DEEP-1", Lines: [{ Quantity: 1, Notes: [{ Text: "deep" }] }] }, unit),
     );
     expect(order.status).toBe(201);
     expect(await commit(workflowId, may)).toMatchObject({ status: 200, body: { message: "Committed 3 changes." } });

@@ -1,8 +1,10 @@
 /**
  * The workflow runtime (spec 3.1, 4.6, 4.7, 7; api-conventions: Workflows) on plain data, for
  * any host: create, resume, find by staging key and close; the index protocol around every step
- * (`step`), and the two requests that only exist as steps — commit and the answer link. Results
- * are `ODataResult`s, so a host only routes, authenticates and turns them into its responses.
+ * (`step`, which hands the request its unit of work: the step's transaction seeing the staged
+ * state, and prompts that keep questions), and the two requests that only exist as steps —
+ * commit and the answer link. Results are `ODataResult`s, so a host only routes, authenticates
+ * and turns them into its responses.
  */
 import {
   type CommitRejection,
@@ -14,22 +16,18 @@ import {
   type Model,
   ReadCache,
   ServiceError,
-  type Session,
   stagedSession,
   statusOf,
+  type UnitOfWork,
   type WriteLimits,
 } from "@bizdata/core";
 import {
-  currentScope,
-  inRequestTransaction,
   jsonResult,
   methodEnvironment,
   noContent,
   type ODataResult,
   type ReadPlanner,
-  requestPrompts,
   resolveEntity,
-  runInScope,
   tenantInfo,
 } from "@bizdata/odata";
 import { type CommitOutcome, commitWorkflow, discardStaged, stagedEntities, sweepExpired } from "./commit-workflow.js";
@@ -51,6 +49,27 @@ export interface WorkflowServiceOptions {
   readonly scopes: WarmScopes;
   /** bounds on what one write may hold, as the OData service has them; core's defaults when left out */
   readonly writeLimits?: WriteLimits;
+  /** told how each step and each commit ended (a host's metrics) */
+  readonly observe?: WorkflowObserver;
+}
+
+/** how a step ended: it advanced the index, its index was not the next (409), or it failed */
+export type StepOutcome = "advanced" | "indexConflict" | "failed";
+
+/** how a commit ended (spec 4.7), or `failed` when it answered none of those (403, a wrong index) */
+export type CommitResult = CommitOutcome["kind"] | "failed";
+
+export interface WorkflowObserver {
+  step(outcome: StepOutcome): void;
+  commit(outcome: CommitResult): void;
+}
+
+/**
+ * The unit of work of one step: its transaction, whose store is the workflow's staged state, and
+ * prompts that keep their questions in the workflow and answer as `@workflow.userprompts`
+ */
+export interface WorkflowUnit extends UnitOfWork<WorkflowPrompts> {
+  readonly workflowId: string;
 }
 
 /** who calls: a workflow belongs to its owner in its tenant (spec 5.5) */
@@ -79,13 +98,22 @@ export interface StepHeaders {
 
 class StepFailed extends Error {}
 
-const NEXT_INDEX = "Workflow-Next-Index";
+/** what a step that succeeded answers: 2xx (a commit's 422 too, commit says so itself) */
+const succeeded = (status: number) => status >= 200 && status < 300;
 
-const notFound = (target?: string) =>
-  new ServiceError("NotFound", "There is no open workflow with this id for you.", target);
+/** a step's result with the index to send next */
+const withNextIndex = (result: ODataResult, nextIndex: number): ODataResult => ({
+  ...result,
+  headers: { ...result.headers, [NEXT_INDEX]: String(nextIndex) },
+});
+
+const NEXT_INDEX = "Workflow-Next-Index";
 
 const stepRequired = () =>
   new ServiceError("WorkflowIndexRequired", "Send Workflow-Id and Workflow-Index with this request.", "Workflow-Id");
+
+const notFound = (target?: string) =>
+  new ServiceError("NotFound", "There is no open workflow with this id for you.", target);
 
 /** a JSON answer that carries the step's prompts as `@workflow.userprompts` (left out when none) */
 const withEnvelope = (prompts: WorkflowPrompts, body: Record<string, unknown>) => {
@@ -140,30 +168,138 @@ function commitResult(outcome: CommitOutcome, prompts: WorkflowPrompts): ODataRe
 }
 
 export function createWorkflowService(options: WorkflowServiceOptions) {
-  const { db, model, planner, basePath, ttlSeconds, scopes, writeLimits } = options;
+  const { db, model, planner, basePath, ttlSeconds, scopes, writeLimits, observe } = options;
+
   /**
-   * Runs `fn` as one step of workflow `workflowId` (its transaction is `session`, seeing the staged
-   * state): every request it makes keeps its prompts in the workflow (questions wait for answers)
-   * and answers them as `@workflow.userprompts`.
+   * The index protocol (spec 7) around one request: takes the workflow row `FOR UPDATE`, checks
+   * `Workflow-Index` (400 missing, 409 not the next), runs `run` in the step's unit of work, and
+   * advances the index only when `kept` says its result succeeded; anything else rolls its
+   * changes back. Errors carry `Workflow-Next-Index`.
    */
-  const inStep = <T>(
-    tenantId: string,
-    session: Session,
-    workflowId: string,
-    scope: WarmScope | undefined,
-    fn: () => Promise<T>,
-  ) =>
-    runInScope(
-      {
-        tenantId,
-        session,
-        cache: new ReadCache(),
-        workflowId,
-        annotation: "@workflow.userprompts",
-        prompts: (tx, tenant) => new WorkflowPrompts(tx, tenant, workflowId, basePath, scope),
-      },
-      fn,
+  const runStep = async <R extends { readonly status: number }>(
+    caller: WorkflowCaller,
+    headers: StepHeaders,
+    run: (unit: WorkflowUnit) => Promise<R>,
+    kept: (status: number) => boolean,
+  ): Promise<{ readonly result: R; readonly nextIndex: number }> => {
+    const { tenantId, owner } = caller;
+    const { workflowId } = headers;
+    const index = headers.index !== undefined && /^\d+$/.test(headers.index) ? Number(headers.index) : undefined;
+    let nextIndex: number | undefined;
+    let result: R | undefined;
+    let outcome: StepOutcome = "failed";
+    try {
+      if (!isGuid(workflowId)) throw notFound("Workflow-Id");
+      await inTenant(caller.db ?? db, tenantId, async (tx) => {
+        const workflow = await findWorkflow(tx, tenantId, owner, workflowId, { lock: true });
+        if (workflow === undefined) throw notFound("Workflow-Id");
+        nextIndex = workflow.nextIndex;
+        if (index === undefined) {
+          throw new ServiceError(
+            "WorkflowIndexRequired",
+            "A workflow request needs the Workflow-Index header.",
+            "Workflow-Index",
+          );
+        }
+        if (index !== workflow.nextIndex) {
+          outcome = "indexConflict";
+          throw new ServiceError(
+            "WorkflowIndexConflict",
+            `Workflow-Index ${index} is not the next step; the next is ${workflow.nextIndex}.`,
+            "Workflow-Index",
+          );
+        }
+        const scope = scopes.enter(workflowId, workflow.nextIndex);
+        const session = stagedSession(tx, workflowId);
+        result = await run({
+          tenantId,
+          session,
+          workflowId,
+          cache: new ReadCache(),
+          annotation: "@workflow.userprompts",
+          prompts: () => new WorkflowPrompts(session, tenantId, workflowId, basePath, scope),
+        });
+        if (kept(result.status)) {
+          nextIndex = await advanceWorkflow(tx, tenantId, workflowId, ttlSeconds);
+          scopes.advanced(workflowId, nextIndex);
+          outcome = "advanced";
+          return;
+        }
+        // a failed step stores nothing (spec 7: the index does not advance)
+        throw new StepFailed();
+      });
+    } catch (err) {
+      if (err instanceof ServiceError && nextIndex !== undefined) err.withHeaders({ [NEXT_INDEX]: String(nextIndex) });
+      if (!(err instanceof StepFailed)) throw err;
+    } finally {
+      observe?.step(outcome);
+    }
+    return { result: result!, nextIndex: nextIndex! };
+  };
+
+  /** the staged records' commit in a step's unit (spec 4.7) */
+  const commitIn = async (caller: WorkflowCaller, unit: WorkflowUnit): Promise<ODataResult> => {
+    const { tenantId, session } = unit;
+    const prompts = unit.prompts();
+    const tenant = await tenantInfo(session, tenantId);
+    const outcome = await commitWorkflow(
+      { session, model, tenant, prompts, ...(writeLimits && { limits: writeLimits }) },
+      unit.workflowId,
+      caller.may,
     );
+    observe?.commit(outcome.kind);
+    return commitResult(outcome, prompts);
+  };
+
+  /** an answer to a question of the step's workflow, and the method call that waited for it */
+  const answerIn = async (
+    caller: WorkflowCaller,
+    unit: WorkflowUnit,
+    promptId: string,
+    choice: string,
+  ): Promise<ODataResult> => {
+    const { tenantId, workflowId, session: tx } = unit;
+    const answered = await (async () => {
+      const result = await answerQuestion(tx, tenantId, workflowId, promptId, choice);
+      if (result.outcome !== "answered") return { result };
+      if (result.deferred === null) {
+        requireStagedRights(caller.may, model, await stagedEntities(tx, model, tenantId, workflowId), "answer");
+        return { result };
+      }
+      const { entity: name, ...call } = result.deferred;
+      const entity = resolveEntity(model, name);
+      const method = {
+        kind: "call",
+        entity: name,
+        method: call.name,
+        type: entity.methods[call.name]!.type,
+      } as const;
+      if (!caller.may(method)) throw forbidden(`calling ${name}.${call.name}, which this question waits to run`);
+      if (choice !== "accept") return { result };
+      const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false, {
+        unit,
+        limits: writeLimits,
+      });
+      const outcome = await invokeMethod(env, { ...call, entity }, entity.methods[call.name]!);
+      if (outcome.status === "aborted") throw outcome.error;
+      return { result, prompts: prompts.envelope() };
+    })();
+    switch (answered.result.outcome) {
+      case "answered": {
+        const body = {
+          ...(answered.prompts && { "@workflow.userprompts": answered.prompts }),
+          message: "Answer recorded.",
+        };
+        return jsonResult(200, JSON.stringify(body));
+      }
+      case "unknownPrompt":
+        throw new ServiceError("NotFound", "This workflow has no such question.");
+      case "unknownChoice":
+        throw new ServiceError("InvalidChoice", `"${choice}" is not a choice of this question.`);
+      case "alreadyAnswered":
+        throw new ServiceError("AlreadyAnswered", "This question has already been answered.");
+    }
+  };
 
   const found = (workflow: { id: string; nextIndex: number } | undefined, ifMissing: ServiceError) => {
     if (workflow === undefined) throw ifMissing;
@@ -221,127 +357,51 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
     },
 
     /**
-     * The index protocol (spec 7) around one request: takes the workflow row `FOR UPDATE`, checks
-     * `Workflow-Index` (400 missing, 409 not the next), runs `handle` with the staged state as the
-     * state it reads and writes, and advances the index only when it succeeded (2xx, or 422 on a
-     * commit); anything else rolls its changes back. Errors carry `Workflow-Next-Index`; the
-     * index to send next is returned for the answer's header.
+     * One request as a step of the workflow `headers` name (spec 7): `run` gets the step's unit
+     * of work to serve the request in (`service.handle(request, unit)`), and the index advances
+     * when its result is a 2xx; anything else rolls the step back. Answers `run`'s result and the
+     * index to send next (for `Workflow-Next-Index`); errors carry that header too.
      */
-    async step(
+    step: <R extends { readonly status: number }>(
       caller: WorkflowCaller,
       headers: StepHeaders,
-      isCommit: boolean,
-      handle: () => Promise<{ readonly status: number }>,
-    ): Promise<{ readonly nextIndex: number }> {
-      const { tenantId, owner } = caller;
-      const { workflowId } = headers;
-      const index = headers.index !== undefined && /^\d+$/.test(headers.index) ? Number(headers.index) : undefined;
-      if (!isGuid(workflowId)) throw notFound("Workflow-Id");
-      let nextIndex: number | undefined;
-      try {
-        await inTenant(caller.db ?? db, tenantId, async (tx) => {
-          const workflow = await findWorkflow(tx, tenantId, owner, workflowId, { lock: true });
-          if (workflow === undefined) throw notFound("Workflow-Id");
-          nextIndex = workflow.nextIndex;
-          if (index === undefined) {
-            throw new ServiceError(
-              "WorkflowIndexRequired",
-              "A workflow request needs the Workflow-Index header.",
-              "Workflow-Index",
-            );
-          }
-          if (index !== workflow.nextIndex) {
-            throw new ServiceError(
-              "WorkflowIndexConflict",
-              `Workflow-Index ${index} is not the next step; the next is ${workflow.nextIndex}.`,
-              "Workflow-Index",
-            );
-          }
-          const scope = scopes.enter(workflowId, workflow.nextIndex);
-          const { status } = await inStep(tenantId, stagedSession(tx, workflowId), workflowId, scope, handle);
-          if ((status >= 200 && status < 300) || (isCommit && status === 422)) {
-            nextIndex = await advanceWorkflow(tx, tenantId, workflowId, ttlSeconds);
-            scopes.advanced(workflowId, nextIndex);
-            return;
-          }
-          // a failed step stores nothing (spec 7: the index does not advance)
-          throw new StepFailed();
-        });
-      } catch (err) {
-        if (err instanceof ServiceError && nextIndex !== undefined)
-          err.withHeaders({ [NEXT_INDEX]: String(nextIndex) });
-        if (!(err instanceof StepFailed)) throw err;
-      }
-      return { nextIndex: nextIndex! };
-    },
+      run: (unit: WorkflowUnit) => Promise<R>,
+    ) => runStep(caller, headers, run, succeeded),
 
-    /** `POST {base}/workflow/commit`, as a step: 200, 422 or 400 (spec 4.7), 403 without the rights it needs */
-    async commit(caller: WorkflowCaller): Promise<ODataResult> {
-      const workflowId = currentScope()?.workflowId;
-      if (workflowId === undefined) throw stepRequired();
-      const { tenantId } = caller;
-      return inRequestTransaction(caller.db ?? db, tenantId, async (staged) => {
-        const prompts = requestPrompts(staged, tenantId) as WorkflowPrompts;
-        const tenant = await tenantInfo(staged, tenantId);
-        return commitResult(
-          await commitWorkflow(
-            { session: staged, model, tenant, prompts, ...(writeLimits && { limits: writeLimits }) },
-            workflowId,
-            caller.may,
-          ),
-          prompts,
-        );
-      });
+    /**
+     * `POST {base}/workflow/commit`, a step of its own: 200, 422 or 400 (spec 4.7), 403 without
+     * the rights it needs. A 422 (a question pending) advances the index too: the commit was a
+     * request the workflow answered
+     */
+    async commit(caller: WorkflowCaller, headers: StepHeaders | undefined): Promise<ODataResult> {
+      const kept = (status: number) => succeeded(status) || status === 422;
+      try {
+        if (headers === undefined) throw stepRequired();
+        const { result, nextIndex } = await runStep(caller, headers, (unit) => commitIn(caller, unit), kept);
+        return withNextIndex(result, nextIndex);
+      } catch (err) {
+        observe?.commit("failed");
+        throw err;
+      }
     },
 
     /**
-     * `POST {base}/userprompts/{promptId}/answer/{choice}`, as a step: records the answer; a method
-     * call that waited for it (AskUser) runs now, in the workflow, when the choice is "accept".
-     * An answer continues a write, so it needs the caller's rights now: to call the method that
-     * waits, or else to make the writes the workflow staged (a 403 rolls the step back, the
-     * question stays open).
+     * `POST {base}/userprompts/{promptId}/answer/{choice}`, a step of its own: records the
+     * answer; a method call that waited for it (AskUser) runs now, in the workflow, when the
+     * choice is "accept". An answer continues a write, so it needs the caller's rights now: to
+     * call the method that waits, or else to make the writes the workflow staged (a 403 rolls
+     * the step back, the question stays open).
      */
-    async answer(caller: WorkflowCaller, promptId: string, choice: string): Promise<ODataResult> {
-      const workflowId = currentScope()?.workflowId;
-      if (workflowId === undefined) throw stepRequired();
-      const { tenantId } = caller;
-      const answered = await inRequestTransaction(caller.db ?? db, tenantId, async (tx) => {
-        const result = await answerQuestion(tx, tenantId, workflowId, promptId, choice);
-        if (result.outcome !== "answered") return { result };
-        if (result.deferred === null) {
-          requireStagedRights(caller.may, model, await stagedEntities(tx, model, tenantId, workflowId), "answer");
-          return { result };
-        }
-        const { entity: name, ...call } = result.deferred;
-        const entity = resolveEntity(model, name);
-        const method = {
-          kind: "call",
-          entity: name,
-          method: call.name,
-          type: entity.methods[call.name]!.type,
-        } as const;
-        if (!caller.may(method)) throw forbidden(`calling ${name}.${call.name}, which this question waits to run`);
-        if (choice !== "accept") return { result };
-        const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, false, { limits: writeLimits });
-        const outcome = await invokeMethod(env, { ...call, entity }, entity.methods[call.name]!);
-        if (outcome.status === "aborted") throw outcome.error;
-        return { result, prompts: prompts.envelope() };
-      });
-      switch (answered.result.outcome) {
-        case "answered": {
-          const body = {
-            ...(answered.prompts && { "@workflow.userprompts": answered.prompts }),
-            message: "Answer recorded.",
-          };
-          return jsonResult(200, JSON.stringify(body));
-        }
-        case "unknownPrompt":
-          throw new ServiceError("NotFound", "This workflow has no such question.");
-        case "unknownChoice":
-          throw new ServiceError("InvalidChoice", `"${choice}" is not a choice of this question.`);
-        case "alreadyAnswered":
-          throw new ServiceError("AlreadyAnswered", "This question has already been answered.");
-      }
+    async answer(
+      caller: WorkflowCaller,
+      headers: StepHeaders | undefined,
+      promptId: string,
+      choice: string,
+    ): Promise<ODataResult> {
+      if (headers === undefined) throw stepRequired();
+      const run = (unit: WorkflowUnit) => answerIn(caller, unit, promptId, choice);
+      const { result, nextIndex } = await runStep(caller, headers, run, succeeded);
+      return withNextIndex(result, nextIndex);
     },
   };
 }
