@@ -115,7 +115,6 @@ const guidOnly = (request: ODataRequest) =>
  * on a plain request — answers with its Guid alone, without an ETag or a context.
  */
 async function written(
-  service: ServiceContext,
   tx: Session,
   request: ODataRequest,
   entity: AnyEntity,
@@ -253,7 +252,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
     const { ctx, prompts } = await writing(service, tx, request);
     const guid = await createRecord(ctx, entity, body);
-    return { guid, ...(await written(service, tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
+    return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
   });
   return writeResult(service, request, 201, result, {
     Location: recordUrl(service.basePath, entity.name, result.guid),
@@ -291,7 +290,7 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     await checkWrite(tx, entity, tenantId, guid, conditions);
     const { ctx, prompts } = await writing(service, tx, request);
     await updateRecord(ctx, entity, guid, body);
-    return { ...(await written(service, tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
   return writeResult(service, request, 200, result);
 }

@@ -32,7 +32,7 @@ import {
 } from "@bizdata/odata";
 import { type CommitOutcome, commitWorkflow, discardStaged, stagedEntities, sweepExpired } from "./commit-workflow.js";
 import { type Rights, requireStagedRights } from "./staged-rights.js";
-import type { WarmScope, WarmScopes } from "./warm-scopes.js";
+import type { WarmScopes } from "./warm-scopes.js";
 import { answerQuestion, WorkflowPrompts } from "./workflow-prompts.js";
 import { advanceWorkflow, closeWorkflow, createWorkflow, findActiveWorkflow, findWorkflow } from "./workflow-store.js";
 
