@@ -6,7 +6,7 @@ export default defineConfig({
     // the pack test builds and installs the packages: its own step (pnpm test:package)
     exclude: [...configDefaults.exclude, "test/package/**"],
     // An in-memory PGlite costs seconds and ~700 MB to start, so each worker keeps one for all
-    // its test files (test/database.ts); tests isolate themselves with their own tenants.
+    // its test files (packages/test-kit/src/database.ts); tests isolate themselves with their own tenants.
     pool: "forks",
     poolOptions: { forks: { isolate: false } },
     testTimeout: 30_000,
