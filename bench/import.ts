@@ -21,7 +21,7 @@
  * of the next run do not see them.
  *
  * Statements per batch are counted in this process: the host's `createApp` over a database that
- * records every statement (test/recording-database.ts) takes one changeset of 64 orders with one
+ * records every statement (packages/test-kit/src/recording-database.ts) takes one changeset of 64 orders with one
  * line each and one with five, and, for comparison, the same 64 five-line orders as single POSTs.
  */
 import { columnOf, type Database, inTenant, openDatabase, tableName } from "@bizdata/core";
@@ -36,7 +36,7 @@ import {
   setFeature,
   setUser,
 } from "@bizdata/host";
-import { recording } from "../test/recording-database.js";
+import { recording } from "@bizdata/test-kit/recording-database";
 import { cpuDuring } from "./process-cpu.js";
 
 /** the name BENCH_ONLY knows this part by */

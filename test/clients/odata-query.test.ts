@@ -4,9 +4,10 @@
  * filters, expands, reads by key and creates; expected values come from the seeded data read
  * apart, so the test checks the URLs odata-query writes and what the service makes of them.
  */
+
+import { dataOf } from "@bizdata/test-kit/host-app";
 import odataQuery from "odata-query";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataOf } from "../host-app.js";
 import { type ReferenceService, sampleSizes, startReferenceService } from "./reference-service.js";
 
 // odata-query has one declaration file, which TypeScript reads as CommonJS (the package is not

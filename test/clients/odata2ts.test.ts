@@ -6,9 +6,10 @@
  * domain's bound functions and actions. Expected values come from the service's own JSON through
  * plain fetch, or are computed from it the way the sample methods compute them.
  */
+
+import { dataOf } from "@bizdata/test-kit/host-app";
 import type { FetchRequestConfig } from "@odata2ts/http-client-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataOf } from "../host-app.js";
 import { type ClientProject, clientProject } from "./client-project.js";
 import { type ReferenceService, sampleSizes, startReferenceService } from "./reference-service.js";
 

@@ -1,5 +1,5 @@
 /**
- * The reference host over real HTTP for the client tests: the test app (test/host-app.ts) served
+ * The reference host over real HTTP for the client tests: the test app (packages/test-kit/src/host-app.ts) served
  * by @hono/node-server on a free loopback port, with a tenant of its own that has every sample
  * feature, an admin signed in, and a small seeded sample data set. Clients from npm are pointed
  * at `serviceUrl` with `authorization` as their only change.
@@ -8,9 +8,9 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sampleFeatures, sampleModel, seedSampleData } from "@bizdata/examples";
 import { adminContext } from "@bizdata/host";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { PASSWORD, signIn, testApp } from "@bizdata/test-kit/host-app";
 import { serve } from "@hono/node-server";
-import { testDatabase, uniqueTenant } from "../database.js";
-import { PASSWORD, signIn, testApp } from "../host-app.js";
 import { ExchangeLog } from "./exchange-log.js";
 
 /** small enough to seed in a second, large enough for filters and expands to mean something */

@@ -1,6 +1,6 @@
 import { adminContext, migrateService } from "@bizdata/host";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../test/database.js";
 import { sampleModel } from "../domain/model.js";
 import { seedSampleData } from "./seed-sample-data.js";
 import { sampleTotals } from "./sizes.js";

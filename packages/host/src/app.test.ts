@@ -1,7 +1,7 @@
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { config, testApp } from "@bizdata/test-kit/host-app";
 import { describe, expect, it } from "vitest";
-import { testDatabase } from "../../../test/database.js";
-import { config, testApp } from "../../../test/host-app.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 

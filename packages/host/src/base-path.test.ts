@@ -4,10 +4,10 @@
  * it, and nothing answers under `/api`; the metrics label its routes under it.
  */
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { config, dataOf, PASSWORD } from "@bizdata/test-kit/host-app";
+import { sample } from "@bizdata/test-kit/prometheus-text";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../test/database.js";
-import { config, dataOf, PASSWORD } from "../../../test/host-app.js";
-import { sample } from "../../../test/prometheus-text.js";
 import { type App, createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import { migrateService } from "./schema.js";

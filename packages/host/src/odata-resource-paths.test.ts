@@ -1,13 +1,14 @@
 /**
  * Resource paths as OData clients write them (issue 13), over HTTP against the hand-made data set
- * of test/query-fixture.ts: keys as `(Guid=…)` wherever `(…)` works, `%2F` inside a key or
+ * of packages/test-kit/src/query-fixture.ts: keys as `(Guid=…)` wherever `(…)` works, `%2F` inside a key or
  * parameter value against a raw `/`, operations qualified by the model's namespace, and
  * navigation from a record to what it refers to, owns or holds.
  */
+
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../test/database.js";
-import { type Caller, dataOf, signedInTenant } from "../../../test/host-app.js";
-import { type LoadedFixture, loadFixture } from "../../../test/query-fixture.js";
 
 let admin: Caller;
 let fixture: LoadedFixture;

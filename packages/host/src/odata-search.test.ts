@@ -1,5 +1,5 @@
 /**
- * `$search` over HTTP against the hand-made data set of test/query-fixture.ts (Product SKU and
+ * `$search` over HTTP against the hand-made data set of packages/test-kit/src/query-fixture.ts (Product SKU and
  * SalesDescription, Customer Name, Contact FirstName and LastName, SalesOrderDetail Description
  * are searchable in the sample model): which records match (no ranking is asserted), how
  * characters that mean something elsewhere are taken as plain text, how it combines with the
@@ -7,11 +7,11 @@
  */
 import { sampleModel } from "@bizdata/examples";
 import { ReadPlanner } from "@bizdata/odata";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { fillPlaceholders } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../test/database.js";
-import { type Caller, dataOf, signedInTenant } from "../../../test/host-app.js";
-import { type LoadedFixture, loadFixture } from "../../../test/query-fixture.js";
 
 let admin: Caller;
 let fixture: LoadedFixture;

@@ -1,11 +1,12 @@
 /**
  * URL forms of the OData grammar over HTTP (issue 13: the parser's remaining gaps), against the
- * hand-made data set of test/query-fixture.ts: what a client writes, what comes back.
+ * hand-made data set of packages/test-kit/src/query-fixture.ts: what a client writes, what comes back.
  */
+
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../test/database.js";
-import { type Caller, dataOf, signedInTenant } from "../../../test/host-app.js";
-import { type LoadedFixture, loadFixture } from "../../../test/query-fixture.js";
 
 let admin: Caller;
 let fixture: LoadedFixture;

@@ -5,9 +5,10 @@
  * If-None-Match, staging in a workflow), what follows the item works as from there, and an owner
  * that does not hold the item, or does not exist, is a 404 that changes nothing.
  */
+
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, dataOf, signedInTenant } from "../../../test/host-app.js";
-import { workflow } from "../../../test/workflow-steps.js";
 
 const json = async (res: Response) => (await res.json()) as any;
 const MISSING = "00000000-0000-4000-8000-000000000000";

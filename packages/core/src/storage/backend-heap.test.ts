@@ -7,9 +7,9 @@
  * 110 pages every run; on a backend that ran the set-up, none.
  */
 import { readFileSync } from "node:fs";
+import { uniqueTenant } from "@bizdata/test-kit/database";
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueTenant } from "../../../../test/database.js";
 import type { Database, Session } from "./database.js";
 import { openDatabase } from "./open-database.js";
 import { inTenant, type TenantTransactionOptions } from "./tenant-scope.js";

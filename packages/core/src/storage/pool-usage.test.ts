@@ -1,5 +1,5 @@
+import { testDatabase } from "@bizdata/test-kit/database";
 import { describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
 import { poolUsage } from "./pool-usage.js";
 
 describe("poolUsage", () => {

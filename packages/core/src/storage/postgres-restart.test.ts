@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL driver when its server goes away, on a throwaway cluster (test/postgres-cluster.ts).
+ * The PostgreSQL driver when its server goes away, on a throwaway cluster (packages/test-kit/src/postgres-cluster.ts).
  * Unpatched, postgres.js 3.4.9 writes a transaction's rollback (or a reserved connection's next
  * query) into the socket that just closed and throws from a timer: an uncaught exception, which
  * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch). And a
@@ -11,9 +11,9 @@
  * statement the error failed) was never answered, and the request waiting for it hung.
  */
 import { connect, type Socket } from "node:net";
+import { type Cluster, missingBinaries, startCluster } from "@bizdata/test-kit/postgres-cluster";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
 import type { Database, Session } from "./database.js";
 import { openPostgres } from "./postgres-database.js";
 import { APP_ROLE } from "./tenant-policy.js";

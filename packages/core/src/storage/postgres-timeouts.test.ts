@@ -1,11 +1,11 @@
 /**
  * Every wait of the PostgreSQL driver is bounded: connecting, a free connection, a statement, a
  * lock, a transaction left idle; each failure is one the host answers 503 (transient-errors.ts).
- * On a throwaway cluster (test/postgres-cluster.ts).
+ * On a throwaway cluster (packages/test-kit/src/postgres-cluster.ts).
  */
 import { createServer, type Server, type Socket } from "node:net";
+import { type Cluster, missingBinaries, startCluster } from "@bizdata/test-kit/postgres-cluster";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
 import type { Database } from "./database.js";
 import { openPostgres } from "./postgres-database.js";
 import { isTransientDatabaseError } from "./transient-errors.js";

@@ -1,7 +1,7 @@
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { entity } from "../model/entity.js";
 import {
   boolean,

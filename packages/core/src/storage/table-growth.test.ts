@@ -3,9 +3,10 @@
  * has no rows: PostgreSQL would plan them on the smallest tenant-led index and read every row of
  * the tenant (table-growth.ts). The drivers analyze a table as its inserts double.
  */
+
+import { uniqueTenant } from "@bizdata/test-kit/database";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueTenant } from "../../../../test/database.js";
 import { entity } from "../model/entity.js";
 import { text } from "../model/fields.js";
 import { defineModel } from "../model/model.js";

@@ -6,9 +6,10 @@
  * the connection is handed back with no transaction, role or tenant left on it. The database has
  * one connection, so every statement meets the connection the one before it left.
  */
+
+import { uniqueTenant } from "@bizdata/test-kit/database";
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueTenant } from "../../../../test/database.js";
 import { entity } from "../model/entity.js";
 import { text } from "../model/fields.js";
 import { defineModel } from "../model/model.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { entity } from "../model/entity.js";
 import { reference, text } from "../model/fields.js";
 import { defineModel } from "../model/model.js";

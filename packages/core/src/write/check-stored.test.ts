@@ -4,8 +4,7 @@
  * in its body, a save-on-completion method, saveChanges itself, business logic on create and a
  * virtual entity's `save`, each against the PATCH (or POST) of the same values.
  */
-import { sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+
 import {
   applyCase,
   constraintCases,
@@ -13,8 +12,10 @@ import {
   createBody,
   patchBody,
   validOrder,
-} from "../../../../test/constraint-model.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+} from "@bizdata/test-kit/constraint-model";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../errors.js";
 import { invokeMethod } from "../methods/invoke-method.js";
 import { PromptCollector } from "../prompts/prompt-collector.js";

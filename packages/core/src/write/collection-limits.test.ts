@@ -3,9 +3,10 @@
  * (WriteLimits), on every write that stores records (create, PATCH, a method's changes), counting
  * the items already stored, and refused before anything is stored.
  */
+
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import type { ServiceError } from "../errors.js";
 import { entity } from "../model/entity.js";
 import { collection, integer, reference, text } from "../model/fields.js";

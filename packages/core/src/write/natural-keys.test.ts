@@ -1,5 +1,5 @@
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { entity } from "../model/entity.js";
 import { collection, complex, decimal, reference, text } from "../model/fields.js";
 import { defineModel } from "../model/model.js";

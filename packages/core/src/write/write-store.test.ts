@@ -4,8 +4,8 @@
  * Each case runs in both modes against the same model.
  */
 import { randomUUID } from "node:crypto";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { invokeMethod } from "../methods/invoke-method.js";
 import { method } from "../methods/method.js";
 import { entity } from "../model/entity.js";

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { type AnyEntity, type Database, inTenant, ServiceError, TENANT_COLUMN, tableName } from "@bizdata/core";
+import { constraintCases, constraintModel, validOrder } from "@bizdata/test-kit/constraint-model";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { constraintCases, constraintModel, validOrder } from "../../../../test/constraint-model.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { migrateService } from "../schema.js";
 import { createTenant } from "../tenants/tenant-admin.js";
 import { bulkInsert } from "./bulk-insert.js";

@@ -1,5 +1,5 @@
+import { type Caller, config, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, config, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 let productGuid: string;

@@ -1,6 +1,5 @@
 import { sampleModel } from "@bizdata/examples";
-import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import {
   type Caller,
   caller,
@@ -10,9 +9,10 @@ import {
   signedInTenant,
   signIn,
   testApp,
-} from "../../../../test/host-app.js";
-import { recording } from "../../../../test/recording-database.js";
-import { workflow } from "../../../../test/workflow-steps.js";
+} from "@bizdata/test-kit/host-app";
+import { recording } from "@bizdata/test-kit/recording-database";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";

@@ -1,7 +1,7 @@
 import { sampleFeatures } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
 const json = async (res: Response) => (await res.json()) as any;

@@ -6,10 +6,10 @@
  * customer, a virtual entity whose `save` creates real orders).
  */
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { recording } from "@bizdata/test-kit/recording-database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { recording } from "../../../../test/recording-database.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";

@@ -7,8 +7,9 @@
  * metadata level: `none` leaves out everything but count and next link, `full` adds type, id,
  * edit link and navigation links.
  */
+
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
 
 const json = async (res: Response) => (await res.json()) as any;
 let admin: Caller;

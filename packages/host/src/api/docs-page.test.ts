@@ -9,10 +9,10 @@
  */
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { type ServerType, serve } from "@hono/node-server";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
-import { PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const WAIT = 90_000;

@@ -1,5 +1,5 @@
+import { type Caller, config, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, config, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 const skus = Array.from({ length: 60 }, (_, i) => `R-${String(i).padStart(3, "0")}`);

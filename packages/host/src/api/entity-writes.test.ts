@@ -1,5 +1,5 @@
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 let reader: Caller;

@@ -6,8 +6,9 @@
  * any), `If-None-Match` answers an unchanged read with 304, a malformed condition is a 400, and
  * `$batch` parts carry their own conditions.
  */
+
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
 
 const json = async (res: Response) => (await res.json()) as any;
 let admin: Caller;

@@ -4,10 +4,10 @@
  * document shaped by the caller's tenant that agrees with what the tenant may call.
  */
 import { defineModel, entity, method, migrate, text } from "@bizdata/core";
+import { jsonSchemaErrors, xsdErrors } from "@bizdata/test-kit/csdl-validators";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jsonSchemaErrors, xsdErrors } from "../../../../test/csdl-validators.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";

@@ -9,9 +9,9 @@ import {
   PromptCollector,
   text,
 } from "@bizdata/core";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";

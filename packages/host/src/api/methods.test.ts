@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { insertRecords, inTenant } from "@bizdata/core";
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
 const json = async (res: Response) => (await res.json()) as any;

@@ -6,10 +6,10 @@
  */
 import { sampleModel } from "@bizdata/examples";
 import { openApiDocument } from "@bizdata/odata";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
+import { bodyValidator, openApiErrors, responseSchemaAt } from "@bizdata/test-kit/openapi-validators";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
-import { bodyValidator, openApiErrors, responseSchemaAt } from "../../../../test/openapi-validators.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

@@ -1,5 +1,5 @@
 /**
- * Property tests of the query language over HTTP, against the data set of test/query-fixture.ts:
+ * Property tests of the query language over HTTP, against the data set of packages/test-kit/src/query-fixture.ts:
  *
  * - well-typed `$filter` expressions generated from a grammar over Product and SalesOrder return
  *   exactly the records a TypeScript evaluator of the same expression selects (OData 4.01
@@ -8,10 +8,9 @@
  * - arbitrary and mutated option values never cause a 500, and a 400 is the error body without
  *   statement text or stack traces.
  */
-import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import {
   type FixtureLine,
   type FixtureOrder,
@@ -19,7 +18,9 @@ import {
   loadFixture,
   orders,
   products,
-} from "../../../../test/query-fixture.js";
+} from "@bizdata/test-kit/query-fixture";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
 
 let admin: Caller;
 

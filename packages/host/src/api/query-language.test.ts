@@ -1,12 +1,13 @@
 /**
  * The OData query language over HTTP (spec 4.4, 7; api-conventions: Reads, Errors), against the
- * hand-made data set of test/query-fixture.ts, so every expected answer below is worked out by
+ * hand-made data set of packages/test-kit/src/query-fixture.ts, so every expected answer below is worked out by
  * hand from that file.
  */
+
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
-import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
 
 let admin: Caller;
 let fixture: LoadedFixture;

@@ -7,11 +7,11 @@
 
 import { sampleModel } from "@bizdata/examples";
 import { createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
+import { recording } from "@bizdata/test-kit/recording-database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
-import { recording } from "../../../../test/recording-database.js";
 import { migrateService } from "../schema.js";
 
 const log: string[] = [];

@@ -19,10 +19,10 @@
 import type { Database, SqlQuery } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
 import { adminContext, createTenant, setUser } from "@bizdata/host";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { type PlanNode, planNodes, tenantPlan, watchedApp } from "@bizdata/test-kit/query-plans";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { type PlanNode, planNodes, tenantPlan, watchedApp } from "../../../../test/query-plans.js";
 import { migrateService } from "../schema.js";
 
 const SMALL = { products: 50, customers: 20, orders: 100, linesPerOrder: 3, invoices: 0, journals: 0 };

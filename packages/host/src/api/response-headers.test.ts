@@ -2,8 +2,9 @@
  * What every answer says of itself to browsers and caches: `nosniff` on every response, and an
  * authenticated answer is `private`, kept by no cache unless its ETag lets the client revalidate it.
  */
+
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
 
 let admin: Caller;
 let product: string;

@@ -7,9 +7,10 @@
  * with the ETag it now shows, which re-bases the change on the main record: the commit succeeds,
  * with the main data's newer values where the workflow changed nothing.
  */
+
+import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, dataOf, signedInTenant } from "../../../../test/host-app.js";
-import { workflow } from "../../../../test/workflow-steps.js";
 
 const json = async (res: Response) => (await res.json()) as any;
 let admin: Caller;

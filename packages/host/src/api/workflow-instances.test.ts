@@ -5,8 +5,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 
 const url = process.env.DATABASE_URL;

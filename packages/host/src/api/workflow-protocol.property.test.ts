@@ -4,9 +4,10 @@
  * request the server's status and `Workflow-Next-Index` must be what the model says, and at the
  * end the stored products must be exactly the ones the model committed.
  */
+
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
 
 type Op =
   | { readonly kind: "create"; readonly offset: number }

@@ -16,10 +16,10 @@
 import { type Database, inTenant, openDatabase, type SqlQuery } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
 import { adminContext, createTenant, setUser } from "@bizdata/host";
+import { uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { tenantPlan, watchedApp } from "@bizdata/test-kit/query-plans";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { tenantPlan, watchedApp } from "../../../../test/query-plans.js";
 import { migrateService } from "../schema.js";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);

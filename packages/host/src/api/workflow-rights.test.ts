@@ -6,11 +6,11 @@
  * then commits it. The OAuth tokens are the host's own, whose roles are read on every request.
  */
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { workflow } from "../../../../test/workflow-steps.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys, type SigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";

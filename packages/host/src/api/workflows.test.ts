@@ -1,8 +1,8 @@
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, caller, dataOf, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, caller, dataOf, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { workflow } from "../../../../test/workflow-steps.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

@@ -2,19 +2,20 @@
  * One validation for every write, through HTTP (issue 35): a Modify method, one that saves on
  * completion and a workflow's steps and commit answer what a PATCH of the same values answers
  * (400 ValidationError, the same details), and store nothing. The model and its cases are
- * test/constraint-model.ts, which the core tests run per write path too.
+ * packages/test-kit/src/constraint-model.ts, which the core tests run per write path too.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+
 import {
   constraintCases,
   constraintModel,
   createBody,
   patchBody,
   validOrder,
-} from "../../../../test/constraint-model.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { workflow } from "../../../../test/workflow-steps.js";
+} from "@bizdata/test-kit/constraint-model";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";

@@ -1,8 +1,8 @@
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, PASSWORD, signedInTenant, type testApp } from "@bizdata/test-kit/host-app";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, caller, config, PASSWORD, signedInTenant, type testApp } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys, rotateSigningKey } from "./signing-keys.js";
 

@@ -1,7 +1,7 @@
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { migrateService } from "../schema.js";

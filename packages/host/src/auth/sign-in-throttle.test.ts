@@ -8,9 +8,9 @@
 import { randomInt } from "node:crypto";
 import { type Database, openDatabase } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { config, fromPeer, PASSWORD, testApp } from "@bizdata/test-kit/host-app";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { config, fromPeer, PASSWORD, testApp } from "../../../../test/host-app.js";
 import { type App, createApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";

@@ -6,9 +6,9 @@
  * keeps it for 5 s, while another host refuses at once.
  */
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { config, PASSWORD, testApp } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { config, PASSWORD, testApp } from "../../../../test/host-app.js";
 import { type App, createApp } from "../app.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 import { loadSigningKeys } from "./signing-keys.js";

@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { caller } from "@bizdata/test-kit/host-app";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { caller } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { migrateService } from "../schema.js";

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { findUser, tenantFeatures } from "../tenants/tenant-admin.js";
 import { type CliContext, runCli, usage } from "./run-cli.js";
 

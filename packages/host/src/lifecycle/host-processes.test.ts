@@ -1,12 +1,11 @@
 /**
  * Issue 12's operator trial as a test: two `bizdata serve` processes on one throwaway PostgreSQL
- * cluster (test/postgres-cluster.ts) under a steady write load, while PostgreSQL restarts
+ * cluster (packages/test-kit/src/postgres-cluster.ts) under a steady write load, while PostgreSQL restarts
  * immediately and then stops for 3 s; and a SIGTERM to a host under load.
  */
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HostProcess, runCli, startHostProcess } from "../../../../test/host-process.js";
-import { type Cluster, missingBinaries, startCluster } from "../../../../test/postgres-cluster.js";
+
+import { type HostProcess, runCli, startHostProcess } from "@bizdata/test-kit/host-process";
+import { type Cluster, missingBinaries, startCluster } from "@bizdata/test-kit/postgres-cluster";
 import {
   eventually,
   type Outcome,
@@ -14,7 +13,9 @@ import {
   sleep,
   startWriteLoad,
   type WriteLoad,
-} from "../../../../test/write-load.js";
+} from "@bizdata/test-kit/write-load";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const missing = await missingBinaries();
 if (missing) console.warn(`skipping the host process tests: ${missing}`);

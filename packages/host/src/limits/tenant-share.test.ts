@@ -7,9 +7,9 @@
 
 import type { Database } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, caller, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, caller, PASSWORD, signIn } from "../../../../test/host-app.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

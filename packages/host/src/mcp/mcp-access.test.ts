@@ -6,15 +6,15 @@
  * session kept to the user that opened it; and the endpoint under another base path.
  */
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { connect, content, type Listening, listen } from "@bizdata/test-kit/mcp-host";
 import {
   discoverOAuthProtectedResourceMetadata,
   extractResourceMetadataUrl,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { connect, content, type Listening, listen } from "../../../../test/mcp-host.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

@@ -9,16 +9,16 @@
  * only when Chromium cannot start.
  */
 import { sampleFeatures } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, PASSWORD, signedInTenant } from "@bizdata/test-kit/host-app";
+import { BrowserAuthorization, recordingFetch } from "@bizdata/test-kit/mcp-oauth-provider";
+import { launchBrowser } from "@bizdata/test-kit/oauth-browser";
+import { type OAuthHost, serveOAuthHost } from "@bizdata/test-kit/oauth-client";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, dataOf, PASSWORD, signedInTenant } from "../../../../test/host-app.js";
-import { BrowserAuthorization, recordingFetch } from "../../../../test/mcp-oauth-provider.js";
-import { launchBrowser } from "../../../../test/oauth-browser.js";
-import { type OAuthHost, serveOAuthHost } from "../../../../test/oauth-client.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
 const launched = await launchBrowser();

@@ -6,12 +6,12 @@
  */
 import type { AnyEntity, MethodDeclaration, Model, PersistedField } from "@bizdata/core";
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { type Caller, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { connect, content, type Listening, listen, type McpTestClient } from "@bizdata/test-kit/mcp-host";
+import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { type Caller, PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { connect, content, type Listening, listen, type McpTestClient } from "../../../../test/mcp-host.js";
-import { EDGE_FEATURE, edgeModel } from "../../../../test/metadata-models.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

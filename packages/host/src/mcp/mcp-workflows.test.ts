@@ -7,10 +7,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { sampleFeatures } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, dataOf, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { connect, content, type Elicit, type Listening, listen } from "@bizdata/test-kit/mcp-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, dataOf, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { connect, content, type Elicit, type Listening, listen } from "../../../../test/mcp-host.js";
 import { setFeature } from "../tenants/tenant-admin.js";
 
 let host: Listening;

@@ -5,11 +5,9 @@
  * when Chromium cannot start.
  */
 import { sampleModel } from "@bizdata/examples";
-import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { caller, config, dataOf, PASSWORD, signIn, testApp } from "../../../../test/host-app.js";
-import { authorizeInBrowser, launchBrowser, newClientContext } from "../../../../test/oauth-browser.js";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { caller, config, dataOf, PASSWORD, signIn, testApp } from "@bizdata/test-kit/host-app";
+import { authorizeInBrowser, launchBrowser, newClientContext } from "@bizdata/test-kit/oauth-browser";
 import {
   authorizationUrl,
   exchangeCode,
@@ -23,8 +21,10 @@ import {
   serveOAuthHost,
   someClientAddress,
   type TokenResponse,
-} from "../../../../test/oauth-client.js";
-import { authorizeWithForms, formAgent } from "../../../../test/oauth-forms.js";
+} from "@bizdata/test-kit/oauth-client";
+import { authorizeWithForms, formAgent } from "@bizdata/test-kit/oauth-forms";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

@@ -1,10 +1,10 @@
 import { randomInt } from "node:crypto";
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { config, fromPeer, PASSWORD, signedInTenant } from "@bizdata/test-kit/host-app";
 import { serve } from "@hono/node-server";
 import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { config, fromPeer, PASSWORD, signedInTenant } from "../../../../test/host-app.js";
 import { type App, createApp } from "../app.js";
 import { addressKey } from "../auth/sign-in-throttle.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, fromPeer, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { sample } from "@bizdata/test-kit/prometheus-text";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, caller, config, fromPeer, PASSWORD, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { sample } from "../../../../test/prometheus-text.js";
 import { type App, createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { loadConfig } from "../config.js";

@@ -1,10 +1,10 @@
 import type { Database } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { type Caller, caller, config, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { workflow } from "@bizdata/test-kit/workflow-steps";
 import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { type Caller, caller, config, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { workflow } from "../../../../test/workflow-steps.js";
 import { type App, createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 

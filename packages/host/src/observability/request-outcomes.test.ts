@@ -1,8 +1,8 @@
 import type { Database } from "@bizdata/core";
+import { sample } from "@bizdata/test-kit/prometheus-text";
 import { Hono } from "hono";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { sample } from "../../../../test/prometheus-text.js";
 import { hostMetrics } from "./host-metrics.js";
 import { observeRequests } from "./observe-requests.js";
 

@@ -6,8 +6,8 @@
  * business (service/owned-items.test.ts).
  */
 import { ServiceError } from "@bizdata/core";
+import { containmentModel } from "@bizdata/test-kit/containment-model";
 import { describe, expect, it } from "vitest";
-import { containmentModel } from "../../../../test/containment-model.js";
 import { parseResourcePath } from "../syntax/parse-resource-path.js";
 import { type BoundPath, bindResourcePath } from "./bind-resource-path.js";
 

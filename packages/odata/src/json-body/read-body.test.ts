@@ -1,5 +1,5 @@
+import { rejection } from "@bizdata/test-kit/service-error";
 import { describe, expect, it } from "vitest";
-import { rejection } from "../../../../test/service-error.js";
 import { readBody } from "./read-body.js";
 
 const url = "http://localhost/api/Product";

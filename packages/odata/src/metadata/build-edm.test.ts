@@ -6,8 +6,8 @@
  */
 import { defineModel, entity, method, text } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
+import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
 import { describe, expect, it } from "vitest";
-import { EDGE_FEATURE, edgeModel } from "../../../../test/metadata-models.js";
 import { buildEdm } from "./build-edm.js";
 import { renderCsdlJson } from "./csdl-json.js";
 import { renderCsdlXml } from "./csdl-xml.js";

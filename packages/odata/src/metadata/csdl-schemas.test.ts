@@ -7,9 +7,9 @@
  * built to reach the corners.
  */
 import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { jsonSchemaErrors, oasisJson, xsdErrors } from "@bizdata/test-kit/csdl-validators";
+import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
 import { describe, expect, it } from "vitest";
-import { jsonSchemaErrors, oasisJson, xsdErrors } from "../../../../test/csdl-validators.js";
-import { EDGE_FEATURE, edgeModel } from "../../../../test/metadata-models.js";
 import { buildEdm } from "./build-edm.js";
 import { renderCsdlJson } from "./csdl-json.js";
 import { renderCsdlXml } from "./csdl-xml.js";

@@ -4,8 +4,8 @@
  * features the model's methods name.
  */
 import { sampleModel } from "@bizdata/examples";
+import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
 import { describe, expect, it } from "vitest";
-import { EDGE_FEATURE, edgeModel } from "../../../../test/metadata-models.js";
 import { metadataDocument, serviceDocumentText } from "./metadata-documents.js";
 
 const service = (model: typeof sampleModel, features: string[]) =>

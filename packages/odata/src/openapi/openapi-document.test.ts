@@ -1,12 +1,12 @@
 /**
- * The OpenAPI document of a model: a valid OpenAPI 3.1 document (test/openapi-validators.ts) for
+ * The OpenAPI document of a model: a valid OpenAPI 3.1 document (packages/test-kit/src/openapi-validators.ts) for
  * the sample model and for the edge model, whose paths are the addresses the service answers and
  * whose schemas carry the facets `$metadata` declares, with the security the options ask for.
  */
 import { sampleModel } from "@bizdata/examples";
+import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
+import { openApiErrors } from "@bizdata/test-kit/openapi-validators";
 import { describe, expect, it } from "vitest";
-import { EDGE_FEATURE, edgeModel } from "../../../../test/metadata-models.js";
-import { openApiErrors } from "../../../../test/openapi-validators.js";
 import { buildEdm } from "../metadata/build-edm.js";
 import { openApiDocument } from "./openapi-document.js";
 import type { OpenApiDocument, Operation, Schema } from "./openapi-types.js";

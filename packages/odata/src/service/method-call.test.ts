@@ -19,8 +19,8 @@ import {
   reference,
   text,
 } from "@bizdata/core";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { defaultQueryLimits } from "../limits.js";
 import { createODataService, type ODataService } from "./odata-service.js";
 

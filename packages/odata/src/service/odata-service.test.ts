@@ -4,9 +4,9 @@
  * anything is read or written.
  */
 import { type Database, defineModel, entity, migrate, ServiceError, text } from "@bizdata/core";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { serviceCaller } from "@bizdata/test-kit/odata-service-caller";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { serviceCaller } from "../../../../test/odata-service-caller.js";
 import { JOINED_PAGE_MOST } from "../compile/compile-read.js";
 import { defaultBodyLimits, defaultQueryLimits } from "../limits.js";
 import { type Access, type ODataRequest, odataRequestOf } from "./odata-request.js";

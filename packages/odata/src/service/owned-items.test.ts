@@ -7,11 +7,11 @@
  * naming which, before anything is read, written or called.
  */
 import { type Database, migrate, ServiceError } from "@bizdata/core";
+import { containmentModel, Describe } from "@bizdata/test-kit/containment-model";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
+import { serviceCaller } from "@bizdata/test-kit/odata-service-caller";
+import { rejection } from "@bizdata/test-kit/service-error";
 import { beforeAll, describe, expect, it } from "vitest";
-import { containmentModel, Describe } from "../../../../test/containment-model.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
-import { serviceCaller } from "../../../../test/odata-service-caller.js";
-import { rejection } from "../../../../test/service-error.js";
 import type { Access } from "./odata-request.js";
 import { createODataService, type ODataService } from "./odata-service.js";
 

@@ -7,8 +7,8 @@
  * pool, so the prepared statements looked at are the ones the reads ran on.
  */
 import { type Database, defineModel, entity, inTenant, migrate, openDatabase, ReadCache, text } from "@bizdata/core";
+import { uniqueTenant } from "@bizdata/test-kit/database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueTenant } from "../../../../test/database.js";
 import { inChangeset } from "../batch/changeset-unit.js";
 import { createODataService, type ODataService } from "./odata-service.js";
 

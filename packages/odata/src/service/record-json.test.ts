@@ -25,8 +25,8 @@ import {
   text,
   timeOfDay,
 } from "@bizdata/core";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { ExactNumber, parseExactJson } from "../compile/exact-json.js";
 import type { ODataRequest } from "./odata-request.js";

@@ -17,8 +17,8 @@ import {
   text,
   timeOfDay,
 } from "@bizdata/core";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import type { ODataRequest } from "./odata-request.js";
 import { createODataService, type ODataService } from "./odata-service.js";
 

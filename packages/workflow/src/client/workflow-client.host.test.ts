@@ -5,9 +5,9 @@
  */
 import { sampleFeatures } from "@bizdata/examples";
 import { setFeature } from "@bizdata/host";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { PASSWORD, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { PASSWORD, signedInTenant } from "../../../../test/host-app.js";
 import { WorkflowError } from "./errors.js";
 import { questions } from "./prompts.js";
 import { WorkflowClient } from "./workflow-client.js";

@@ -7,9 +7,9 @@
  */
 import { type Database, migrate, ServiceError, type UnitOfWork } from "@bizdata/core";
 import { type Access, createODataService, type ODataResult, type ODataService } from "@bizdata/odata";
+import { containmentModel } from "@bizdata/test-kit/containment-model";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { containmentModel } from "../../../../test/containment-model.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import type { Rights } from "./staged-rights.js";
 import { WarmScopes } from "./warm-scopes.js";
 import {

@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { type Database, migrate, ServiceError } from "@bizdata/core";
 import { createODataService, type ODataResult, type ODataService } from "@bizdata/odata";
+import { containmentModel } from "@bizdata/test-kit/containment-model";
+import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { containmentModel } from "../../../../test/containment-model.js";
-import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { WarmScopes } from "./warm-scopes.js";
 import {
   type CommitResult,

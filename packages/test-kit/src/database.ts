@@ -1,6 +1,7 @@
 /**
- * The database tests run against: `DATABASE_URL` when set (the PostgreSQL leg of CI), else an
- * in-memory PGlite. One per worker process, opened on first use; tests isolate by tenant.
+ * The database tests run against: `DATABASE_URL` when set (a PostgreSQL project of vitest.config.ts
+ * sets it, a PGlite project clears it), else an in-memory PGlite. One per worker process, opened on
+ * first use; tests isolate by tenant.
  */
 import { randomUUID } from "node:crypto";
 import { type Database, openDatabase } from "@bizdata/core";

@@ -7,7 +7,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../../..", import.meta.url));
 const cli = ["--import", "tsx", "packages/host/src/cli.ts"];
 /** the reference host: the CLI pointed at the sample model */
 const reference = ["--config", "examples/src/host/reference-host.ts"];
