@@ -56,7 +56,8 @@ export interface EdmJsonSchemaStyle {
   /**
    * `components`: a model type is a `$ref` to its schema in `components.schemas` (named by
    * `schemaName`), so the document says each type once. `inline`: written out where it is used,
-   * for a schema that must stand alone, as an MCP tool's input does.
+   * for a schema that must stand alone, as an MCP tool's input does; a reference is then read as
+   * its key alone, since the expanded target may refer back.
    */
   readonly types: "components" | "inline";
   /**
@@ -324,7 +325,8 @@ export class EdmJsonSchemas {
     const target = this.#types.get(n.type);
     const keys = target?.kind === "entityType" ? alternateKeysOf(target.annotations) : [];
     const key = this.style.notes.reference(name, keys);
-    if (shape === "read") {
+    // written out, the expanded target could hold its referrer again (Order → Line → Order) without end
+    if (shape === "read" && this.style.types === "components") {
       const value = { anyOf: [{ type: "string", description: key }, this.valueSchema(n)] };
       return annotated(n.nullable ? orNull(value) : value, description === undefined ? {} : { description });
     }
