@@ -16,7 +16,8 @@ export function toolSchemaStyle(model: Model): EdmJsonSchemaStyle {
     propertyDefaults: false,
     parameterDefaults: "keyword",
     notes: {
-      // the natural key as the model declares it: a reference may give a non-unique one too (ReferenceAmbiguous when it names several)
+      // the natural key as the model declares it, unique or not: `$metadata`'s alternate keys are
+      // only the unique ones, and a reference by a non-unique key works while one record holds it
       reference: (target) => {
         const key = model.entity(target)?.naturalKey.property ?? "Guid";
         return `A ${target}: its Guid${key === "Guid" ? "" : ` or its ${key}`}.`;

@@ -53,7 +53,14 @@ const Order: EdmEntityType = {
     { name: "Address", ...one("ns.OrderAddress", { nullable: true }), annotations: [] },
   ],
   navigation: [
-    { name: "ShipTo", type: "ns.Country", collection: false, nullable: false, containsTarget: false, annotations: [] },
+    {
+      name: "ShipTo",
+      type: "ns.Country",
+      collection: false,
+      nullable: false,
+      containsTarget: false,
+      annotations: [description("Where it goes.")],
+    },
     {
       name: "Lines",
       type: "ns.OrderLine",
@@ -208,6 +215,7 @@ describe("EdmJsonSchemas shapes of entity and complex types", () => {
     expect(read.properties!.Total).toMatchObject({ readOnly: true });
     expect(read.properties!.ShipTo).toEqual({
       anyOf: [{ type: "string", description: "The Guid or the Code of a Country." }, ref("ns.Country")],
+      description: "Where it goes.",
     });
     expect(read.required).toBeUndefined();
     expect(read.additionalProperties).toBeUndefined();
@@ -288,10 +296,11 @@ describe("EdmJsonSchemas where the two styles differ", () => {
         additionalProperties: false,
       },
     ],
+    // a described reference keeps the sentence on how to name its target
     [
       "ShipTo",
-      { type: "string", description: "The Guid or the Code of a Country." },
-      { type: "string", description: "Country by Guid or Code." },
+      { type: "string", description: "Where it goes. The Guid or the Code of a Country." },
+      { type: "string", description: "Where it goes. Country by Guid or Code." },
     ],
     [
       "Lines",

@@ -11,7 +11,8 @@
  * properties, no computed ones, references as Guid or natural key) and the body of an update
  * (nothing required). An owned item is written with its owner, which sets the item's reference
  * back to it, so neither write shape has that reference; an update names the item by its Guid. A
- * complex type has the read shape and a write shape per write.
+ * complex type has the read shape and one write component for both writes; written out, a
+ * create's complex value requires its required members, as the service does.
  *
  * The two uses differ only where their readers do, and say so in an `EdmJsonSchemaStyle`.
  */
