@@ -5,7 +5,8 @@
  * calls as plain results, `runBatch` runs a `$batch` as calls of it, and
  * `readJsonBody` reads request bodies with exact numbers. A host only routes, authenticates and
  * maps errors to HTTP. And the service's description from the same model: the service document
- * and `$metadata`, and the OpenAPI 3.1 document built from the same entity data model.
+ * and `$metadata`, the OpenAPI 3.1 document built from the same entity data model, and the JSON
+ * Schemas of its types (`EdmJsonSchemas`) that document and the MCP tools declare.
  *
  * @example
  * const service = createODataService({ db, model });
@@ -43,6 +44,14 @@ export type { MetadataLevel } from "./compile/control-info.js";
 export { type EntityTags, etagOf, parseEntityTags } from "./conditional/entity-tags.js";
 export { parseJson } from "./json-body/parse-json.js";
 export { isIeee754Compatible, readJsonBody } from "./json-body/request-json.js";
+export {
+  type EdmJsonSchemaStyle,
+  EdmJsonSchemas,
+  type SchemaNotes,
+  type Shape,
+  type WriteShape,
+} from "./json-schema/edm-json-schema.js";
+export type { JsonSchema } from "./json-schema/json-schema.js";
 export * from "./limits.js";
 export { buildEdm, type EdmOptions } from "./metadata/build-edm.js";
 export { renderCsdlJson } from "./metadata/csdl-json.js";
@@ -68,7 +77,6 @@ export { type ServiceDocument, serviceDocument } from "./metadata/service-docume
 export { TOKEN_PATHS } from "./openapi/auth-paths.js";
 export { type OpenApiOptions, openApiDocument } from "./openapi/openapi-document.js";
 export { BEARER, type OAuthIssuer, type OAuthSettings } from "./openapi/security-schemes.js";
-export { DURATION_SCHEMA, TIME_OF_DAY_SCHEMA } from "./openapi/temporal-schemas.js";
 export {
   type PreparedRead,
   type PrepareOptions,

@@ -6,7 +6,7 @@
  */
 import { type BadRequestCode, badRequest, type ErrorDetail, ServiceError } from "../errors.js";
 import type { ScalarField } from "../model/fields.js";
-import { isDuration, isTimeOfDay } from "../validation/formats.js";
+import { isDuration, isTimeOfDay, odataStringValue } from "../validation/formats.js";
 import { isGuid } from "../write/natural-keys.js";
 import type { MethodParams } from "./method.js";
 
@@ -15,7 +15,7 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /** `'O''Brien'` → `O'Brien`; unquoted text as it is */
-const unquote = (text: string) => (/^'.*'$/s.test(text) ? text.slice(1, -1).replaceAll("''", "'") : text);
+const unquote = (text: string) => (/^'.*'$/s.test(text) ? odataStringValue(text) : text);
 
 function convert(
   field: ScalarField,

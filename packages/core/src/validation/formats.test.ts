@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { guidPattern, isCalendarDate, isDateTimeWithOffset } from "./formats.js";
+import { guidPattern, isCalendarDate, isDateTimeWithOffset, odataString, odataStringValue } from "./formats.js";
 
 describe("isCalendarDate", () => {
   it.each(["2024-02-29", "2000-02-29", "0001-01-01", "9999-12-31", "2023-04-30"])("accepts %s", (text) => {
@@ -51,5 +51,17 @@ describe("guidPattern", () => {
     expect(guidPattern.test("0f8fad5bd9cb469fa16570867728950e")).toBe(false);
     expect(guidPattern.test("{0f8fad5b-d9cb-469f-a165-70867728950e}")).toBe(false);
     expect(guidPattern.test("0f8fad5b-d9cb-469f-a165-70867728950g")).toBe(false);
+  });
+});
+
+describe("odataString and odataStringValue", () => {
+  it.each([
+    ["O'Brien", "'O''Brien'"],
+    ["", "''"],
+    ["''", "''''''"],
+    ["plain", "'plain'"],
+  ])("%j is the literal %s and back", (text, literal) => {
+    expect(odataString(text)).toBe(literal);
+    expect(odataStringValue(literal)).toBe(text);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Wire formats of the string-typed scalars. Dates and instants follow the OData ABNF
- * (`dateValue`, `dateTimeOffsetValue`); a GUID is 8-4-4-4-12 hexadecimal digits.
+ * (`dateValue`, `dateTimeOffsetValue`); a GUID is 8-4-4-4-12 hexadecimal digits; text in a URL is
+ * an OData string literal (`string`), which the URL parser and method arguments both read.
  */
 
 export const guidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -69,6 +70,19 @@ const durationPattern = /^-?P(?=\d|T\d)(?:\d{1,9}D)?(?:T(?=\d)(?:\d{1,9}H)?(?:\d
  * @example isDuration("P1M") // false: a month is no fixed length
  */
 export const isDuration = (text: string): boolean => durationPattern.test(text);
+
+/** `text` as an OData string literal (ABNF `string`): in single quotes, each quote doubled */
+export const odataString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/**
+ * The text of an OData string literal, its quotes already found by the caller
+ *
+ * @example odataStringValue("'O''Brien'") // "O'Brien"
+ */
+export function odataStringValue(literal: string): string {
+  const inner = literal.slice(1, -1);
+  return inner.includes("''") ? inner.replaceAll("''", "'") : inner;
+}
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;

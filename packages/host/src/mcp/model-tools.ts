@@ -6,10 +6,10 @@
  * descriptions from the definitions.
  */
 import type { Model } from "@bizdata/core";
-import { descriptionOf, type EdmEntitySet, type EdmOperation } from "@bizdata/odata";
+import { descriptionOf, type EdmEntitySet, EdmJsonSchemas, type EdmOperation, type JsonSchema } from "@bizdata/odata";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { EdmJsonSchemas, type JsonSchema } from "./edm-json-schema.js";
 import type { EdmLookup } from "./edm-lookup.js";
+import { toolSchemaStyle } from "./tool-schema-style.js";
 
 export type EntityToolKind = "query" | "get" | "create" | "update" | "delete";
 export type WorkflowStep = "start" | "answer" | "commit" | "close";
@@ -97,7 +97,7 @@ export const toolName = (action: ToolAction): string => {
 };
 
 export function modelTools(model: Model, lookup: EdmLookup, settings: ToolSettings): ModelTool[] {
-  const schemas = new EdmJsonSchemas(lookup, model);
+  const schemas = new EdmJsonSchemas(lookup.edm.schema, toolSchemaStyle(model));
   const top = {
     type: "integer",
     minimum: 1,

@@ -3,8 +3,7 @@
  * method, each one GET through the API (inside a workflow when the agent names one). Results
  * are cut at the row limit and say when there is more.
  */
-import { isGuid } from "@bizdata/core";
-import { odataString } from "@bizdata/odata";
+import { isGuid, odataString } from "@bizdata/core";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ApiAnswer, ApiFailure } from "./api-calls.js";
 import type { ToolAction } from "./model-tools.js";

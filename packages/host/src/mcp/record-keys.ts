@@ -3,8 +3,7 @@
  * first). A natural key is looked up with a query through the API, its value a parameter alias
  * (`$filter=SKU eq @key&@key='…'`), so it never changes the filter's meaning.
  */
-import { isGuid, type Model, type ScalarField } from "@bizdata/core";
-import { odataString } from "@bizdata/odata";
+import { isGuid, type Model, odataString, type ScalarField } from "@bizdata/core";
 import { type ApiAnswer, ApiFailure } from "./api-calls.js";
 
 const NUMBER = /^-?\d+(\.\d+)?$/;

@@ -4,9 +4,9 @@
  * delete. Every one of them may be a workflow step.
  */
 
+import { schemaName, schemaRef } from "../json-schema/edm-json-schema.js";
 import type { EdmEntitySet } from "../metadata/edm.js";
 import { commonSchemaRef, errorResponses, json, nextIndexHeader, parameterRef } from "./common-components.js";
-import { schemaName, schemaRef } from "./edm-schemas.js";
 import type { Parameter, Paths, Response, Schema } from "./openapi-types.js";
 
 const listOptions = ["filter", "select", "expand", "orderby", "top", "skip", "count", "compute", "apply"] as const;

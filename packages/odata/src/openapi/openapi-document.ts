@@ -11,6 +11,7 @@
  * return Response.json(doc);
  */
 import type { Model } from "@bizdata/core";
+import { EdmJsonSchemas } from "../json-schema/edm-json-schema.js";
 import { type BatchLimits, defaultBatchLimits, defaultQueryLimits } from "../limits.js";
 import { buildEdm } from "../metadata/build-edm.js";
 import type { EdmEntitySet } from "../metadata/edm.js";
@@ -18,8 +19,8 @@ import { descriptionOf } from "../metadata/edm-annotations.js";
 import { namedFeatures } from "../metadata/metadata-documents.js";
 import { AUTH_TAG, authPaths } from "./auth-paths.js";
 import { commonHeaders, commonParameters, commonResponses, commonSchemas, queryOptions } from "./common-components.js";
-import { EdmSchemas } from "./edm-schemas.js";
 import { entitySetPaths } from "./entity-set-paths.js";
+import { OPENAPI_SCHEMA_STYLE } from "./openapi-schema-style.js";
 import { HTTP_METHODS, type OpenApiDocument, type PathItem, type Paths } from "./openapi-types.js";
 import { operationPaths } from "./operation-paths.js";
 import { type OAuthSettings, securityRequirement, securitySchemes } from "./security-schemes.js";
@@ -46,7 +47,7 @@ export function openApiDocument(model: Model, options: OpenApiOptions): OpenApiD
   const features = options.features ?? new Set(namedFeatures(model));
   const edm = buildEdm(model, { features });
   const { schema } = edm;
-  const schemas = new EdmSchemas(schema);
+  const schemas = new EdmJsonSchemas(schema, OPENAPI_SCHEMA_STYLE);
   const types = new Map(schema.types.map((t) => [`${schema.namespace}.${t.name}`, t]));
   const { entitySets } = schema.container;
   const describe = (set: EdmEntitySet) => {

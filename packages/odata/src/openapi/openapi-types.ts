@@ -2,30 +2,9 @@
  * The parts of OpenAPI 3.1 the generated document uses, as plain data. Schemas are JSON Schema
  * 2020-12 (OpenAPI 3.1's dialect), so a `$ref` may stand beside other keywords.
  */
+import type { JsonSchema } from "../json-schema/json-schema.js";
 
-export interface Schema {
-  readonly $ref?: string;
-  readonly type?: string | readonly string[];
-  readonly format?: string;
-  readonly description?: string;
-  readonly enum?: readonly (string | number | boolean)[];
-  readonly default?: string | number | boolean;
-  readonly readOnly?: boolean;
-  readonly properties?: Readonly<Record<string, Schema>>;
-  readonly required?: readonly string[];
-  readonly additionalProperties?: boolean | Schema;
-  readonly items?: Schema;
-  readonly maxItems?: number;
-  readonly allOf?: readonly Schema[];
-  readonly anyOf?: readonly Schema[];
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly exclusiveMinimum?: number;
-  readonly exclusiveMaximum?: number;
-  readonly multipleOf?: number;
-}
+export type Schema = JsonSchema;
 
 export interface Reference {
   readonly $ref: string;

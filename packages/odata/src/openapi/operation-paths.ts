@@ -6,6 +6,7 @@
  * have no address of their own and are left out.
  */
 
+import { type EdmJsonSchemas, schemaName, schemaRef } from "../json-schema/edm-json-schema.js";
 import type { EdmEntitySet, EdmOperation, EdmParameter, EdmTypeRef } from "../metadata/edm.js";
 import { descriptionOf, optionalParameterOf } from "../metadata/edm-annotations.js";
 import { NO_RESULT } from "../metadata/edm-operations.js";
@@ -17,26 +18,16 @@ import {
   nextIndexHeader,
   parameterRef,
 } from "./common-components.js";
-import { annotated, type EdmSchemas, schemaName, schemaRef } from "./edm-schemas.js";
 import { collectionOf, keyParameter, stepParameters } from "./entity-set-paths.js";
 import type { Operation, Parameter, Paths, Responses, Schema } from "./openapi-types.js";
 
 /** `@userprompts` beside a returned value */
 const withPrompts = (schema: Schema): Schema => ({ allOf: [schema, commonSchemaRef("Prompts")] });
 
-/** what a parameter's documentation adds to its Core.Description: the value it takes when left out */
-function parameterDescription(p: EdmParameter): string | undefined {
-  const described = descriptionOf(p.annotations);
-  const { optional, defaultValue } = optionalParameterOf(p.annotations);
-  const otherwise = optional && defaultValue !== undefined ? `Default: ${defaultValue}.` : undefined;
-  const text = [described, otherwise].filter((t) => t !== undefined).join(" ");
-  return text === "" ? undefined : text;
-}
-
 export function operationPaths(
   operations: readonly EdmOperation[],
   entitySets: readonly EdmEntitySet[],
-  schemas: EdmSchemas,
+  schemas: EdmJsonSchemas,
 ): Paths {
   const setOf = new Map(entitySets.map((s) => [s.entityType, s.name]));
   const paths: Paths = {};
@@ -58,7 +49,7 @@ export function operationPaths(
         ...(read ? parameters.map((p) => queryParameter(p, schemas)) : []),
         ...resultOptions(operation.returnType, schemas).map((o) => parameterRef(o)),
       ],
-      ...(!read && { requestBody: body(parameters, schemas) }),
+      ...(!read && { requestBody: body(operation, schemas) }),
       responses: {
         ...results(operation.returnType, schemas),
         ...errorResponses({ notFound: !binding.collection, workflow: true }),
@@ -72,8 +63,8 @@ export function operationPaths(
   return paths;
 }
 
-function queryParameter(p: EdmParameter, schemas: EdmSchemas): Parameter {
-  const description = parameterDescription(p);
+function queryParameter(p: EdmParameter, schemas: EdmJsonSchemas): Parameter {
+  const description = schemas.parameterDescription(p);
   return {
     name: p.name,
     in: "query",
@@ -83,34 +74,22 @@ function queryParameter(p: EdmParameter, schemas: EdmSchemas): Parameter {
   };
 }
 
-function body(parameters: readonly EdmParameter[], schemas: EdmSchemas): NonNullable<Operation["requestBody"]> {
-  const required = parameters.filter((p) => !optionalParameterOf(p.annotations).optional).map((p) => p.name);
-  const properties = Object.fromEntries(
-    parameters.map((p) => {
-      const schema = schemas.typeSchema(p);
-      const description = parameterDescription(p);
-      return [p.name, annotated(schema, description === undefined ? {} : { description })];
-    }),
-  );
+function body(operation: EdmOperation, schemas: EdmJsonSchemas): NonNullable<Operation["requestBody"]> {
+  const parameters = schemas.parameters(operation);
   return {
-    required: required.length > 0,
+    required: parameters?.required !== undefined,
     description: "The method's parameters.",
-    content: json({
-      type: "object",
-      properties,
-      ...(required.length > 0 && { required }),
-      additionalProperties: false,
-    }),
+    content: json(parameters ?? { type: "object", properties: {}, additionalProperties: false }),
   };
 }
 
 /** the options that shape returned records: all of a read for a collection, the shape for one record */
-function resultOptions(returns: EdmTypeRef | undefined, schemas: EdmSchemas): CommonParameter[] {
+function resultOptions(returns: EdmTypeRef | undefined, schemas: EdmJsonSchemas): CommonParameter[] {
   if (returns === undefined || !schemas.isEntityType(returns.type)) return [];
   return returns.collection ? ["filter", "select", "expand", "orderby", "compute"] : ["select", "expand", "compute"];
 }
 
-function results(returns: EdmTypeRef | undefined, schemas: EdmSchemas): Responses {
+function results(returns: EdmTypeRef | undefined, schemas: EdmJsonSchemas): Responses {
   const nothing = { description: "Done, with nothing to return.", headers: nextIndexHeader };
   if (returns === undefined || returns === NO_RESULT) return { "204": nothing };
   const entity = schemas.isEntityType(returns.type);

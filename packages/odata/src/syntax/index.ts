@@ -11,5 +11,5 @@ export { parseQueryOptions, systemQueryOption } from "./parse-query-options.js";
 export { parseResourcePath } from "./parse-resource-path.js";
 export { parseSearch } from "./parse-search.js";
 export { parseExpand, parseSelect } from "./parse-select-expand.js";
-export { odataString, printExpr } from "./print-expr.js";
+export { printExpr } from "./print-expr.js";
 export { QuerySyntaxError } from "./syntax-error.js";

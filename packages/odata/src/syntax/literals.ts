@@ -2,7 +2,7 @@
  * Literal tokens to `Literal` nodes. The lexer only checks the shape of dates and times; the
  * field ranges (month 13, February 30, hour 24) are checked here so the message can say which.
  */
-import { isDuration, isTimeOfDay } from "@bizdata/core";
+import { isDuration, isTimeOfDay, odataStringValue } from "@bizdata/core";
 import type { IToken } from "chevrotain";
 import type { Expr, Literal } from "./ast.js";
 import {
@@ -25,7 +25,7 @@ import {
 export function literalOf(token: IToken): Literal {
   const pos = token.startOffset;
   const type = token.tokenType;
-  if (type === StringLiteral) return { kind: "string", value: unquote(token.image), pos };
+  if (type === StringLiteral) return { kind: "string", value: odataStringValue(token.image), pos };
   if (type === NumberLiteral) return numberLiteral(token.image, pos);
   if (type === GuidLiteral) return { kind: "guid", value: token.image, pos };
   if (type === DateLiteral) return { kind: "date", value: token.image, pos };
@@ -62,12 +62,6 @@ export function literalProblem(token: IToken): string | undefined {
   if (type === TimeOfDayLiteral && !isTimeOfDay(token.image)) return `invalid time of day '${token.image}'`;
   if (type === DurationLiteral) return durationProblem(token.image.slice("duration'".length, -1));
   return undefined;
-}
-
-/** `'O''Brien'` → `O'Brien` */
-export function unquote(image: string): string {
-  const inner = image.slice(1, -1);
-  return inner.includes("''") ? inner.replaceAll("''", "'") : inner;
 }
 
 /** Integer vs decimal by the presence of a fraction or exponent; the text is kept, but for a leading `+`. */

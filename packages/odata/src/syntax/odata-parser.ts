@@ -3,10 +3,9 @@
  * Data Aggregation ABNF `applyExpr`) and the resource path. One instance, built once and reused
  * for every parse (Chevrotain performance guide).
  */
-import { isGuid } from "@bizdata/core";
+import { isGuid, odataStringValue } from "@bizdata/core";
 import type { IOrAlt, IToken } from "chevrotain";
 import type { AggregateItem, ApplyTransformation, Literal, PathExpr, PathSegment, SegmentArgument } from "./ast.js";
-import { unquote } from "./literals.js";
 import { QueryOptionParser } from "./query-option-parser.js";
 import {
   Aggregate,
@@ -220,7 +219,7 @@ class ODataParser extends QueryOptionParser {
           this.fail(prefix.startOffset, `expected a literal value but found '${prefix.image}'`);
         }
         const quoted = this.CONSUME(StringLiteral);
-        const value = unquote(quoted.image);
+        const value = odataStringValue(quoted.image);
         if (!this.RECORDING_PHASE && !isGuid(value)) this.fail(quoted.startOffset, `'${value}' is not a GUID`);
         return { kind: "guid", value, pos: prefix.startOffset };
       },

@@ -3,11 +3,9 @@
  * (operator-precedence.ts). `parseFilter(printExpr(e))` gives `e` back (positions aside), which
  * the property tests rely on; messages can use it to quote an expression.
  */
+import { odataString } from "@bizdata/core";
 import type { Expr } from "./ast.js";
 import { exprPrecedence, Precedence, precedenceOf } from "./operator-precedence.js";
-
-/** `text` as an OData string literal (ABNF `string`): in single quotes, each quote doubled */
-export const odataString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * OData text for an expression tree, e.g. for quoting it in a message.
