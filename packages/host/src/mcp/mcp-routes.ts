@@ -14,7 +14,7 @@ import { workflowCallerOf } from "../api/workflow-routes.js";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { resourceMetadata, WELL_KNOWN } from "../auth/resource-metadata.js";
 import type { TrustedIssuer } from "../auth/trusted-issuers.js";
-import { requestLogger } from "../observability/request-context.js";
+import { requestLogger, untilStreamEnds } from "../observability/request-context.js";
 import { ApiCalls } from "./api-calls.js";
 import { McpSessions } from "./mcp-sessions.js";
 import { type McpSettings, sessionServer } from "./session-server.js";
@@ -83,8 +83,10 @@ export function mcpRoutes(options: McpOptions) {
       ...(place && { place: (work) => place(principal.tenantId, work) }),
     });
     const response = await sessions.handle(c.req.raw, { principal, api }, c.get("accessToken"));
+    // a tool call's work goes on while its answer streams (SSE): the request lasts until it ends
+    const streamed = response.body !== null && response.headers.get("content-type") === "text/event-stream";
     // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too
-    return c.newResponse(response.body, response);
+    return c.newResponse(streamed ? untilStreamEnds(c, response.body) : response.body, response);
   };
   return new Hono<Env>()
     .get(`${WELL_KNOWN}${path}`, (c) =>
