@@ -7,7 +7,7 @@
  * and log lines belong to the MCP request. One ApiCalls serves one MCP request.
  */
 import { type ErrorCode, type Model, type PromptEnvelope, statusOf, type UnitOfWork } from "@bizdata/core";
-import { type ODataRequest, type ODataResult, serviceRequest } from "@bizdata/odata";
+import { jsonResult, type ODataRequest, type ODataResult, serviceRequest } from "@bizdata/odata";
 import type { StepHeaders, WorkflowCaller, WorkflowService } from "@bizdata/workflow";
 import type { Logger } from "pino";
 import { errorResponse } from "../api/error-response.js";
@@ -118,11 +118,19 @@ export class ApiCalls {
     });
   }
 
-  /** the workflow's commit (spec 4.7): its three outcomes; anything else (409, 403) throws an ApiFailure */
+  /**
+   * The workflow's commit (spec 4.7): its three outcomes, a 400 the commit threw (a hook's refusal)
+   * as a rejection like one it answered; anything else (409, 403) throws an ApiFailure
+   */
   commit(headers: StepHeaders): Promise<StepAnswer & { readonly outcome: CommitStatus }> {
     return this.#call("POST", this.path("workflow/commit"), async () => {
-      const result = await this.settings.workflows.commit(this.settings.caller, headers);
-      const answer = { ...this.#answer(result, WORKFLOW_PROMPTS), nextIndex: nextIndexOf(result.headers)! };
+      const result = await this.settings.workflows.commit(this.settings.caller, headers).catch((err: unknown) => {
+        const { status, error, headers } = errorResponse(err, this.settings.model);
+        if (status !== 400) throw err;
+        return jsonResult(status, JSON.stringify(error.toJSON()), headers);
+      });
+      const nextIndex = nextIndexOf(result.headers) ?? Number(headers.index);
+      const answer = { ...this.#answer(result, WORKFLOW_PROMPTS), nextIndex };
       const outcome = COMMIT_OUTCOMES[answer.status];
       if (outcome === undefined) throw failureOf(answer, `Commit failed with HTTP ${answer.status}.`);
       return { ...answer, outcome };
