@@ -189,28 +189,13 @@ export function createApp({
     authenticate(keys, auth, { resourceMetadata: metadataOf, standing, ...(thirdParty && { thirdParty }) }),
   );
   app.use(`${basePath}/*`, limitedByToken(rateLimits));
-  // an MCP call's tools make requests of their own, which take their places
-  if (tenantShare.settings.perTenant > 0)
+  const shared = tenantShare.settings.perTenant > 0;
+  // an MCP call's tools take a place for each of their calls of the services (mcpRoutes' `place`)
+  if (shared)
     app.use(
       `${basePath}/*`,
       sharedByTenants(tenantShare, (c) => c.req.path === mcp),
     );
-  // before the workflow middleware: an MCP request is never itself a workflow step (its tools make them)
-  app.route(
-    "/",
-    mcpRoutes({
-      db,
-      model,
-      roles: config.roles,
-      rowLimit: config.mcpRowLimit,
-      logger,
-      basePath,
-      fetch: (request) => app.fetch(request),
-      bodyLimits: config.bodyLimits,
-      oauthIssuers: issuers,
-      ...(oauth && { resource: oauth.resources[1] }),
-    }),
-  );
   const workflows = createWorkflowService({
     db,
     model,
@@ -221,6 +206,23 @@ export function createApp({
     scopes: new WarmScopes(config.warmWorkflowScopes === undefined ? {} : { enabled: config.warmWorkflowScopes }),
     ...(metrics && { observe: metrics.workflows }),
   });
+  // before the entity routes, whose `/*` would take its path
+  app.route(
+    "/",
+    mcpRoutes({
+      db,
+      model,
+      roles: config.roles,
+      rowLimit: config.mcpRowLimit,
+      logger,
+      service,
+      workflows,
+      ...(shared && { place: (tenantId, work) => tenantShare.run(tenantId, work) }),
+      bodyLimits: config.bodyLimits,
+      oauthIssuers: issuers,
+      ...(oauth && { resource: oauth.resources[1] }),
+    }),
+  );
   app.route(basePath, workflowRoutes(workflows, config.roles));
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");

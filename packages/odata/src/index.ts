@@ -109,6 +109,8 @@ export {
   type ODataRequest,
   odataRequestOf,
   resourcePath,
+  type ServiceRequestOptions,
+  serviceRequest,
   wantsMinimal,
 } from "./service/odata-request.js";
 export {

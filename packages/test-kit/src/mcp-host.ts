@@ -44,11 +44,11 @@ export interface McpTestClient {
   close(): Promise<void>;
 }
 
-/** an SDK client connected to `{url}{basePath}/mcp` with `token` */
+/** an SDK client connected to `{url}{basePath}/mcp` with `token` (and `headers` on every request) */
 export async function connect(
   url: string,
   token: string,
-  options: { elicit?: Elicit; basePath?: string } = {},
+  options: { elicit?: Elicit; basePath?: string; headers?: Record<string, string> } = {},
 ): Promise<McpTestClient> {
   const client = new Client(
     { name: "bizdata-test", version: "1.0.0" },
@@ -61,7 +61,7 @@ export async function connect(
     );
   }
   const transport = new StreamableHTTPClientTransport(new URL(`${url}${options.basePath ?? "/api"}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    requestInit: { headers: { ...options.headers, Authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
   return {

@@ -12,7 +12,7 @@ import type { SigningKeys } from "./signing-keys.js";
 import type { GrantStanding } from "./token-grants.js";
 import { SCOPES, type ThirdPartyVerifier } from "./trusted-issuers.js";
 
-/** who is calling, and the bearer token they called with (the MCP tools call the API with it) */
+/** who is calling, and the bearer token they called with (the rate limit counts by it) */
 export type AuthVariables = { principal: Principal; accessToken: string };
 
 export const unauthorized = (message: string, challenge: string) =>

@@ -79,8 +79,10 @@ export class TenantShare {
 
 /**
  * The middleware that runs an authenticated request in a place of its tenant's (after
- * `authenticate`), except where `own(c)` says the request already is another's work: a `$batch`
- * part replayed through the app, or an MCP call, whose tools' requests take places of their own.
+ * `authenticate`), except where `own(c)` says its work takes places otherwise: an MCP call, whose
+ * tools take one for each of their calls of the services (its answer streams on while a tool
+ * waits for a person's answer, which comes on another request: held for the stream, the place
+ * would keep that answer waiting).
  */
 export function sharedByTenants(
   share: TenantShare,

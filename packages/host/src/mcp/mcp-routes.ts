@@ -6,12 +6,16 @@
  * the server sends nothing outside a request (questions travel on the tool call's own stream),
  * so no client needs a standing stream on a host that otherwise keeps none.
  */
-import type { BodyLimits } from "@bizdata/odata";
+import type { BodyLimits, ODataService } from "@bizdata/odata";
+import type { WorkflowService } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
+import { callService } from "../api/entity-routes.js";
+import { workflowCallerOf } from "../api/workflow-routes.js";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { resourceMetadata, WELL_KNOWN } from "../auth/resource-metadata.js";
 import type { TrustedIssuer } from "../auth/trusted-issuers.js";
-import { ApiCalls, type AppFetch } from "./api-calls.js";
+import { requestLogger, untilStreamEnds } from "../observability/request-context.js";
+import { ApiCalls } from "./api-calls.js";
 import { McpSessions } from "./mcp-sessions.js";
 import { type McpSettings, sessionServer } from "./session-server.js";
 import { SessionWorkflows } from "./session-workflows.js";
@@ -20,9 +24,16 @@ import { ToolCatalog } from "./tool-catalog.js";
 type Env = { Variables: AuthVariables };
 
 export interface McpOptions extends Omit<McpSettings, "catalog"> {
-  readonly basePath: string;
-  /** the app itself: every tool call is a request to it */
-  readonly fetch: AppFetch;
+  /** every read, write and method call of a tool is a call of it */
+  readonly service: ODataService;
+  /** a tool's workflow steps, commits and answers are calls of it */
+  readonly workflows: WorkflowService;
+  /**
+   * runs one call of a tool in a place of `tenantId`'s (TenantShare), as a request of its own
+   * would: the MCP request takes none, its answer streams on while a tool waits for a person's
+   * answer, which comes on another MCP request. No share when left out.
+   */
+  readonly place?: <T>(tenantId: string, work: () => Promise<T>) => Promise<T>;
   readonly bodyLimits: BodyLimits;
   readonly oauthIssuers: readonly Pick<TrustedIssuer, "issuer">[];
   /** the endpoint's resource identifier (RFC 8707) when this host issues tokens for it; else its request URL */
@@ -41,13 +52,13 @@ const rpcError = (c: Context, status: 403 | 405, message: string, headers: Recor
 
 /** routes relative to the host's root */
 export function mcpRoutes(options: McpOptions) {
-  const path = mcpPath(options.basePath);
+  const { basePath } = options.service;
+  const path = mcpPath(basePath);
   const settings: McpSettings = { ...options, catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }) };
   const sessions = new McpSessions({
-    open: (origin) => {
-      const api = new ApiCalls({ fetch: options.fetch, origin, basePath: options.basePath });
-      const workflows = new SessionWorkflows(api.workflowClient);
-      return { server: sessionServer(settings, { api, workflows }), workflows };
+    open: () => {
+      const workflows = new SessionWorkflows();
+      return { server: sessionServer(settings, workflows), workflows };
     },
     idleMs: SESSION_IDLE_MS,
     maxPerUser: SESSIONS_PER_USER,
@@ -59,9 +70,23 @@ export function mcpRoutes(options: McpOptions) {
     if (origin !== undefined && !sameHost(origin, c.req.url)) {
       return rpcError(c, 403, `Requests from the origin ${origin} are not allowed.`);
     }
-    const response = await sessions.handle(c.req.raw, { principal: c.get("principal"), token: c.get("accessToken") });
+    const principal = c.get("principal");
+    const { place } = options;
+    const api = new ApiCalls({
+      handle: (request, unit) => callService(options.service, options.roles, c, request, unit),
+      workflows: options.workflows,
+      caller: workflowCallerOf(options.roles, c),
+      model: options.model,
+      origin: new URL(c.req.url).origin,
+      basePath,
+      logger: requestLogger(c, options.logger),
+      ...(place && { place: (work) => place(principal.tenantId, work) }),
+    });
+    const response = await sessions.handle(c.req.raw, { principal, api }, c.get("accessToken"));
+    // a tool call's work goes on while its answer streams (SSE): the request lasts until it ends
+    const streamed = response.body !== null && response.headers.get("content-type") === "text/event-stream";
     // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too
-    return c.newResponse(response.body, response);
+    return c.newResponse(streamed ? untilStreamEnds(c, response.body) : response.body, response);
   };
   return new Hono<Env>()
     .get(`${WELL_KNOWN}${path}`, (c) =>

@@ -22,8 +22,8 @@ export interface SessionParts {
 }
 
 export interface SessionOptions {
-  /** a new session's server and workflows, for requests that came to `origin` */
-  readonly open: (origin: string) => SessionParts;
+  /** a new session's server and workflows */
+  readonly open: () => SessionParts;
   readonly idleMs: number;
   readonly maxPerUser: number;
   /** the largest request body the transport reads */
@@ -35,6 +35,8 @@ interface Session extends SessionParts {
   readonly owner: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** the caller of the request served last: the one that ends the session closes its workflows */
+  caller: McpCaller;
 }
 
 const ownerOf = (p: Principal) => JSON.stringify([p.tenantId, p.username]);
@@ -48,10 +50,11 @@ export class McpSessions {
 
   constructor(private readonly options: SessionOptions) {}
 
-  async handle(request: Request, caller: McpCaller): Promise<Response> {
+  /** serves `request` of `caller`, who sent `token` */
+  async handle(request: Request, caller: McpCaller, token: string): Promise<Response> {
     this.#closeIdle(Date.now());
     const authInfo: AuthInfo = {
-      token: caller.token,
+      token,
       clientId: caller.principal.username,
       scopes: [...(caller.principal.scopes ?? [])],
       extra: { caller },
@@ -61,11 +64,12 @@ export class McpSessions {
     const session = this.#sessions.get(id);
     if (session === undefined || session.owner !== ownerOf(caller.principal)) return sessionNotFound();
     session.lastSeen = Date.now();
+    session.caller = caller;
     return session.transport.handleRequest(request, { authInfo });
   }
 
   async #open(request: Request, caller: McpCaller, authInfo: AuthInfo): Promise<Response> {
-    const parts = this.options.open(new URL(request.url).origin);
+    const parts = this.options.open();
     const owner = ownerOf(caller.principal);
     let opened = false;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
@@ -73,14 +77,14 @@ export class McpSessions {
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (id) => {
         opened = true;
-        this.#sessions.set(id, { ...parts, id, owner, transport, lastSeen: Date.now() });
+        this.#sessions.set(id, { ...parts, id, owner, transport, lastSeen: Date.now(), caller });
         this.#limit(owner);
       },
       // the client ended the session (DELETE): like a person's client disposing its connection
       onsessionclosed: async (id) => {
         const session = this.#sessions.get(id);
         this.#sessions.delete(id);
-        await session?.workflows.dispose();
+        if (session !== undefined) await session.workflows.dispose(session.caller.api);
       },
     });
     await parts.server.connect(transport);

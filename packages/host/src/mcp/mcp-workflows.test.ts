@@ -271,6 +271,29 @@ describe("MCP writes in a workflow", () => {
     }
   });
 
+  it("goes on in a workflow another session stepped meanwhile, its index resynced", async () => {
+    const first = await connect(host.url, token);
+    const second = await connect(host.url, token);
+    const product = (sku: string) => ({ record: { SKU: sku }, select: "SKU" });
+    try {
+      const { workflowId } = content(await first.call("create_Product", product("MCP-SYNC-1")));
+      // the owner's other session steps the workflow: the first one's index is behind now
+      expect(content(await second.call("create_Product", { ...product("MCP-SYNC-2"), workflowId })).workflowId).toBe(
+        workflowId,
+      );
+      const behind = await first.call("create_Product", product("MCP-SYNC-3"));
+      expect(behind.isError).toBeFalsy();
+      expect(content(behind)).toMatchObject({ workflowId, record: { SKU: "MCP-SYNC-3" } });
+      expect(content(await first.call("workflow_commit", {})).status).toBe("saved");
+      const skus = (await json(admin.request("GET", "/api/Product?$filter=startswith(SKU,'MCP-SYNC')&$select=SKU")))
+        .value;
+      expect(skus.map((p: { SKU: string }) => p.SKU).sort()).toEqual(["MCP-SYNC-1", "MCP-SYNC-2", "MCP-SYNC-3"]);
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+
   it("goes on with a workflow by id in another session; ending the session that started it closes it", async () => {
     const first = await connect(host.url, token);
     const second = await connect(host.url, token);

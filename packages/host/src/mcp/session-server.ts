@@ -2,7 +2,7 @@
  * One MCP session's server (the SDK's low-level `Server`: the tools are data, not code per
  * entity): tools and resources for the caller of each request — the tenant's features decide
  * which methods exist, the caller's roles and scopes which tools are listed and may be called —
- * and each tool call run through the API with that request's bearer token.
+ * and each tool call run through the services as that request's caller, within that request.
  */
 import type { Database, Model } from "@bizdata/core";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -41,10 +41,10 @@ export interface McpSettings {
   readonly logger: Logger;
 }
 
-/** the caller of one MCP request, as authentication established it (authInfo.extra) */
+/** the caller of one MCP request, as authentication established it (authInfo.extra), and its calls of the services */
 export interface McpCaller {
   readonly principal: Principal;
-  readonly token: string;
+  readonly api: ApiCalls;
 }
 
 // a person may take a while to answer; past this the question goes back to the agent instead
@@ -64,10 +64,7 @@ const callerOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }): Mc
   return caller;
 };
 
-export function sessionServer(
-  settings: McpSettings,
-  session: { readonly api: ApiCalls; readonly workflows: SessionWorkflows },
-): Server {
+export function sessionServer(settings: McpSettings, workflows: SessionWorkflows): Server {
   const server = new Server(
     { name: "bizdata", title: "bizdata business data", version: "0.1.0" },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
@@ -97,11 +94,17 @@ export function sessionServer(
     if (problems !== undefined) {
       return failure({ code: "InvalidArguments", message: `${name}: ${problems}.` });
     }
-    session.api.token = caller.token;
     const ask = server.getClientCapabilities()?.elicitation?.form
       ? elicit(server, extra.requestId, settings.logger)
       : undefined;
-    const ctx: ToolContext = { ...session, model: settings.model, rowLimit: settings.rowLimit, ask };
+    const { api } = caller;
+    const ctx: ToolContext = {
+      api,
+      workflows: workflows.of(api),
+      model: settings.model,
+      rowLimit: settings.rowLimit,
+      ask,
+    };
     try {
       return await run(ctx, tool, args);
     } catch (err) {

@@ -1,12 +1,11 @@
 /**
- * What a tool call works with: the API (with the caller's token), the session's workflows, the
+ * What a tool call works with: the API (as the MCP request's caller), the session's workflows, the
  * model (natural keys), the row limit, and a way to put a question to the person, when the MCP
  * client can (elicitation).
  */
 import type { Model } from "@bizdata/core";
-import type { Workflow } from "@bizdata/workflow/client";
 import type { ApiAnswer, ApiCalls } from "./api-calls.js";
-import type { SessionWorkflows } from "./session-workflows.js";
+import type { WorkflowHandle, Workflows } from "./session-workflows.js";
 import { messages, type Question, questions } from "./tool-results.js";
 
 /** asks the person; the key of the chosen answer, or undefined when they gave none */
@@ -14,7 +13,7 @@ export type Ask = (question: Question) => Promise<string | undefined>;
 
 export interface ToolContext {
   readonly api: ApiCalls;
-  readonly workflows: SessionWorkflows;
+  readonly workflows: Workflows;
   readonly model: Model;
   readonly rowLimit: number;
   readonly ask: Ask | undefined;
@@ -24,7 +23,7 @@ export interface ToolContext {
 export async function read(ctx: ToolContext, workflowId: string | undefined, path: string): Promise<ApiAnswer> {
   if (workflowId === undefined) return ctx.api.send("GET", path);
   const workflow = await ctx.workflows.get(workflowId, false);
-  return ctx.workflows.step(workflow, () => workflow.get(path));
+  return ctx.workflows.request(workflow, "GET", path);
 }
 
 export interface Settled {
@@ -38,7 +37,7 @@ export interface Settled {
 /** puts each question to the person (when the client can ask) and answers it by its link */
 export async function settleQuestions(
   ctx: ToolContext,
-  workflow: Workflow,
+  workflow: WorkflowHandle,
   asked: readonly Question[],
 ): Promise<Settled> {
   const answered: { promptId: string; choice: string }[] = [];
@@ -50,9 +49,7 @@ export async function settleQuestions(
       pending.push(question);
       continue;
     }
-    const response = await ctx.workflows.step(workflow, () =>
-      workflow.answer({ promptId: question.promptId, key: choice }),
-    );
+    const response = await ctx.workflows.answer(workflow, question.promptId, choice);
     answered.push({ promptId: question.promptId, choice });
     said.push(...messages(response.prompts));
     pending.push(...questions(response.prompts));

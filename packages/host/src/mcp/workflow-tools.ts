@@ -22,11 +22,11 @@ export async function workflowTool(ctx: ToolContext, step: WorkflowStep, args: A
     }
     case "answer": {
       const workflow = await ctx.workflows.get(workflowId, false);
-      const choice = { promptId: args.promptId as string, key: args.choice as string };
-      const response = await ctx.workflows.step(workflow, () => workflow.answer(choice));
+      const [promptId, choice] = [args.promptId as string, args.choice as string];
+      const response = await ctx.workflows.answer(workflow, promptId, choice);
       return success({
         workflowId: workflow.id,
-        answered: [{ promptId: choice.promptId, choice: choice.key }],
+        answered: [{ promptId, choice }],
         ...(await prompts(ctx, workflow, response)),
       });
     }
@@ -45,7 +45,7 @@ async function commit(ctx: ToolContext, workflowId: string | undefined): Promise
   const said: Message[] = [];
   const answered: { promptId: string; choice: string }[] = [];
   for (let round = 1; ; round++) {
-    const result = await ctx.workflows.step(workflow, () => workflow.commit());
+    const result = await ctx.workflows.commit(workflow);
     const { prompts: envelope, body } = result.response;
     said.push(...messages(envelope));
     const outcome = {

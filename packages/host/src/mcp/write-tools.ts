@@ -4,11 +4,12 @@
  * a record staged earlier is found), and a call of a Modify method. Questions the step raises are
  * put to the person when the client can ask, and answered; the rest come back to the agent.
  */
-import type { Workflow, WorkflowResponse } from "@bizdata/workflow/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { StepAnswer } from "./api-calls.js";
 import type { ToolAction } from "./model-tools.js";
 import { type Args, methodPath, methodResult, queryOptions } from "./read-tools.js";
 import { guidOf } from "./record-keys.js";
+import type { WorkflowHandle } from "./session-workflows.js";
 import { settleQuestions, type ToolContext } from "./tool-context.js";
 import { messages, questions, success } from "./tool-results.js";
 
@@ -18,34 +19,32 @@ type WriteAction =
 
 export async function stageTool(ctx: ToolContext, action: WriteAction, args: Args): Promise<CallToolResult> {
   const workflow = await ctx.workflows.get(args.workflowId as string | undefined, true);
-  const readStaged = (path: string) => ctx.workflows.step(workflow, () => workflow.get(path));
+  const readStaged = (path: string) => ctx.workflows.request(workflow, "GET", path);
   const guid = (entity: string) =>
     guidOf(ctx.model, entity, args.key as string, (e, s) => ctx.api.path(e, s), readStaged);
   const select = queryOptions(args, ["select"]);
-  let response: WorkflowResponse;
+  let response: StepAnswer;
   let outcome: Record<string, unknown>;
   switch (action.kind) {
     case "create":
-      response = await ctx.workflows.step(workflow, () =>
-        workflow.post(ctx.api.path(action.entitySet, select), args.record),
-      );
+      response = await ctx.workflows.request(workflow, "POST", ctx.api.path(action.entitySet, select), args.record);
       outcome = { record: response.body };
       break;
     case "update": {
       const path = ctx.api.path(`${action.entitySet}(${await guid(action.entitySet)})`, select);
-      response = await ctx.workflows.step(workflow, () => workflow.patch(path, args.changes));
+      response = await ctx.workflows.request(workflow, "PATCH", path, args.changes);
       outcome = { record: response.body };
       break;
     }
     case "delete": {
       const path = ctx.api.path(`${action.entitySet}(${await guid(action.entitySet)})`);
-      response = await ctx.workflows.step(workflow, () => workflow.request("DELETE", path));
+      response = await ctx.workflows.request(workflow, "DELETE", path);
       outcome = {};
       break;
     }
     case "call": {
       const path = ctx.api.path(await methodPath(ctx, action, args.key, readStaged));
-      response = await ctx.workflows.step(workflow, () => workflow.post(path, args.parameters ?? {}));
+      response = await ctx.workflows.request(workflow, "POST", path, args.parameters ?? {});
       outcome = methodResult(action, response, undefined);
       break;
     }
@@ -62,7 +61,7 @@ const stagedWhat = (action: WriteAction): string =>
   action.kind === "call" ? `${action.entity}.${action.method}` : action.kind;
 
 /** the step's messages, and its questions: answered by the person, or left for the agent */
-export async function prompts(ctx: ToolContext, workflow: Workflow, response: WorkflowResponse) {
+export async function prompts(ctx: ToolContext, workflow: WorkflowHandle, response: StepAnswer) {
   const settled = await settleQuestions(ctx, workflow, questions(response.prompts));
   const said = [...messages(response.prompts), ...settled.messages];
   return {

@@ -4,7 +4,8 @@
  * that carries the id, and the client's address through trusted proxies. When the response is
  * done it writes one log line for the request and records it in the metrics. The parts of a
  * `$batch` and the tools of an MCP call are calls of the services made within their request:
- * its line and its statement count cover them.
+ * its line and its statement count cover them, the MCP tools' too, which run while the answer
+ * streams (the line waits for the stream's end: RequestContext.continues).
  */
 import { type Database, watchStatements } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
@@ -58,17 +59,25 @@ export function observeRequests({
           })
         : db,
       counter,
+      continues: (done) => {
+        continued = done;
+      },
     };
+    let continued: Promise<unknown> | undefined;
     c.set("request", context);
     await next();
-    const ms = performance.now() - start;
-    const { method } = c.req;
-    const { status } = c.res;
-    if (logger.isLevelEnabled("info"))
-      context.logger.info({ method, path: c.req.path, status, ms: Math.round(ms * 10) / 10, client }, "request");
-    if (!metrics) return;
-    const route = routePattern(c, basePath);
-    metrics.request({ method, route, status, seconds: ms / 1000, statements: counter.statements });
-    observeSignIn(c, route, metrics, basePath);
+    const observe = () => {
+      const ms = performance.now() - start;
+      const { method } = c.req;
+      const { status } = c.res;
+      if (logger.isLevelEnabled("info"))
+        context.logger.info({ method, path: c.req.path, status, ms: Math.round(ms * 10) / 10, client }, "request");
+      if (!metrics) return;
+      const route = routePattern(c, basePath);
+      metrics.request({ method, route, status, seconds: ms / 1000, statements: counter.statements });
+      observeSignIn(c, route, metrics, basePath);
+    };
+    if (continued === undefined) observe();
+    else void continued.then(observe, observe);
   };
 }

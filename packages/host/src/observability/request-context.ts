@@ -23,6 +23,11 @@ export interface RequestContext {
   /** the database for the request's work: its statements are counted in `counter` */
   readonly db: Database;
   readonly counter: { statements: number };
+  /**
+   * The request's work goes on after its handler has answered, until `done` settles (an MCP
+   * call's tools run while their answer streams): its log line and metrics wait for it.
+   */
+  continues(done: Promise<unknown>): void;
 }
 
 export type RequestVariables = { request: RequestContext };
@@ -44,3 +49,32 @@ export const requestDatabase = (c: Context): { readonly db?: Database } => {
   const db = requestOf(c)?.db;
   return db === undefined ? {} : { db };
 };
+
+/**
+ * `body`, the streamed answer of `c`'s request, watched: the request's work lasts until the stream
+ * has ended (its last chunk read, an error, or the client gone), and its log line and metrics wait
+ * for that (RequestContext.continues). Outside the request middleware, `body` as it is.
+ */
+export function untilStreamEnds(c: Context, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const request = requestOf(c);
+  if (request === undefined) return body;
+  let end!: () => void;
+  request.continues(new Promise<void>((resolve) => (end = resolve)));
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        controller.close();
+      } catch (err) {
+        controller.error(err);
+      }
+      end();
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason);
+    },
+  });
+}
