@@ -6,12 +6,12 @@
  * real HTTP, on an app of its own whose log and metrics only this file's requests reach.
  */
 import { sampleModel } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
+import { config, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { connect, content, type Listening, listen, type McpTestClient } from "@bizdata/test-kit/mcp-host";
+import { sample } from "@bizdata/test-kit/prometheus-text";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { testDatabase } from "../../../../test/database.js";
-import { config, signedInTenant, signIn } from "../../../../test/host-app.js";
-import { connect, content, type Listening, listen, type McpTestClient } from "../../../../test/mcp-host.js";
-import { sample } from "../../../../test/prometheus-text.js";
 import { type App, createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { TenantShare } from "../limits/tenant-share.js";
