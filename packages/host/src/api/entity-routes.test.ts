@@ -44,4 +44,18 @@ describe("the entity routes", () => {
       expect(await head.text(), path).toBe("");
     }
   });
+
+  it("forbid writes to a read-only user (403) but let it read", async () => {
+    expect((await reader.request("GET", "/api/Product")).status).toBe(200);
+    const res = await reader.request("POST", "/api/Product", { SKU: "R-1" });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("Forbidden");
+    expect((await reader.request("DELETE", "/api/Product(6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f)")).status).toBe(403);
+  });
+
+  it("answer a verb they do not route (PUT) with 404 and an error body", async () => {
+    const res = await admin.request("PUT", "/api/Product", {});
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toEqual(expect.any(String));
+  });
 });

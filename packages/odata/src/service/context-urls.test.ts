@@ -8,28 +8,32 @@
  * edit link and navigation links.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { type ServiceTenant, serviceTenant } from "../../../../test/odata-harness.js";
 
 const json = async (res: Response) => (await res.json()) as any;
-let admin: Caller;
+let api: ServiceTenant;
 let product: string;
 let order: string;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("context"));
-  await admin.request("POST", "/api/Customer", { Id: "CX-1" });
-  const p = await admin.request("POST", "/api/Product", { SKU: "CX-P", Cost: 2, Price: 3, Uoms: [{ Name: "Each" }] });
+  api = await serviceTenant("context");
+  await api.call("POST", "/api/Customer", { body: { Id: "CX-1" } });
+  const p = await api.call("POST", "/api/Product", {
+    body: { SKU: "CX-P", Cost: 2, Price: 3, Uoms: [{ Name: "Each" }] },
+  });
   product = (await json(p)).Guid;
-  const o = await admin.request("POST", "/api/SalesOrder", {
-    DocNumber: "CX-O",
-    SellToCustomer: "CX-1",
-    Details: [{ Product: "CX-P", Quantity: 2 }],
+  const o = await api.call("POST", "/api/SalesOrder", {
+    body: {
+      DocNumber: "CX-O",
+      SellToCustomer: "CX-1",
+      Details: [{ Product: "CX-P", Quantity: 2 }],
+    },
   });
   order = (await json(o)).Guid;
 });
 
 const context = async (path: string, headers: Record<string, string> = {}) => {
-  const res = await admin.request("GET", path, undefined, headers);
+  const res = await api.call("GET", path, { headers });
   expect(res.status, path).toBe(200);
   const body = await json(res);
   expect(Object.keys(body)[0]).toBe("@odata.context");
@@ -78,9 +82,11 @@ describe("@odata.context", () => {
     expect(await context(`/api/SalesOrderDetail?$top=1`)).toBe(
       "/api/$metadata#Collection(bizdata.SalesOrderDetail)(Guid)",
     );
-    const created = await json(await admin.request("POST", "/api/Product?$select=SKU,Cost", { SKU: "CX-2" }));
+    const created = await json(await api.call("POST", "/api/Product?$select=SKU,Cost", { body: { SKU: "CX-2" } }));
     expect(created["@odata.context"]).toBe("/api/$metadata#Product(SKU,Cost)/$entity");
-    const patched = await json(await admin.request("PATCH", `/api/Product(${created.Guid})?$expand=Uoms`, { Cost: 1 }));
+    const patched = await json(
+      await api.call("PATCH", `/api/Product(${created.Guid})?$expand=Uoms`, { body: { Cost: 1 } }),
+    );
     expect(patched["@odata.context"]).toBe("/api/$metadata#Product(Guid,Uoms(Guid))/$entity");
   });
 
@@ -92,11 +98,13 @@ describe("@odata.context", () => {
   });
 
   it("of each $batch part, while the batch envelope itself has none", async () => {
-    const res = await admin.request("POST", "/api/$batch", {
-      requests: [
-        { id: "1", method: "GET", url: "Product?$select=SKU" },
-        { id: "2", method: "GET", url: `Product(${product})` },
-      ],
+    const res = await api.call("POST", "/api/$batch", {
+      body: {
+        requests: [
+          { id: "1", method: "GET", url: "Product?$select=SKU" },
+          { id: "2", method: "GET", url: `Product(${product})` },
+        ],
+      },
     });
     const body = await json(res);
     expect(Object.keys(body)).toEqual(["responses"]);
@@ -108,24 +116,21 @@ describe("@odata.context", () => {
   });
 
   it("of a workflow step's answer, after which its prompts follow", async () => {
-    const wf = await json(await admin.request("POST", "/api/workflow"));
-    const res = await admin.request("GET", `/api/Product(${product})?$select=SKU`, undefined, {
-      "Workflow-Id": wf.workflowId,
-      "Workflow-Index": "1",
+    const wf = await json(await api.call("POST", "/api/workflow"));
+    const res = await api.call("GET", `/api/Product(${product})?$select=SKU`, {
+      headers: {
+        "Workflow-Id": wf.workflowId,
+        "Workflow-Index": "1",
+      },
     });
     expect((await json(res))["@odata.context"]).toBe("/api/$metadata#Product(SKU)/$entity");
-    await admin.request("DELETE", `/api/workflow/${wf.workflowId}`);
+    await api.call("DELETE", `/api/workflow/${wf.workflowId}`);
   });
 });
 
 describe("metadata levels", () => {
   const read = (headers: Record<string, string>, query = "") =>
-    admin.request(
-      "GET",
-      `/api/Product?$filter=SKU eq 'CX-P'&$select=SKU&$expand=Uoms($select=Name)${query}`,
-      undefined,
-      headers,
-    );
+    api.call("GET", `/api/Product?$filter=SKU eq 'CX-P'&$select=SKU&$expand=Uoms($select=Name)${query}`, { headers });
 
   it("answers minimal by default and says so in the Content-Type: context and ETags only", async () => {
     const res = await read({});
@@ -157,15 +162,17 @@ describe("metadata levels", () => {
   });
 
   it("keeps the ETag header of a single record at metadata=none", async () => {
-    const res = await admin.request("GET", `/api/Product(${product})`, undefined, {
-      Accept: "application/json;odata.metadata=none",
+    const res = await api.call("GET", `/api/Product(${product})`, {
+      headers: {
+        Accept: "application/json;odata.metadata=none",
+      },
     });
     expect(res.headers.get("ETag")).toBe('W/"1"');
     expect(await json(res)).toEqual({ Guid: product });
   });
 
   it("keeps the next link at metadata=none, and the $format in it", async () => {
-    const res = await admin.request("GET", "/api/Product?$format=application/json;odata.metadata=none&$top=2");
+    const res = await api.call("GET", "/api/Product?$format=application/json;odata.metadata=none&$top=2");
     const body = await json(res);
     expect(Object.keys(body)).toEqual(["value"]);
     const bulk = Array.from({ length: 50 }, (_, i) => ({
@@ -174,11 +181,11 @@ describe("metadata levels", () => {
       url: "Product",
       body: { SKU: `CX-N${i}` },
     }));
-    await admin.request("POST", "/api/$batch", { requests: bulk });
-    const page = await json(await admin.request("GET", "/api/Product?$format=application/json;odata.metadata=none"));
+    await api.call("POST", "/api/$batch", { body: { requests: bulk } });
+    const page = await json(await api.call("GET", "/api/Product?$format=application/json;odata.metadata=none"));
     expect(page["@odata.nextLink"]).toContain("format=application%2Fjson%3Bodata.metadata%3Dnone");
     expect(Object.keys(page)).toEqual(["value", "@odata.nextLink"]);
-    const next = await admin.request("GET", page["@odata.nextLink"]);
+    const next = await api.call("GET", page["@odata.nextLink"]);
     expect(next.headers.get("Content-Type")).toBe("application/json;odata.metadata=none");
   });
 
@@ -209,12 +216,13 @@ describe("metadata levels", () => {
   });
 
   it("adds the same for an expanded reference, and on a single record", async () => {
-    const res = await admin.request(
+    const res = await api.call(
       "GET",
       `/api/SalesOrder(${order})?$select=DocNumber&$expand=SellToCustomer($select=Id)`,
-      undefined,
       {
-        Accept: "application/json;odata.metadata=full",
+        headers: {
+          Accept: "application/json;odata.metadata=full",
+        },
       },
     );
     const body = await json(res);
@@ -230,7 +238,7 @@ describe("metadata levels", () => {
     ["$format naming another format", {}, "?$format=xml", "$format"],
     ["$format with a metadata level that does not exist", {}, "?$format=application/json;metadata=some", "$format"],
   ])("answers 406 NotAcceptable for %s, naming where", async (_, headers, query, target) => {
-    const res = await admin.request("GET", `/api/Product${query}`, undefined, headers);
+    const res = await api.call("GET", `/api/Product${query}`, { headers });
     expect(res.status).toBe(406);
     expect((await json(res)).error).toMatchObject({ code: "NotAcceptable", target });
   });
