@@ -1,5 +1,5 @@
 /**
- * Context URLs and metadata levels over HTTP (OData Protocol 4.01 §10; JSON Format 4.01 §3.1,
+ * Context URLs and metadata levels through the service (OData Protocol 4.01 §10; JSON Format 4.01 §3.1,
  * §4.5): every JSON answer starts with `@odata.context` naming what it holds — the entity set
  * and the select-list (the Guid alone when nothing is selected, which is the default
  * projection), expanded navigation properties with their own lists, `/$entity` for one record,

@@ -1,5 +1,5 @@
 /**
- * ETags and optimistic concurrency over HTTP (api-conventions: ETags; OData Protocol 4.01
+ * ETags and optimistic concurrency through the service (api-conventions: ETags; OData Protocol 4.01
  * §11.4.1.1; RFC 9110 §13): every record read or written carries its ETag (`@odata.etag`, and
  * the `ETag` header of a single record), which moves with every write; `If-Match` holds a
  * PATCH, DELETE or bound Modify method to a version (412 and nothing written when stale, `*` for

@@ -1,5 +1,5 @@
 /**
- * Property tests of the query language over HTTP, against the data set of test/query-fixture.ts:
+ * Property tests of the query language through the service, against the data set of test/query-fixture.ts:
  *
  * - well-typed `$filter` expressions generated from a grammar over Product and SalesOrder return
  *   exactly the records a TypeScript evaluator of the same expression selects (OData 4.01
@@ -11,7 +11,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";
-import { type Caller, signedInTenant } from "../../../../test/host-app.js";
+import { type ServiceTenant, serviceTenant } from "../../../../test/odata-harness.js";
 import {
   type FixtureLine,
   type FixtureOrder,
@@ -21,15 +21,15 @@ import {
   products,
 } from "../../../../test/query-fixture.js";
 
-let admin: Caller;
+let api: ServiceTenant;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("qprop"));
-  await loadFixture(admin, await testDatabase());
+  api = await serviceTenant("qprop");
+  await loadFixture(api, await testDatabase());
 });
 
 const get = (resource: string, options: Record<string, string>) =>
-  admin.request("GET", `/api/${resource}?${new URLSearchParams(options)}`);
+  api.call("GET", `/api/${resource}?${new URLSearchParams(options)}`);
 
 // ---------------------------------------------------------------- OData values and logic in TypeScript
 

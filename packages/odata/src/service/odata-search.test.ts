@@ -1,5 +1,5 @@
 /**
- * `$search` over HTTP against the hand-made data set of test/query-fixture.ts (Product SKU and
+ * `$search` through the service against the hand-made data set of test/query-fixture.ts (Product SKU and
  * SalesDescription, Customer Name, Contact FirstName and LastName, SalesOrderDetail Description
  * are searchable in the sample model): which records match (no ranking is asserted), how
  * characters that mean something elsewhere are taken as plain text, how it combines with the
@@ -9,22 +9,23 @@ import { sampleModel } from "@bizdata/examples";
 import { ReadPlanner } from "@bizdata/odata";
 import { fillPlaceholders } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testDatabase } from "../../../test/database.js";
-import { type Caller, dataOf, signedInTenant } from "../../../test/host-app.js";
-import { type LoadedFixture, loadFixture } from "../../../test/query-fixture.js";
+import { testDatabase } from "../../../../test/database.js";
+import { type ServiceTenant, serviceTenant } from "../../../../test/odata-harness.js";
+import { dataOf } from "../../../../test/payload-data.js";
+import { type LoadedFixture, loadFixture } from "../../../../test/query-fixture.js";
 
-let admin: Caller;
+let api: ServiceTenant;
 let fixture: LoadedFixture;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("search"));
-  fixture = await loadFixture(admin, await testDatabase());
+  api = await serviceTenant("search");
+  fixture = await loadFixture(api, await testDatabase());
 });
 
 const q = encodeURIComponent;
 
 async function get(path: string) {
-  const res = await admin.request("GET", path);
+  const res = await api.call("GET", path);
   const text = await res.text();
   let body: any = text;
   try {
@@ -135,7 +136,7 @@ describe("$search with other options", () => {
   });
 
   it("is honoured by /$count", async () => {
-    const res = await admin.request("GET", `/api/Product/$count?$search=${q("gadget OR bolt")}`);
+    const res = await api.call("GET", `/api/Product/$count?$search=${q("gadget OR bolt")}`);
     expect(await res.text()).toBe("3");
   });
 
@@ -250,7 +251,7 @@ describe("$search and the index", () => {
       ieee754Compatible: false,
     });
     if (read.kind === "method") throw new Error("a read");
-    const params = fillPlaceholders(read.prepared.params as unknown[], { tenant: admin.tenantId });
+    const params = fillPlaceholders(read.prepared.params as unknown[], { tenant: api.tenantId });
     const plan = await db.query<{ "QUERY PLAN": string }>({ sql: `EXPLAIN ${read.prepared.sql}`, params });
     // PostgreSQL prints both from the same parsed expression: the same text is the same expression,
     // which is what it matches an index by (a handful of rows never makes the index the cheapest way)
