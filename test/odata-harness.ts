@@ -62,7 +62,7 @@ export async function serviceHarness(options: HarnessOptions = {}) {
   const { model = sampleModel, db = base } = options;
   await migrate(base, model);
   const service = createODataService({ queryLimits: limits.queryLimits, ...options, db, model });
-  return { service, db, model, tenant: (label = "t") => tenantOf(service, uniqueTenant(label)) };
+  return { service, tenant: (tenantId: string) => tenantOf(service, tenantId) };
 }
 
 let shared: ReturnType<typeof serviceHarness> | undefined;
@@ -70,7 +70,7 @@ let shared: ReturnType<typeof serviceHarness> | undefined;
 /** a new tenant of the sample model's service (built once per worker) */
 export async function serviceTenant(label = "t"): Promise<ServiceTenant> {
   shared ??= serviceHarness();
-  return (await shared).tenant(label);
+  return (await shared).tenant(uniqueTenant(label));
 }
 
 const ORIGIN = "http://service.test";
