@@ -1,9 +1,10 @@
 /**
  * What the host adds to the OData service's answers on its entity routes (the service's own
  * behaviour is tested in packages/odata): the OData-Version of every answer, a HEAD answered
- * without its content, and the caller's role, which allows reads and refuses writes and Modify
- * methods to a reader.
+ * without its content, a verb they do not route, and the caller's role, which allows reads and
+ * Read methods and refuses writes and Modify methods to a reader.
  */
+import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Caller, signedInTenant } from "../../../../test/host-app.js";
 
@@ -57,5 +58,10 @@ describe("the entity routes", () => {
     const res = await admin.request("PUT", "/api/Product", {});
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toEqual(expect.any(String));
+  });
+
+  it("let a reader call Read methods but not Modify methods", async () => {
+    expect((await reader.request("GET", `/api/Product(${product})/GetDefaultMarkup()`)).status).toBe(200);
+    expect((await reader.request("POST", `/api/Journal(${randomUUID()})/Post`)).status).toBe(403);
   });
 });
