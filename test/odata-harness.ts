@@ -9,6 +9,7 @@
 import { type Database, inTenant, migrate, tableQueries, tenantFeatureTable } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import {
+  type BatchLimits,
   createODataService,
   defaultBatchLimits,
   defaultBodyLimits,
@@ -49,6 +50,8 @@ export interface ServiceTenant {
 }
 
 export interface HarnessOptions extends Partial<ODataServiceOptions> {
+  /** what a `$batch` may hold and answer (default the host tests' limits) */
+  readonly batchLimits?: BatchLimits;
   /**
    * the database the service runs on (default the test database): a wrapper of the test
    * database, e.g. one that records statements; the model is migrated on the test database
@@ -59,10 +62,10 @@ export interface HarnessOptions extends Partial<ODataServiceOptions> {
 /** a service over the test database with `options` (the sample model, the host tests' limits by default), migrated */
 export async function serviceHarness(options: HarnessOptions = {}) {
   const base = await testDatabase();
-  const { model = sampleModel, db = base } = options;
+  const { model = sampleModel, db = base, batchLimits = limits.batchLimits, ...serviceOptions } = options;
   await migrate(base, model);
-  const service = createODataService({ queryLimits: limits.queryLimits, ...options, db, model });
-  return { service, tenant: (tenantId: string) => tenantOf(service, tenantId) };
+  const service = createODataService({ queryLimits: limits.queryLimits, ...serviceOptions, db, model });
+  return { service, tenant: (tenantId: string) => tenantOf(service, tenantId, batchLimits) };
 }
 
 let shared: ReturnType<typeof serviceHarness> | undefined;
@@ -75,9 +78,9 @@ export async function serviceTenant(label = "t"): Promise<ServiceTenant> {
 
 const ORIGIN = "http://service.test";
 
-function tenantOf(service: ODataService, tenantId: string): ServiceTenant {
+function tenantOf(service: ODataService, tenantId: string, batchLimits: BatchLimits): ServiceTenant {
   const { model, basePath } = service;
-  const { bodyLimits, batchLimits } = limits;
+  const { bodyLimits } = limits;
   const failure = (err: unknown): ODataResult => errorResult(errorResponse(err, model));
 
   const answer = async (request: Request): Promise<ODataResult> => {
