@@ -59,7 +59,10 @@ export interface HarnessOptions extends Partial<ODataServiceOptions> {
   readonly db?: Database;
 }
 
-/** a service over the test database with `options` (the sample model, the host tests' limits by default), migrated */
+/**
+ * a service over the test database with `options` (the sample model and the host tests' limits
+ * by default), its model migrated, and its tenants
+ */
 export async function serviceHarness(options: HarnessOptions = {}) {
   const base = await testDatabase();
   const { model = sampleModel, db = base, batchLimits = limits.batchLimits, ...serviceOptions } = options;

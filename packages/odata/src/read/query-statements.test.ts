@@ -1,8 +1,8 @@
 /**
- * One statement per read (architecture: one prepared statement per request): the service runs over a
- * database wrapper that records every statement, and each representative read below must cost
- * exactly one, however many options, expanded levels and counts it has. The statement every
- * tenant transaction opens with (role and tenant settings) is not the read's and is left out.
+ * One statement per read (architecture: one prepared statement per request): the service runs over
+ * a database wrapper that records every statement, and each representative read below must cost
+ * exactly one, however many options, expanded levels and counts it has. The statement every tenant
+ * transaction opens with (role and tenant settings) is not the read's and is left out.
  */
 
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,8 @@
 /**
  * How reads grow with a tenant's data (PostgreSQL only: plans are its planner's). The statements
- * are the ones the service sends, caught on their way to the database, and explained in the tenant's
- * transaction (row-level security on), for a small tenant beside a large one in the same tables.
+ * are the ones the service sends, caught on their way to the database, and explained in the
+ * tenant's transaction (row-level security on), for a small tenant beside a large one in the same
+ * tables.
  *
  * Reads that must grow: a count of all orders counts every one of them, and a sum over the open
  * orders' lines adds every such line. PostgreSQL keeps no running totals, so both grow with the

@@ -1,11 +1,11 @@
 /**
- * Context URLs and metadata levels through the service (OData Protocol 4.01 §10; JSON Format 4.01 §3.1,
- * §4.5): every JSON answer starts with `@odata.context` naming what it holds — the entity set
- * and the select-list (the Guid alone when nothing is selected, which is the default
- * projection), expanded navigation properties with their own lists, `/$entity` for one record,
- * the groups and aggregates of `$apply`, a method's result type — and its Content-Type says the
- * metadata level: `none` leaves out everything but count and next link, `full` adds type, id,
- * edit link and navigation links.
+ * Context URLs and metadata levels through the service (OData Protocol 4.01 §10; JSON Format 4.01
+ * §3.1, §4.5): every JSON answer starts with `@odata.context` naming what it holds — the entity set
+ * and the select-list (the Guid alone when nothing is selected, which is the default projection),
+ * expanded navigation properties with their own lists, `/$entity` for one record, the groups and
+ * aggregates of `$apply`, a method's result type — and its Content-Type says the metadata level:
+ * `none` leaves out everything but count and next link, `full` adds type, id, edit link and
+ * navigation links.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ServiceTenant, serviceTenant } from "../../../../test/odata-harness.js";

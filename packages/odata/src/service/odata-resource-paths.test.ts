@@ -1,8 +1,8 @@
 /**
- * Resource paths as OData clients write them (issue 13), through the service against the hand-made data set
- * of test/query-fixture.ts: keys as `(Guid=…)` wherever `(…)` works, `%2F` inside a key or
- * parameter value against a raw `/`, operations qualified by the model's namespace, and
- * navigation from a record to what it refers to, owns or holds.
+ * Resource paths as OData clients write them (issue 13), through the service against the hand-made
+ * data set of test/query-fixture.ts: keys as `(Guid=…)` wherever `(…)` works, `%2F` inside a key or
+ * parameter value against a raw `/`, operations qualified by the model's namespace, and navigation
+ * from a record to what it refers to, owns or holds.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";

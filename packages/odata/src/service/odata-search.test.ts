@@ -1,8 +1,8 @@
 /**
- * `$search` through the service against the hand-made data set of test/query-fixture.ts (Product SKU and
- * SalesDescription, Customer Name, Contact FirstName and LastName, SalesOrderDetail Description
- * are searchable in the sample model): which records match (no ranking is asserted), how
- * characters that mean something elsewhere are taken as plain text, how it combines with the
+ * `$search` through the service against the hand-made data set of test/query-fixture.ts (Product
+ * SKU and SalesDescription, Customer Name, Contact FirstName and LastName, SalesOrderDetail
+ * Description are searchable in the sample model): which records match (no ranking is asserted),
+ * how characters that mean something elsewhere are taken as plain text, how it combines with the
  * other options and `$expand`, and that the statement can use the index the migration made.
  */
 import { sampleModel } from "@bizdata/examples";

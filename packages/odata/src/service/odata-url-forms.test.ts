@@ -1,6 +1,6 @@
 /**
- * URL forms of the OData grammar through the service (issue 13: the parser's remaining gaps), against the
- * hand-made data set of test/query-fixture.ts: what a client writes, what comes back.
+ * URL forms of the OData grammar through the service (issue 13: the parser's remaining gaps),
+ * against the hand-made data set of test/query-fixture.ts: what a client writes, what comes back.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";

@@ -1,9 +1,10 @@
 /**
- * An owned item by its key under its owner, as OData containment addresses it and the OASIS
- * OpenAPI converter writes it (`SalesOrder(…)/Details(…)`), through the service on the sample
- * domain: GET, PATCH and DELETE answer as `SalesOrderDetail(…)` does (body, context, ETag, If-Match
- * and If-None-Match; staging in a workflow is tested in the host), what follows the item works as from there, and an owner
- * that does not hold the item, or does not exist, is a 404 that changes nothing.
+ * An owned item by its key under its owner, as OData containment addresses it and the OASIS OpenAPI
+ * converter writes it (`SalesOrder(…)/Details(…)`), through the service on the sample domain: GET,
+ * PATCH and DELETE answer as `SalesOrderDetail(…)` does (body, context, ETag, If-Match and
+ * If-None-Match; staging in a workflow is tested in the host), what follows the item works as from
+ * there, and an owner that does not hold the item, or does not exist, is a 404 that changes
+ * nothing.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ServiceTenant, serviceTenant } from "../../../../test/odata-harness.js";

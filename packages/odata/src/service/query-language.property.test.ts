@@ -1,5 +1,6 @@
 /**
- * Property tests of the query language through the service, against the data set of test/query-fixture.ts:
+ * Property tests of the query language through the service, against the data set of
+ * test/query-fixture.ts:
  *
  * - well-typed `$filter` expressions generated from a grammar over Product and SalesOrder return
  *   exactly the records a TypeScript evaluator of the same expression selects (OData 4.01

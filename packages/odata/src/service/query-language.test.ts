@@ -1,7 +1,7 @@
 /**
- * The OData query language through the service (spec 4.4, 7; api-conventions: Reads, Errors), against the
- * hand-made data set of test/query-fixture.ts, so every expected answer below is worked out by
- * hand from that file.
+ * The OData query language through the service (spec 4.4, 7; api-conventions: Reads, Errors),
+ * against the hand-made data set of test/query-fixture.ts, so every expected answer below is worked
+ * out by hand from that file.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { testDatabase } from "../../../../test/database.js";

@@ -1,8 +1,8 @@
 /**
  * One validation for every write, through the service (issue 35): a Modify method and one that
- * saves on completion answer what a PATCH of the same values answers (400 ValidationError, the
- * same details), and store nothing; a workflow's steps and commit, in the host's tests, too. The model and its cases are
- * test/constraint-model.ts, which the core tests run per write path too.
+ * saves on completion answer what a PATCH of the same values answers (400 ValidationError, the same
+ * details), and store nothing; a workflow's steps and commit, in the host's tests, too. The model
+ * and its cases are test/constraint-model.ts, which the core tests run per write path too.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { constraintCases, constraintModel, patchBody, validOrder } from "../../../../test/constraint-model.js";
