@@ -6,12 +6,19 @@
  * be embedded in another Node server or driven in tests through `app.request`.
  */
 import { type Database, type Model, notFound, ServiceError } from "@bizdata/core";
-import { createODataService, inChangeset, jsonResult, type ODataResult, odataVersion, runBatch } from "@bizdata/odata";
+import {
+  createODataService,
+  errorResponse,
+  errorResult,
+  inChangeset,
+  type ODataResult,
+  odataVersion,
+  runBatch,
+} from "@bizdata/odata";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import pino, { type Logger } from "pino";
 import { callService, entityRoutes, send } from "./api/entity-routes.js";
-import { errorResponse } from "./api/error-response.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
 import { stepHeadersOf, workflowCallerOf, workflowRoutes, workflowStep } from "./api/workflow-routes.js";
@@ -110,15 +117,15 @@ export function createApp({
   });
 
   /** the answer to an error thrown while serving `method path` for `c`'s request, logged when unexpected */
-  const errorResult = (err: unknown, c: Context, method: string, path: string): ODataResult => {
-    const { status, error, headers, unexpected } = errorResponse(err, model);
-    if (unexpected) requestLogger(c, logger).error({ err, method, path }, "request failed");
-    return jsonResult(status, JSON.stringify(error.toJSON()), headers);
+  const errorAnswer = (err: unknown, c: Context, method: string, path: string): ODataResult => {
+    const response = errorResponse(err, model);
+    if (response.unexpected) requestLogger(c, logger).error({ err, method, path }, "request failed");
+    return errorResult(response);
   };
   app.onError((err, c) => {
     c.header("OData-Version", version(c));
     c.header("X-Content-Type-Options", "nosniff");
-    return send(c, errorResult(err, c, c.req.method, c.req.path));
+    return send(c, errorAnswer(err, c, c.req.method, c.req.path));
   });
 
   app.notFound((c) => c.json(notFound(`No resource at ${c.req.path}.`).toJSON(), 404));
@@ -256,7 +263,7 @@ export function createApp({
                     headers: { ...result.headers, "Workflow-Next-Index": String(nextIndex) },
                   }));
         return call
-          .catch((err: unknown) => errorResult(err, c, request.method, `${basePath}/${request.path}`))
+          .catch((err: unknown) => errorAnswer(err, c, request.method, `${basePath}/${request.path}`))
           .then((result) => ({
             ...result,
             headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },

@@ -9,7 +9,6 @@
  */
 export { type AdminContext, adminContext } from "./admin/admin-context.js";
 export type { BulkInsertOptions, RecordBatch } from "./admin/bulk-insert.js";
-export { type ErrorResponse, errorResponse } from "./api/error-response.js";
 export { type App, type AppOptions, createApp } from "./app.js";
 export { authTables } from "./auth/auth-tables.js";
 export type { Principal } from "./auth/principal.js";

@@ -101,6 +101,7 @@ export {
   runSingle,
   type SingleRecord,
 } from "./read/run-read.js";
+export { type ErrorResponse, errorResponse, errorResult } from "./service/error-response.js";
 export { methodEnvironment } from "./service/method-call.js";
 export {
   type Access,

@@ -8,6 +8,8 @@ import { sampleModel } from "@bizdata/examples";
 import { createApp, createTenant, loadConfig, loadSigningKeys, migrateService, setUser } from "@bizdata/host";
 import { testDatabase, uniqueTenant } from "./database.js";
 
+export { dataOf } from "./payload-data.js";
+
 type App = ReturnType<typeof createApp>;
 
 let shared: Promise<App> | undefined;
@@ -94,18 +96,3 @@ export async function signedInTenant(label = "t"): Promise<{ admin: Caller; read
 export const fromPeer = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
 
 export { PASSWORD };
-
-const CONTROL = /^@odata\.(context|etag|id|type|editLink)$|@odata\.navigationLink$/;
-
-/**
- * A payload without its control information (`@odata.context`, `@odata.etag` and, at full
- * metadata, ids, types and links), for tests about the data; `@odata.count` and
- * `@odata.nextLink` stay, as they are part of what a collection says.
- */
-export function dataOf<T>(payload: T): T {
-  if (Array.isArray(payload)) return payload.map(dataOf) as T;
-  if (payload === null || typeof payload !== "object") return payload;
-  return Object.fromEntries(
-    Object.entries(payload).flatMap(([key, value]) => (CONTROL.test(key) ? [] : [[key, dataOf(value)]])),
-  ) as T;
-}

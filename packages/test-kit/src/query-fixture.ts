@@ -1,13 +1,13 @@
 /**
  * A small, hand-made data set of the sample domain for the query-language tests, small enough
  * that every expected answer can be worked out by hand (and, for the property tests, by the
- * TypeScript evaluator over the same values). It is written through the API like a client would,
+ * TypeScript evaluator over the same values). It is written through the service like a client would,
  * into the caller's tenant.
  */
 import { columnOf, type Database, tableName } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
 import { expect } from "vitest";
-import type { Caller } from "./host-app.js";
+import type { ServiceTenant } from "./odata-harness.js";
 
 export interface FixtureProduct {
   readonly SKU: string;
@@ -185,10 +185,10 @@ export interface LoadedFixture {
  * collections). `TotalPrice` is set in the database to the fixture's hand-computed value too, so
  * the answers below never depend on the sample logic that also maintains it.
  */
-export async function loadFixture(admin: Caller, db: Database): Promise<LoadedFixture> {
+export async function loadFixture(api: ServiceTenant, db: Database): Promise<LoadedFixture> {
   const guids: Record<string, Record<string, string>> = {};
   const post = async (entity: string, key: string, body: object) => {
-    const res = await admin.request("POST", `/api/${entity}`, body);
+    const res = await api.call("POST", `/api/${entity}`, { body });
     const text = await res.text();
     expect(res.status, `${entity} ${key}: ${text}`).toBe(201);
     guids[entity] ??= {};
@@ -207,7 +207,7 @@ export async function loadFixture(admin: Caller, db: Database): Promise<LoadedFi
     await post("SalesOrder", order.DocNumber, { ...order, SellToCustomer: order.SellToCustomer ?? customers[0]!.Id });
     await db.query({
       sql: `UPDATE ${table} SET ${column} = $1${order.SellToCustomer === null ? `, ${customerColumn} = NULL` : ""} WHERE tenant_id = $2 AND guid = $3`,
-      params: [TotalPrice, admin.tenantId, guids.SalesOrder![order.DocNumber]],
+      params: [TotalPrice, api.tenantId, guids.SalesOrder![order.DocNumber]],
     });
   }
   return { guids };

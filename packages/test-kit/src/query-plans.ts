@@ -1,6 +1,6 @@
 /**
- * The plans PostgreSQL makes for the statements the host sends (the plan tests): an app whose
- * statements are caught on their way to the database, and a caught statement explained in a
+ * The plans PostgreSQL makes for the statements the service sends (the plan tests): a database
+ * whose statements are caught on their way to it (and an app over one), and a caught statement explained in a
  * tenant's transaction, so that row-level security applies as when the host runs it.
  */
 import { type Database, inTenant, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
@@ -29,10 +29,14 @@ export async function tenantPlan(db: Database, tenantId: string, { sql, params }
   return planNodes(row!["QUERY PLAN"][0].Plan);
 }
 
+/** `db` with every statement sent through it pushed onto `caught` */
+export const watched = (db: Database, caught: SqlQuery[]): Database =>
+  watchStatements(db, (statements) => caught.push(...statements.map(toQuery)));
+
 /** the sample model's app over `db`, every statement it sends pushed onto `caught` */
 export async function watchedApp(db: Database, caught: SqlQuery[]) {
   return createApp({
-    db: watchStatements(db, (statements) => caught.push(...statements.map(toQuery))),
+    db: watched(db, caught),
     model: sampleModel,
     keys: await loadSigningKeys(db),
     config,

@@ -31,8 +31,8 @@ import {
   tableQueries,
   type WriteLimits,
 } from "@bizdata/core";
+import { errorResponse } from "@bizdata/odata";
 import { and, eq, sql } from "drizzle-orm";
-import { errorResponse } from "../api/error-response.js";
 import { tenantExists } from "../tenants/tenant-admin.js";
 import { duration, importProgress } from "./import-progress.js";
 import { formatOf, readRows, type SourceRow } from "./import-source.js";

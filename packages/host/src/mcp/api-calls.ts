@@ -7,10 +7,9 @@
  * and log lines belong to the MCP request. One ApiCalls serves one MCP request.
  */
 import { type ErrorCode, type Model, type PromptEnvelope, statusOf, type UnitOfWork } from "@bizdata/core";
-import { jsonResult, type ODataRequest, type ODataResult, serviceRequest } from "@bizdata/odata";
+import { errorResponse, jsonResult, type ODataRequest, type ODataResult, serviceRequest } from "@bizdata/odata";
 import type { StepHeaders, WorkflowCaller, WorkflowService } from "@bizdata/workflow";
 import type { Logger } from "pino";
-import { errorResponse } from "../api/error-response.js";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 

@@ -1,7 +1,7 @@
 /**
  * The `$batch` executor over an injected service call and changeset runner, with no database:
  * what each part is sent as, how answers flow into later parts, and what a failure does to the
- * rest. (The host's batch tests run the same executor over the real app.)
+ * rest. (batch.test.ts runs the same executor over the service and the test database.)
  */
 import { randomUUID } from "node:crypto";
 import { defineModel, entity, ReadCache, ServiceError, type Session, text, type UnitOfWork } from "@bizdata/core";

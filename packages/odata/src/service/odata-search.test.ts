@@ -1,30 +1,31 @@
 /**
- * `$search` over HTTP against the hand-made data set of packages/test-kit/src/query-fixture.ts (Product SKU and
- * SalesDescription, Customer Name, Contact FirstName and LastName, SalesOrderDetail Description
- * are searchable in the sample model): which records match (no ranking is asserted), how
- * characters that mean something elsewhere are taken as plain text, how it combines with the
+ * `$search` through the service against the hand-made data set of test/query-fixture.ts (Product
+ * SKU and SalesDescription, Customer Name, Contact FirstName and LastName, SalesOrderDetail
+ * Description are searchable in the sample model): which records match (no ranking is asserted),
+ * how characters that mean something elsewhere are taken as plain text, how it combines with the
  * other options and `$expand`, and that the statement can use the index the migration made.
  */
 import { sampleModel } from "@bizdata/examples";
 import { ReadPlanner } from "@bizdata/odata";
 import { testDatabase } from "@bizdata/test-kit/database";
-import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { fillPlaceholders } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 
-let admin: Caller;
+let api: ServiceTenant;
 let fixture: LoadedFixture;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("search"));
-  fixture = await loadFixture(admin, await testDatabase());
+  api = await serviceTenant("search");
+  fixture = await loadFixture(api, await testDatabase());
 });
 
 const q = encodeURIComponent;
 
 async function get(path: string) {
-  const res = await admin.request("GET", path);
+  const res = await api.call("GET", path);
   const text = await res.text();
   let body: any = text;
   try {
@@ -135,7 +136,7 @@ describe("$search with other options", () => {
   });
 
   it("is honoured by /$count", async () => {
-    const res = await admin.request("GET", `/api/Product/$count?$search=${q("gadget OR bolt")}`);
+    const res = await api.call("GET", `/api/Product/$count?$search=${q("gadget OR bolt")}`);
     expect(await res.text()).toBe("3");
   });
 
@@ -250,7 +251,7 @@ describe("$search and the index", () => {
       ieee754Compatible: false,
     });
     if (read.kind === "method") throw new Error("a read");
-    const params = fillPlaceholders(read.prepared.params as unknown[], { tenant: admin.tenantId });
+    const params = fillPlaceholders(read.prepared.params as unknown[], { tenant: api.tenantId });
     const plan = await db.query<{ "QUERY PLAN": string }>({ sql: `EXPLAIN ${read.prepared.sql}`, params });
     // PostgreSQL prints both from the same parsed expression: the same text is the same expression,
     // which is what it matches an index by (a handful of rows never makes the index the cheapest way)

@@ -1,5 +1,5 @@
 /**
- * ETags and optimistic concurrency over HTTP (api-conventions: ETags; OData Protocol 4.01
+ * ETags and optimistic concurrency through the service (api-conventions: ETags; OData Protocol 4.01
  * §11.4.1.1; RFC 9110 §13): every record read or written carries its ETag (`@odata.etag`, and
  * the `ETag` header of a single record), which moves with every write; `If-Match` holds a
  * PATCH, DELETE or bound Modify method to a version (412 and nothing written when stale, `*` for
@@ -7,25 +7,26 @@
  * `$batch` parts carry their own conditions.
  */
 
-import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const json = async (res: Response) => (await res.json()) as any;
-let admin: Caller;
+let api: ServiceTenant;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("etags"));
+  api = await serviceTenant("etags");
 });
 
 /** a new product; its Guid and the ETag it was created with */
 async function product(sku: string, more: Record<string, unknown> = {}) {
-  const res = await admin.request("POST", "/api/Product", { SKU: sku, Cost: 1, ...more });
+  const res = await api.call("POST", "/api/Product", { body: { SKU: sku, Cost: 1, ...more } });
   expect(res.status).toBe(201);
   return { guid: (await json(res)).Guid as string, etag: res.headers.get("ETag")! };
 }
 
 const read = (guid: string, headers: Record<string, string> = {}) =>
-  admin.request("GET", `/api/Product(${guid})?$select=SKU,Cost`, undefined, headers);
+  api.call("GET", `/api/Product(${guid})?$select=SKU,Cost`, { headers });
 
 const error = async (res: Response) => (await json(res)).error;
 
@@ -37,10 +38,13 @@ describe("ETags on reads and writes", () => {
     expect(first.headers.get("ETag")).toBe('W/"1"');
     expect((await json(first))["@odata.etag"]).toBe('W/"1"');
 
-    const patched = await admin.request("PATCH", `/api/Product(${guid})?$select=Cost`, { Cost: 2 });
+    const patched = await api.call("PATCH", `/api/Product(${guid})?$select=Cost`, { body: { Cost: 2 } });
     expect(patched.headers.get("ETag")).toBe('W/"2"');
     expect((await json(patched))["@odata.etag"]).toBe('W/"2"');
-    const minimal = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 3 }, { Prefer: "return=minimal" });
+    const minimal = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 3 },
+      headers: { Prefer: "return=minimal" },
+    });
     expect(minimal.status).toBe(204);
     expect(minimal.headers.get("ETag")).toBe('W/"3"');
     const after = await read(guid);
@@ -50,8 +54,8 @@ describe("ETags on reads and writes", () => {
 
   it("tags every entity of a collection, expanded ones too, and sends no ETag header for a collection", async () => {
     const { guid } = await product("E-2", { Uoms: [{ Name: "Each" }] });
-    await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 5 });
-    const res = await admin.request("GET", "/api/Product?$filter=SKU eq 'E-2'&$select=SKU&$expand=Uoms($select=Name)");
+    await api.call("PATCH", `/api/Product(${guid})`, { body: { Cost: 5 } });
+    const res = await api.call("GET", "/api/Product?$filter=SKU eq 'E-2'&$select=SKU&$expand=Uoms($select=Name)");
     expect(res.headers.get("ETag")).toBeNull();
     const [item] = (await json(res)).value;
     expect(item["@odata.etag"]).toBe('W/"2"');
@@ -62,8 +66,11 @@ describe("ETags on reads and writes", () => {
 describe("If-Match on PATCH and DELETE", () => {
   it("refuses a stale version with 412 PreconditionFailed, writes nothing, and names the current ETag", async () => {
     const { guid, etag } = await product("M-1");
-    expect((await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 2 })).status).toBe(200);
-    const stale = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 99 }, { "If-Match": etag });
+    expect((await api.call("PATCH", `/api/Product(${guid})`, { body: { Cost: 2 } })).status).toBe(200);
+    const stale = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 99 },
+      headers: { "If-Match": etag },
+    });
     expect(stale.status).toBe(412);
     expect(stale.headers.get("ETag")).toBe('W/"2"');
     const err = await error(stale);
@@ -74,30 +81,34 @@ describe("If-Match on PATCH and DELETE", () => {
     expect(now.headers.get("ETag")).toBe('W/"2"');
     expect(dataOf(await json(now)).Cost).toBe(2);
 
-    const staleDelete = await admin.request("DELETE", `/api/Product(${guid})`, undefined, { "If-Match": etag });
+    const staleDelete = await api.call("DELETE", `/api/Product(${guid})`, { headers: { "If-Match": etag } });
     expect(staleDelete.status).toBe(412);
     expect((await read(guid)).status).toBe(200);
   });
 
   it("writes when If-Match names the current version (weak or strong form, or among several), and when it is *", async () => {
     const { guid, etag } = await product("M-2");
-    const current = await admin.request(
-      "PATCH",
-      `/api/Product(${guid})?$select=Cost`,
-      { Cost: 2 },
-      { "If-Match": etag },
-    );
+    const current = await api.call("PATCH", `/api/Product(${guid})?$select=Cost`, {
+      body: { Cost: 2 },
+      headers: { "If-Match": etag },
+    });
     expect(current.status).toBe(200);
     expect(current.headers.get("ETag")).toBe('W/"2"');
     // weak comparison: the opaque tag decides, with or without W/, anywhere in a list
-    const strong = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 3 }, { "If-Match": '"2"' });
+    const strong = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 3 },
+      headers: { "If-Match": '"2"' },
+    });
     expect(strong.status).toBe(200);
-    const listed = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 4 }, { "If-Match": 'W/"1", W/"3"' });
+    const listed = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 4 },
+      headers: { "If-Match": 'W/"1", W/"3"' },
+    });
     expect(listed.status).toBe(200);
-    const any = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 5 }, { "If-Match": "*" });
+    const any = await api.call("PATCH", `/api/Product(${guid})`, { body: { Cost: 5 }, headers: { "If-Match": "*" } });
     expect(any.status).toBe(200);
     expect(any.headers.get("ETag")).toBe('W/"5"');
-    const deleted = await admin.request("DELETE", `/api/Product(${guid})`, undefined, { "If-Match": 'W/"5"' });
+    const deleted = await api.call("DELETE", `/api/Product(${guid})`, { headers: { "If-Match": 'W/"5"' } });
     expect(deleted.status).toBe(204);
     expect((await read(guid)).status).toBe(404);
   });
@@ -105,7 +116,10 @@ describe("If-Match on PATCH and DELETE", () => {
   it("answers 404 for a record that does not exist, whatever If-Match says", async () => {
     const missing = "00000000-0000-4000-8000-000000000001";
     for (const ifMatch of ["*", 'W/"1"']) {
-      const res = await admin.request("PATCH", `/api/Product(${missing})`, { Cost: 1 }, { "If-Match": ifMatch });
+      const res = await api.call("PATCH", `/api/Product(${missing})`, {
+        body: { Cost: 1 },
+        headers: { "If-Match": ifMatch },
+      });
       expect(res.status).toBe(404);
     }
   });
@@ -118,7 +132,10 @@ describe("If-Match on PATCH and DELETE", () => {
     ["an empty value", " "],
   ])("answers 400 InvalidHeader for %s, and writes nothing", async (_, ifMatch) => {
     const { guid } = await product(`M-bad-${ifMatch.length}-${ifMatch.charCodeAt(0)}`);
-    const res = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 7 }, { "If-Match": ifMatch });
+    const res = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 7 },
+      headers: { "If-Match": ifMatch },
+    });
     expect(res.status).toBe(400);
     expect(await error(res)).toMatchObject({ code: "InvalidHeader", target: "If-Match" });
     expect((await read(guid)).headers.get("ETag")).toBe('W/"1"');
@@ -126,30 +143,34 @@ describe("If-Match on PATCH and DELETE", () => {
 
   it("refuses a write whose If-None-Match names the current version (412), and writes with * refused too", async () => {
     const { guid, etag } = await product("M-3");
-    const named = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 2 }, { "If-None-Match": etag });
+    const named = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 2 },
+      headers: { "If-None-Match": etag },
+    });
     expect(named.status).toBe(412);
     expect(await error(named)).toMatchObject({ code: "PreconditionFailed", target: "If-None-Match" });
-    const star = await admin.request("DELETE", `/api/Product(${guid})`, undefined, { "If-None-Match": "*" });
+    const star = await api.call("DELETE", `/api/Product(${guid})`, { headers: { "If-None-Match": "*" } });
     expect(star.status).toBe(412);
-    const other = await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 2 }, { "If-None-Match": 'W/"9"' });
+    const other = await api.call("PATCH", `/api/Product(${guid})`, {
+      body: { Cost: 2 },
+      headers: { "If-None-Match": 'W/"9"' },
+    });
     expect(other.status).toBe(200);
   });
 
   it("holds a Modify method bound to a record to the version If-Match names", async () => {
-    await admin.request("POST", "/api/Customer", { Id: "EM-C" });
-    const order = await admin.request("POST", "/api/SalesOrder", { DocNumber: "EM-1", SellToCustomer: "EM-C" });
+    await api.call("POST", "/api/Customer", { body: { Id: "EM-C" } });
+    const order = await api.call("POST", "/api/SalesOrder", { body: { DocNumber: "EM-1", SellToCustomer: "EM-C" } });
     expect(order.status).toBe(201);
     const { Guid } = await json(order);
     const source = await json(
-      await admin.request("POST", "/api/SalesOrder", { DocNumber: "EM-0", SellToCustomer: "EM-C" }),
+      await api.call("POST", "/api/SalesOrder", { body: { DocNumber: "EM-0", SellToCustomer: "EM-C" } }),
     );
     const call = (ifMatch: string) =>
-      admin.request(
-        "POST",
-        `/api/SalesOrder(${Guid})/ReorderFrom`,
-        { salesOrderGuid: source.Guid },
-        { "If-Match": ifMatch },
-      );
+      api.call("POST", `/api/SalesOrder(${Guid})/ReorderFrom`, {
+        body: { salesOrderGuid: source.Guid },
+        headers: { "If-Match": ifMatch },
+      });
     const stale = await call('W/"7"');
     expect(stale.status, await stale.clone().text()).toBe(412);
     expect((await call(order.headers.get("ETag")!)).status).toBe(204);
@@ -164,7 +185,7 @@ describe("If-None-Match on reads", () => {
     expect(unchanged.headers.get("ETag")).toBe(etag);
     expect(await unchanged.text()).toBe("");
     expect((await read(guid, { "If-None-Match": "*" })).status).toBe(304);
-    await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 2 });
+    await api.call("PATCH", `/api/Product(${guid})`, { body: { Cost: 2 } });
     const changed = await read(guid, { "If-None-Match": etag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get("ETag")).toBe('W/"2"');
@@ -172,7 +193,7 @@ describe("If-None-Match on reads", () => {
 
   it("reads a collection whatever If-None-Match says, and a record whose If-Match is stale not at all (412)", async () => {
     const { guid } = await product("N-2");
-    const list = await admin.request("GET", "/api/Product?$top=1", undefined, { "If-None-Match": "*" });
+    const list = await api.call("GET", "/api/Product?$top=1", { headers: { "If-None-Match": "*" } });
     expect(list.status).toBe(200);
     expect((await read(guid, { "If-Match": 'W/"5"' })).status).toBe(412);
     expect((await read(guid, { "If-None-Match": "3" })).status).toBe(400);
@@ -180,11 +201,11 @@ describe("If-None-Match on reads", () => {
 });
 
 describe("conditions in $batch parts", () => {
-  const batch = (requests: unknown[]) => admin.request("POST", "/api/$batch", { requests });
+  const batch = (requests: unknown[]) => api.call("POST", "/api/$batch", { body: { requests } });
 
   it("fails a part whose If-Match is stale with 412 and runs the others", async () => {
     const { guid, etag } = await product("B-1");
-    await admin.request("PATCH", `/api/Product(${guid})`, { Cost: 2 });
+    await api.call("PATCH", `/api/Product(${guid})`, { body: { Cost: 2 } });
     const { responses } = await json(
       await batch([
         { id: "stale", method: "PATCH", url: `Product(${guid})`, headers: { "if-match": etag }, body: { Cost: 9 } },
@@ -200,7 +221,7 @@ describe("conditions in $batch parts", () => {
   it("fails a whole changeset when one of its parts' If-Match is stale: nothing of it is stored", async () => {
     const a = await product("B-2");
     const b = await product("B-3");
-    await admin.request("PATCH", `/api/Product(${b.guid})`, { Cost: 2 });
+    await api.call("PATCH", `/api/Product(${b.guid})`, { body: { Cost: 2 } });
     const { responses } = await json(
       await batch([
         {

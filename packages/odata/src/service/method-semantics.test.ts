@@ -10,12 +10,9 @@ import {
   text,
 } from "@bizdata/core";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
-import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceHarness } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../app.js";
-import { loadSigningKeys } from "../auth/signing-keys.js";
-import { migrateService } from "../schema.js";
-import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
 
 // a model of its own: subscribers that record what ran, to pin the execution rules down
 const log: string[] = [];
@@ -97,35 +94,30 @@ model.subscribe(Peek, {
 model.subscribe(Gated, { name: "gated", feature: "Secret", run: () => "secret" });
 model.subscribe(Make, { name: "make", run: ({ args, create }) => create("MsCounter", { Name: args.name }) });
 
-let admin: Caller;
+let api: ServiceTenant;
 let db: Awaited<ReturnType<typeof testDatabase>>;
 let tenantId: string;
 
 beforeAll(async () => {
   db = await testDatabase();
-  await migrateService(db, model);
-  const app = createApp({ db, model, keys: await loadSigningKeys(db), config });
   tenantId = uniqueTenant("semantics");
-  await createTenant(db, tenantId);
-  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-  admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
+  api = (await serviceHarness({ model })).tenant(tenantId);
 });
 
 const json = async (res: Response) => (await res.json()) as any;
 const counter = async (name: string) => {
-  const res = await admin.request("POST", "/api/MsCounter/Make?$select=Name,Count", { name });
+  const res = await api.call("POST", "/api/MsCounter/Make?$select=Name,Count", { body: { name } });
   expect(res.status).toBe(200);
   return (await json(res)) as { Guid: string; Count: number };
 };
-const read = async (guid: string) =>
-  json(await admin.request("GET", `/api/MsCounter(${guid})?$select=Count,Sealed,Note`));
+const read = async (guid: string) => json(await api.call("GET", `/api/MsCounter(${guid})?$select=Count,Sealed,Note`));
 
 describe("method execution rules (spec 4.8)", () => {
   it("runs subscribers in registration order; the return value of a static Modify method is read back", async () => {
     const c = await counter("order");
     expect(dataOf(c)).toEqual({ Guid: expect.any(String), Name: "order", Count: 0 });
     log.length = 0;
-    expect((await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, {})).status).toBe(204);
+    expect((await api.call("POST", `/api/MsCounter(${c.Guid})/Bump`, { body: {} })).status).toBe(204);
     expect(log).toEqual(["run first", "run second", "run third", "run fourth"]);
     expect((await read(c.Guid)).Count).toBe(4);
   });
@@ -133,7 +125,7 @@ describe("method execution rules (spec 4.8)", () => {
   it("on an abort inside a body undoes the subscribers that ran, in reverse; one without undo keeps its change", async () => {
     const c = await counter("abort");
     log.length = 0;
-    const res = await admin.request("POST", `/api/MsCounter(${c.Guid})/Bump`, { failAt: 4 });
+    const res = await api.call("POST", `/api/MsCounter(${c.Guid})/Bump`, { body: { failAt: 4 } });
     expect(res.status).toBe(400);
     expect((await json(res)).error).toMatchObject({ code: "MethodAborted", message: "stopped at fourth" });
     // fourth stopped itself; the completed ones are undone in reverse, second has no undo
@@ -169,33 +161,33 @@ describe("method execution rules (spec 4.8)", () => {
   it("saves a save-on-completion method once at the end, and nothing when it aborts", async () => {
     const c = await counter("seal");
     log.length = 0;
-    const failed = await admin.request("POST", `/api/MsCounter(${c.Guid})/Seal`, { fail: 1 });
+    const failed = await api.call("POST", `/api/MsCounter(${c.Guid})/Seal`, { body: { fail: 1 } });
     expect(failed.status).toBe(400);
     expect(log).toEqual(["seal mark", "seal undo"]);
     expect(await read(c.Guid)).toMatchObject({ Sealed: null, Note: null });
-    expect((await admin.request("POST", `/api/MsCounter(${c.Guid})/Seal`)).status).toBe(204);
+    expect((await api.call("POST", `/api/MsCounter(${c.Guid})/Seal`)).status).toBe(204);
     expect(await read(c.Guid)).toMatchObject({ Sealed: "yes", Note: "sealed" });
   });
 
   it("keeps a Read method from writing", async () => {
     const c = await counter("peek");
-    const res = await admin.request("GET", `/api/MsCounter(${c.Guid})/Peek()`);
+    const res = await api.call("GET", `/api/MsCounter(${c.Guid})/Peek()`);
     expect(res.status).toBe(500);
     expect((await read(c.Guid)).Note).toBeNull();
   });
 
   it("answers 403 MethodUnavailable when every subscriber is behind a missing feature, 501 without subscribers", async () => {
     const c = await counter("gates");
-    const gated = await admin.request("GET", `/api/MsCounter(${c.Guid})/Gated()`);
+    const gated = await api.call("GET", `/api/MsCounter(${c.Guid})/Gated()`);
     expect(gated.status).toBe(403);
     expect((await json(gated)).error.code).toBe("MethodUnavailable");
-    const none = await admin.request("GET", `/api/MsCounter(${c.Guid})/Unimplemented()`);
+    const none = await api.call("GET", `/api/MsCounter(${c.Guid})/Unimplemented()`);
     expect(none.status).toBe(501);
     expect((await json(none)).error.code).toBe("MethodNotImplemented");
-    await setFeature(db, tenantId, "Secret", true);
+    await api.enable("Secret");
     // features are cached for a few seconds on writes; reads of methods see them at once
     await new Promise((r) => setTimeout(r, 5_100));
-    expect(await json(await admin.request("GET", `/api/MsCounter(${c.Guid})/Gated()`))).toEqual({
+    expect(await json(await api.call("GET", `/api/MsCounter(${c.Guid})/Gated()`))).toEqual({
       "@odata.context": "/api/$metadata#Edm.String",
       value: "secret",
     });

@@ -1,26 +1,27 @@
 /**
- * Resource paths as OData clients write them (issue 13), over HTTP against the hand-made data set
- * of packages/test-kit/src/query-fixture.ts: keys as `(Guid=…)` wherever `(…)` works, `%2F` inside a key or
- * parameter value against a raw `/`, operations qualified by the model's namespace, and
- * navigation from a record to what it refers to, owns or holds.
+ * Resource paths as OData clients write them (issue 13), through the service against the hand-made
+ * data set of test/query-fixture.ts: keys as `(Guid=…)` wherever `(…)` works, `%2F` inside a key or
+ * parameter value against a raw `/`, operations qualified by the model's namespace, and navigation
+ * from a record to what it refers to, owns or holds.
  */
 
 import { testDatabase } from "@bizdata/test-kit/database";
-import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { beforeAll, describe, expect, it } from "vitest";
 
-let admin: Caller;
+let api: ServiceTenant;
 let fixture: LoadedFixture;
 const MISSING = "00000000-0000-4000-8000-000000000000";
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("paths"));
-  fixture = await loadFixture(admin, await testDatabase());
+  api = await serviceTenant("paths");
+  fixture = await loadFixture(api, await testDatabase());
 });
 
 async function send(method: string, path: string, body?: unknown) {
-  const res = await admin.request(method, path, body);
+  const res = await api.call(method, path, { body });
   const text = await res.text();
   let json: any = text;
   try {
@@ -64,19 +65,21 @@ describe("keys as (Guid=…)", () => {
 
   it("in batch part URLs", async () => {
     const customer = fixture.guids.Customer!.C002!;
-    const res = await admin.request("POST", "/api/$batch", {
-      requests: [
-        { id: "r", method: "GET", url: `SalesOrder(Guid=${order("SO-001")})?$select=DocNumber` },
-        {
-          id: "w",
-          atomicityGroup: "g",
-          method: "PATCH",
-          url: `Customer(Guid=${customer})?$select=CreditLimit`,
-          body: { CreditLimit: 600 },
-        },
-        { id: "n", method: "GET", url: `SalesOrder(Guid=${order("SO-001")})/Details/$count` },
-        { id: "m", method: "GET", url: `SalesOrder/bizdata.GetOpenOrders(customerId='C002')?$select=DocNumber` },
-      ],
+    const res = await api.call("POST", "/api/$batch", {
+      body: {
+        requests: [
+          { id: "r", method: "GET", url: `SalesOrder(Guid=${order("SO-001")})?$select=DocNumber` },
+          {
+            id: "w",
+            atomicityGroup: "g",
+            method: "PATCH",
+            url: `Customer(Guid=${customer})?$select=CreditLimit`,
+            body: { CreditLimit: 600 },
+          },
+          { id: "n", method: "GET", url: `SalesOrder(Guid=${order("SO-001")})/Details/$count` },
+          { id: "m", method: "GET", url: `SalesOrder/bizdata.GetOpenOrders(customerId='C002')?$select=DocNumber` },
+        ],
+      },
     });
     const { responses } = (await res.json()) as { responses: { id: string; status: number; body: unknown }[] };
     expect(responses.map((r) => [r.id, r.status, dataOf(r.body)])).toEqual([
@@ -276,7 +279,7 @@ describe("navigation from a record", () => {
   });
 
   it("$count of a collection honours $filter", async () => {
-    const res = await admin.request(
+    const res = await api.call(
       "GET",
       `/api/SalesOrder(${order("SO-005")})/Details/$count?$filter=${q("Quantity ge 4")}`,
     );

@@ -1,12 +1,13 @@
 /**
  * How reads grow with a tenant's data (PostgreSQL only: plans are its planner's). The statements
- * are the ones the host sends, caught on their way to the database, and explained in the tenant's
- * transaction (row-level security on), for a small tenant beside a large one in the same tables.
+ * are the ones the service sends, caught on their way to the database, and explained in the
+ * tenant's transaction (row-level security on), for a small tenant beside a large one in the same
+ * tables.
  *
  * Reads that must grow: a count of all orders counts every one of them, and a sum over the open
  * orders' lines adds every such line. PostgreSQL keeps no running totals, so both grow with the
  * data (`pnpm bench` at BENCH_SCALES=1,10: about tenfold). What must not grow is the work for other
- * tenants' rows: the host's statements for both reads are served by tenant-leading indexes (the
+ * tenants' rows: the service's statements for both reads are served by tenant-leading indexes (the
  * count by an index-only scan when it can) and scan no table whole.
  *
  * A read that must not grow: a page of customers filtered on their contact's state, with the
@@ -18,12 +19,12 @@
  */
 import type { Database, SqlQuery } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
-import { adminContext, createTenant, setUser } from "@bizdata/host";
+// the host's bulk loader, to seed a large tenant in seconds (what is tested is the service's reads)
+import { adminContext } from "@bizdata/host";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
-import { type Caller, caller, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
-import { type PlanNode, planNodes, tenantPlan, watchedApp } from "@bizdata/test-kit/query-plans";
+import { type ServiceTenant, serviceHarness } from "@bizdata/test-kit/odata-harness";
+import { type PlanNode, planNodes, tenantPlan, watched } from "@bizdata/test-kit/query-plans";
 import { beforeAll, describe, expect, it } from "vitest";
-import { migrateService } from "../schema.js";
 
 const SMALL = { products: 50, customers: 20, orders: 100, linesPerOrder: 3, invoices: 0, journals: 0 };
 // customers enough for the planner to page through them rather than join them all (with the
@@ -31,17 +32,14 @@ const SMALL = { products: 50, customers: 20, orders: 100, linesPerOrder: 3, invo
 const LARGE = { products: 500, customers: 20_000, orders: 20_000, linesPerOrder: 3, invoices: 0, journals: 0 };
 
 let db: Database;
-let small: Caller;
-let large: Caller;
+let small: ServiceTenant;
+let large: ServiceTenant;
 const caught: SqlQuery[] = [];
 
-/** the plan of the statement the host sends for `path`, for the small tenant unless told */
-async function planOf(path: string, tenant: Caller = small): Promise<PlanNode[]> {
-  // the token's grant read first (a seed of the large tenant outlasts the grant cache), so that
-  // the one statement caught is the read's
-  expect((await tenant.request("GET", "/api/")).status).toBe(200);
+/** the plan of the statement the service sends for `path`, for the small tenant unless told */
+async function planOf(path: string, tenant: ServiceTenant = small): Promise<PlanNode[]> {
   caught.length = 0;
-  const res = await tenant.request("GET", path);
+  const res = await tenant.call("GET", path);
   expect(res.status, await res.text()).toBe(200);
   expect(caught).toHaveLength(1);
   return tenantPlan(db, tenant.tenantId, caught[0]!);
@@ -73,21 +71,18 @@ const INDEX_SCANS = ["Index Scan", "Index Only Scan", "Bitmap Index Scan"];
 describe.skipIf(!process.env.DATABASE_URL)("the reads that grow with the data", () => {
   beforeAll(async () => {
     db = await testDatabase();
-    await migrateService(db, sampleModel);
+    const harness = await serviceHarness({ db: watched(db, caught) });
     const tenants = { small: uniqueTenant("plan-s"), large: uniqueTenant("plan-l") };
     for (const [id, sizes] of [
       [tenants.small, SMALL],
       [tenants.large, LARGE],
     ] as const) {
-      await createTenant(db, id);
       await seedSampleData(adminContext(db, sampleModel), id, sizes);
     }
-    for (const id of Object.values(tenants)) await setUser(db, id, "admin", PASSWORD, ["admin"]);
     // as a host's database is after autovacuum: statistics, and a visibility map for index-only scans
     await db.query({ sql: "VACUUM (ANALYZE) sales_order, sales_order_detail, customer, contact", params: [] });
-    const app = await watchedApp(db, caught);
-    small = caller(app, tenants.small, await signIn(app, tenants.small, "admin"));
-    large = caller(app, tenants.large, await signIn(app, tenants.large, "admin"));
+    small = harness.tenant(tenants.small);
+    large = harness.tenant(tenants.large);
   }, 300_000);
 
   // an index-only scan where the visibility map says the pages are all visible; the test files that

@@ -1,5 +1,6 @@
 /**
- * Property tests of the query language over HTTP, against the data set of packages/test-kit/src/query-fixture.ts:
+ * Property tests of the query language through the service, against the data set of
+ * test/query-fixture.ts:
  *
  * - well-typed `$filter` expressions generated from a grammar over Product and SalesOrder return
  *   exactly the records a TypeScript evaluator of the same expression selects (OData 4.01
@@ -10,7 +11,7 @@
  */
 
 import { testDatabase } from "@bizdata/test-kit/database";
-import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
 import {
   type FixtureLine,
   type FixtureOrder,
@@ -22,15 +23,15 @@ import {
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 
-let admin: Caller;
+let api: ServiceTenant;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("qprop"));
-  await loadFixture(admin, await testDatabase());
+  api = await serviceTenant("qprop");
+  await loadFixture(api, await testDatabase());
 });
 
 const get = (resource: string, options: Record<string, string>) =>
-  admin.request("GET", `/api/${resource}?${new URLSearchParams(options)}`);
+  api.call("GET", `/api/${resource}?${new URLSearchParams(options)}`);
 
 // ---------------------------------------------------------------- OData values and logic in TypeScript
 

@@ -1,36 +1,40 @@
 /**
- * Context URLs and metadata levels over HTTP (OData Protocol 4.01 §10; JSON Format 4.01 §3.1,
- * §4.5): every JSON answer starts with `@odata.context` naming what it holds — the entity set
- * and the select-list (the Guid alone when nothing is selected, which is the default
- * projection), expanded navigation properties with their own lists, `/$entity` for one record,
- * the groups and aggregates of `$apply`, a method's result type — and its Content-Type says the
- * metadata level: `none` leaves out everything but count and next link, `full` adds type, id,
- * edit link and navigation links.
+ * Context URLs and metadata levels through the service (OData Protocol 4.01 §10; JSON Format 4.01
+ * §3.1, §4.5): every JSON answer starts with `@odata.context` naming what it holds — the entity set
+ * and the select-list (the Guid alone when nothing is selected, which is the default projection),
+ * expanded navigation properties with their own lists, `/$entity` for one record, the groups and
+ * aggregates of `$apply`, a method's result type — and its Content-Type says the metadata level:
+ * `none` leaves out everything but count and next link, `full` adds type, id, edit link and
+ * navigation links.
  */
 
-import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const json = async (res: Response) => (await res.json()) as any;
-let admin: Caller;
+let api: ServiceTenant;
 let product: string;
 let order: string;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("context"));
-  await admin.request("POST", "/api/Customer", { Id: "CX-1" });
-  const p = await admin.request("POST", "/api/Product", { SKU: "CX-P", Cost: 2, Price: 3, Uoms: [{ Name: "Each" }] });
+  api = await serviceTenant("context");
+  await api.call("POST", "/api/Customer", { body: { Id: "CX-1" } });
+  const p = await api.call("POST", "/api/Product", {
+    body: { SKU: "CX-P", Cost: 2, Price: 3, Uoms: [{ Name: "Each" }] },
+  });
   product = (await json(p)).Guid;
-  const o = await admin.request("POST", "/api/SalesOrder", {
-    DocNumber: "CX-O",
-    SellToCustomer: "CX-1",
-    Details: [{ Product: "CX-P", Quantity: 2 }],
+  const o = await api.call("POST", "/api/SalesOrder", {
+    body: {
+      DocNumber: "CX-O",
+      SellToCustomer: "CX-1",
+      Details: [{ Product: "CX-P", Quantity: 2 }],
+    },
   });
   order = (await json(o)).Guid;
 });
 
 const context = async (path: string, headers: Record<string, string> = {}) => {
-  const res = await admin.request("GET", path, undefined, headers);
+  const res = await api.call("GET", path, { headers });
   expect(res.status, path).toBe(200);
   const body = await json(res);
   expect(Object.keys(body)[0]).toBe("@odata.context");
@@ -79,9 +83,11 @@ describe("@odata.context", () => {
     expect(await context(`/api/SalesOrderDetail?$top=1`)).toBe(
       "/api/$metadata#Collection(bizdata.SalesOrderDetail)(Guid)",
     );
-    const created = await json(await admin.request("POST", "/api/Product?$select=SKU,Cost", { SKU: "CX-2" }));
+    const created = await json(await api.call("POST", "/api/Product?$select=SKU,Cost", { body: { SKU: "CX-2" } }));
     expect(created["@odata.context"]).toBe("/api/$metadata#Product(SKU,Cost)/$entity");
-    const patched = await json(await admin.request("PATCH", `/api/Product(${created.Guid})?$expand=Uoms`, { Cost: 1 }));
+    const patched = await json(
+      await api.call("PATCH", `/api/Product(${created.Guid})?$expand=Uoms`, { body: { Cost: 1 } }),
+    );
     expect(patched["@odata.context"]).toBe("/api/$metadata#Product(Guid,Uoms(Guid))/$entity");
   });
 
@@ -93,11 +99,13 @@ describe("@odata.context", () => {
   });
 
   it("of each $batch part, while the batch envelope itself has none", async () => {
-    const res = await admin.request("POST", "/api/$batch", {
-      requests: [
-        { id: "1", method: "GET", url: "Product?$select=SKU" },
-        { id: "2", method: "GET", url: `Product(${product})` },
-      ],
+    const res = await api.call("POST", "/api/$batch", {
+      body: {
+        requests: [
+          { id: "1", method: "GET", url: "Product?$select=SKU" },
+          { id: "2", method: "GET", url: `Product(${product})` },
+        ],
+      },
     });
     const body = await json(res);
     expect(Object.keys(body)).toEqual(["responses"]);
@@ -109,24 +117,21 @@ describe("@odata.context", () => {
   });
 
   it("of a workflow step's answer, after which its prompts follow", async () => {
-    const wf = await json(await admin.request("POST", "/api/workflow"));
-    const res = await admin.request("GET", `/api/Product(${product})?$select=SKU`, undefined, {
-      "Workflow-Id": wf.workflowId,
-      "Workflow-Index": "1",
+    const wf = await json(await api.call("POST", "/api/workflow"));
+    const res = await api.call("GET", `/api/Product(${product})?$select=SKU`, {
+      headers: {
+        "Workflow-Id": wf.workflowId,
+        "Workflow-Index": "1",
+      },
     });
     expect((await json(res))["@odata.context"]).toBe("/api/$metadata#Product(SKU)/$entity");
-    await admin.request("DELETE", `/api/workflow/${wf.workflowId}`);
+    await api.call("DELETE", `/api/workflow/${wf.workflowId}`);
   });
 });
 
 describe("metadata levels", () => {
   const read = (headers: Record<string, string>, query = "") =>
-    admin.request(
-      "GET",
-      `/api/Product?$filter=SKU eq 'CX-P'&$select=SKU&$expand=Uoms($select=Name)${query}`,
-      undefined,
-      headers,
-    );
+    api.call("GET", `/api/Product?$filter=SKU eq 'CX-P'&$select=SKU&$expand=Uoms($select=Name)${query}`, { headers });
 
   it("answers minimal by default and says so in the Content-Type: context and ETags only", async () => {
     const res = await read({});
@@ -158,15 +163,17 @@ describe("metadata levels", () => {
   });
 
   it("keeps the ETag header of a single record at metadata=none", async () => {
-    const res = await admin.request("GET", `/api/Product(${product})`, undefined, {
-      Accept: "application/json;odata.metadata=none",
+    const res = await api.call("GET", `/api/Product(${product})`, {
+      headers: {
+        Accept: "application/json;odata.metadata=none",
+      },
     });
     expect(res.headers.get("ETag")).toBe('W/"1"');
     expect(await json(res)).toEqual({ Guid: product });
   });
 
   it("keeps the next link at metadata=none, and the $format in it", async () => {
-    const res = await admin.request("GET", "/api/Product?$format=application/json;odata.metadata=none&$top=2");
+    const res = await api.call("GET", "/api/Product?$format=application/json;odata.metadata=none&$top=2");
     const body = await json(res);
     expect(Object.keys(body)).toEqual(["value"]);
     const bulk = Array.from({ length: 50 }, (_, i) => ({
@@ -175,11 +182,11 @@ describe("metadata levels", () => {
       url: "Product",
       body: { SKU: `CX-N${i}` },
     }));
-    await admin.request("POST", "/api/$batch", { requests: bulk });
-    const page = await json(await admin.request("GET", "/api/Product?$format=application/json;odata.metadata=none"));
+    await api.call("POST", "/api/$batch", { body: { requests: bulk } });
+    const page = await json(await api.call("GET", "/api/Product?$format=application/json;odata.metadata=none"));
     expect(page["@odata.nextLink"]).toContain("format=application%2Fjson%3Bodata.metadata%3Dnone");
     expect(Object.keys(page)).toEqual(["value", "@odata.nextLink"]);
-    const next = await admin.request("GET", page["@odata.nextLink"]);
+    const next = await api.call("GET", page["@odata.nextLink"]);
     expect(next.headers.get("Content-Type")).toBe("application/json;odata.metadata=none");
   });
 
@@ -210,12 +217,13 @@ describe("metadata levels", () => {
   });
 
   it("adds the same for an expanded reference, and on a single record", async () => {
-    const res = await admin.request(
+    const res = await api.call(
       "GET",
       `/api/SalesOrder(${order})?$select=DocNumber&$expand=SellToCustomer($select=Id)`,
-      undefined,
       {
-        Accept: "application/json;odata.metadata=full",
+        headers: {
+          Accept: "application/json;odata.metadata=full",
+        },
       },
     );
     const body = await json(res);
@@ -231,7 +239,7 @@ describe("metadata levels", () => {
     ["$format naming another format", {}, "?$format=xml", "$format"],
     ["$format with a metadata level that does not exist", {}, "?$format=application/json;metadata=some", "$format"],
   ])("answers 406 NotAcceptable for %s, naming where", async (_, headers, query, target) => {
-    const res = await admin.request("GET", `/api/Product${query}`, undefined, headers);
+    const res = await api.call("GET", `/api/Product${query}`, { headers });
     expect(res.status).toBe(406);
     expect((await json(res)).error).toMatchObject({ code: "NotAcceptable", target });
   });

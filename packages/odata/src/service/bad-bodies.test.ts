@@ -1,13 +1,14 @@
-import { type Caller, config, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { limits, type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { beforeAll, describe, expect, it } from "vitest";
 
-let admin: Caller;
+let api: ServiceTenant;
 let productGuid: string;
 /** the product's ETag as the last good write left it */
 let etag: string | null;
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("bodies"));
-  const res = await admin.request("POST", "/api/Product", { SKU: "B-1", Cost: 1 });
+  api = await serviceTenant("bodies");
+  const res = await api.call("POST", "/api/Product", { body: { SKU: "B-1", Cost: 1 } });
   productGuid = ((await res.json()) as { Guid: string }).Guid;
   etag = res.headers.get("ETag");
 });
@@ -16,11 +17,11 @@ const error = async (res: Response) => ((await res.json()) as { error: any }).er
 
 /** every bad write must leave the data as it was */
 async function productUnchanged() {
-  const res = await admin.request("GET", `/api/Product(${productGuid})?$select=SKU,Cost,SalesDescription`);
+  const res = await api.call("GET", `/api/Product(${productGuid})?$select=SKU,Cost,SalesDescription`);
   // the version did not move either: nothing was written
   expect(res.headers.get("ETag")).toBe(etag);
   expect(dataOf(await res.json())).toEqual({ Guid: productGuid, SKU: "B-1", Cost: 1, SalesDescription: null });
-  const count = await admin.request("GET", "/api/Product/$count");
+  const count = await api.call("GET", "/api/Product/$count");
   expect(await count.text()).toBe("1");
 }
 
@@ -46,7 +47,7 @@ describe("bad write bodies", () => {
     ["huge number", '{"Cost": 123456789012345678901234567890}', "NumberNotExact", "Cost"],
     ["null for a required property", { SKU: null }, "ValidationError", "SKU"],
   ])("PATCH with %s → 400", async (_, body, code, target) => {
-    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, body);
+    const res = await api.call("PATCH", `/api/Product(${productGuid})`, { body });
     expect(res.status).toBe(400);
     const err = await error(res);
     expect(err.code).toBe(code);
@@ -56,7 +57,7 @@ describe("bad write bodies", () => {
   });
 
   it("lists one detail per offending property", async () => {
-    const res = await admin.request("POST", "/api/Product", { SKU: 1, Cost: "x", Nope: true });
+    const res = await api.call("POST", "/api/Product", { body: { SKU: 1, Cost: "x", Nope: true } });
     const err = await error(res);
     expect(res.status).toBe(400);
     expect(err.code).toBe("ValidationError");
@@ -66,35 +67,36 @@ describe("bad write bodies", () => {
   });
 
   it("requires required properties on create", async () => {
-    const err = await error(await admin.request("POST", "/api/Product", { Cost: 1 }));
+    const err = await error(await api.call("POST", "/api/Product", { body: { Cost: 1 } }));
     expect(err).toMatchObject({ code: "ValidationError" });
     expect(JSON.stringify(err)).toContain('"target":"SKU"');
   });
 
   it("rejects a read-only property on create", async () => {
-    const res = await admin.request("POST", "/api/SalesOrder", { DocNumber: "X", TotalPrice: 5 });
+    const res = await api.call("POST", "/api/SalesOrder", { body: { DocNumber: "X", TotalPrice: 5 } });
     expect(res.status).toBe(400);
     expect(JSON.stringify(await error(res))).toContain('"target":"TotalPrice"');
   });
 
   it("accepts decimals as strings with IEEE754Compatible=true", async () => {
-    const res = await admin.request(
-      "PATCH",
-      `/api/Product(${productGuid})?$select=Cost`,
-      { Cost: "2.5" },
-      {
+    const res = await api.call("PATCH", `/api/Product(${productGuid})?$select=Cost`, {
+      body: { Cost: "2.5" },
+      headers: {
         "Content-Type": "application/json;IEEE754Compatible=true",
         Accept: "application/json;IEEE754Compatible=true",
       },
-    );
+    });
     expect(res.status).toBe(200);
     expect(dataOf(await res.json())).toEqual({ Guid: productGuid, Cost: "2.5000" });
-    etag = (await admin.request("PATCH", `/api/Product(${productGuid})`, { Cost: 1 })).headers.get("ETag");
+    etag = (await api.call("PATCH", `/api/Product(${productGuid})`, { body: { Cost: 1 } })).headers.get("ETag");
   });
 
   it("rejects a body that is not JSON by Content-Type with 415", async () => {
-    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, '{"Cost":2}', {
-      "Content-Type": "text/plain",
+    const res = await api.call("PATCH", `/api/Product(${productGuid})`, {
+      body: '{"Cost":2}',
+      headers: {
+        "Content-Type": "text/plain",
+      },
     });
     expect(res.status).toBe(415);
     await productUnchanged();
@@ -103,9 +105,11 @@ describe("bad write bodies", () => {
   it.each(["PATCH", "POST"])("%s with a JSON Content-Type and Content-Length: 0 → 400 EmptyBody", async (verb) => {
     // what an HTTP client sends for an empty body: declared empty, so no body is read at all
     const path = verb === "PATCH" ? `/api/Product(${productGuid})` : "/api/Product";
-    const res = await admin.request(verb, path, undefined, {
-      "Content-Type": "application/json",
-      "Content-Length": "0",
+    const res = await api.call(verb, path, {
+      headers: {
+        "Content-Type": "application/json",
+        "Content-Length": "0",
+      },
     });
     expect(res.status).toBe(400);
     expect(await error(res)).toMatchObject({ code: "EmptyBody", message: expect.stringContaining("empty") });
@@ -115,7 +119,7 @@ describe("bad write bodies", () => {
   it("refuses thirty parallel writes naming a property twice, storing none of them", async () => {
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        admin.request("POST", "/api/Product", `{"SKU":"D-${i}","Cost":1,"SKU":"E-${i}"}`),
+        api.call("POST", "/api/Product", { body: `{"SKU":"D-${i}","Cost":1,"SKU":"E-${i}"}` }),
       ),
     );
     for (const res of answers) expect([res.status, (await error(res)).target]).toEqual([400, "SKU"]);
@@ -124,14 +128,14 @@ describe("bad write bodies", () => {
 
   it("rejects JSON nested deeper than the limit", async () => {
     const deep = `{"SKU":${"[".repeat(100)}${"]".repeat(100)}}`;
-    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, deep);
+    const res = await api.call("PATCH", `/api/Product(${productGuid})`, { body: deep });
     expect(res.status).toBe(400);
     expect((await error(res)).code).toBe("JsonTooDeep");
   });
 
   it("rejects an oversize body with 413", async () => {
-    const big = JSON.stringify({ SalesDescription: "x".repeat(config.bodyLimits.maxBytes) });
-    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, big);
+    const big = JSON.stringify({ SalesDescription: "x".repeat(limits.bodyLimits.maxBytes) });
+    const res = await api.call("PATCH", `/api/Product(${productGuid})`, { body: big });
     expect(res.status).toBe(413);
     expect((await error(res)).code).toBe("PayloadTooLarge");
     await productUnchanged();
@@ -147,7 +151,7 @@ describe("bad write bodies", () => {
         if (sent > 1000) controller.close();
       },
     });
-    const res = await admin.request("PATCH", `/api/Product(${productGuid})`, stream);
+    const res = await api.call("PATCH", `/api/Product(${productGuid})`, { body: stream });
     expect(res.status).toBe(413);
     expect((await error(res)).code).toBe("PayloadTooLarge");
     // reading stopped at the limit instead of draining the whole stream

@@ -1,10 +1,12 @@
 /**
- * The one place errors become HTTP (style: errors are values, mapped once). Stage errors carry
+ * The one place a thrown error becomes an answer (style: errors are values, mapped once), for a
+ * host to send and for the service's own tests to read as a host answers. Stage errors carry
  * their status; database errors a client can cause are translated to the same error body; anything
  * else is a 500 whose details go only to the log.
  */
 import { databaseErrorOf, isTransientDatabaseError, type Model, ServiceError, tableName } from "@bizdata/core";
-import { QuerySyntaxError } from "@bizdata/odata";
+import { QuerySyntaxError } from "../syntax/syntax-error.js";
+import { jsonResult, type ODataResult } from "./odata-result.js";
 
 export interface ErrorResponse {
   readonly status: number;
@@ -73,3 +75,11 @@ export function errorResponse(thrown: unknown, model: Model): ErrorResponse {
   const error = new ServiceError("InternalError", "An unexpected error occurred; it has been logged.");
   return { status: error.status, error, headers: {}, unexpected: true };
 }
+
+/** the answer to an error as errorResponse maps it: its status and headers, the `{ error }` body */
+export const errorResult = ({
+  status,
+  error,
+  headers,
+}: Pick<ErrorResponse, "status" | "error" | "headers">): ODataResult =>
+  jsonResult(status, JSON.stringify(error.toJSON()), headers);

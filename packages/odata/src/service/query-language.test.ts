@@ -1,20 +1,21 @@
 /**
- * The OData query language over HTTP (spec 4.4, 7; api-conventions: Reads, Errors), against the
- * hand-made data set of packages/test-kit/src/query-fixture.ts, so every expected answer below is worked out by
- * hand from that file.
+ * The OData query language through the service (spec 4.4, 7; api-conventions: Reads, Errors),
+ * against the hand-made data set of test/query-fixture.ts, so every expected answer below is worked
+ * out by hand from that file.
  */
 
 import { testDatabase } from "@bizdata/test-kit/database";
-import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { beforeAll, describe, expect, it } from "vitest";
 
-let admin: Caller;
+let api: ServiceTenant;
 let fixture: LoadedFixture;
 
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("query"));
-  fixture = await loadFixture(admin, await testDatabase());
+  api = await serviceTenant("query");
+  fixture = await loadFixture(api, await testDatabase());
 });
 
 const guid = (entity: string, key: string) => fixture.guids[entity]![key]!;
@@ -52,7 +53,7 @@ function duplicateKeys(text: string): string[] {
 }
 
 async function get(resource: string, options: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await admin.request("GET", url(resource, options));
+  const res = await api.call("GET", url(resource, options));
   const text = await res.text();
   expect(duplicateKeys(text), text).toEqual([]);
   let body: any = text;
@@ -249,7 +250,7 @@ describe("spec 4.4 examples", () => {
     expect(body.value.map((o: any) => o.DocNumber)).toEqual(["SO-002", "SO-003"]);
     const empty = await ok("SalesOrder", { $filter: "Status eq 'Open'", $count: "true", $skip: "10" });
     expect(empty).toEqual({ "@odata.count": 3, value: [] });
-    const count = await admin.request("GET", url("SalesOrder/$count", { $filter: "Status eq 'Open'" }));
+    const count = await api.call("GET", url("SalesOrder/$count", { $filter: "Status eq 'Open'" }));
     expect(await count.text()).toBe("3");
   });
 
@@ -286,7 +287,7 @@ describe("spec 4.4 examples", () => {
   });
 
   it("reads one record with $select and $expand", async () => {
-    const res = await admin.request(
+    const res = await api.call(
       "GET",
       url(`SalesOrder(${guid("SalesOrder", "SO-003")})`, {
         $select: "DocNumber,Status,TotalPrice",
@@ -584,24 +585,26 @@ describe("null semantics (OData: eq/ne are two-valued, gt/ge/lt/le are false on 
 
 describe("decimals", () => {
   it("are never rounded, also when a virtual property inside a collection expand makes the server finish the JSON", async () => {
-    const { admin: own } = await signedInTenant("decimals");
+    const own = await serviceTenant("decimals");
     const exact = { "Content-Type": "application/json;IEEE754Compatible=true" };
-    expect((await own.request("POST", "/api/Contact", { Email: "a@example.com", FirstName: "A" })).status).toBe(201);
-    expect((await own.request("POST", "/api/Customer", { Id: "C1", PrimaryContact: "a@example.com" })).status).toBe(
+    expect((await own.call("POST", "/api/Contact", { body: { Email: "a@example.com", FirstName: "A" } })).status).toBe(
       201,
     );
-    expect((await own.request("POST", "/api/Product", { SKU: "P1" })).status).toBe(201);
+    expect(
+      (await own.call("POST", "/api/Customer", { body: { Id: "C1", PrimaryContact: "a@example.com" } })).status,
+    ).toBe(201);
+    expect((await own.call("POST", "/api/Product", { body: { SKU: "P1" } })).status).toBe(201);
     const order = {
       DocNumber: "S1",
       SellToCustomer: "C1",
       Details: [{ Product: "P1", Quantity: "12345678901234.5678" }],
     };
-    expect((await own.request("POST", "/api/SalesOrder", order, exact)).status).toBe(201);
+    expect((await own.call("POST", "/api/SalesOrder", { body: order, headers: exact })).status).toBe(201);
     for (const expand of [
       "Details($select=Quantity)",
       "Details($select=Quantity;$expand=SalesOrder($expand=SellToCustomer($expand=PrimaryContact($select=FullName))))",
     ]) {
-      const res = await own.request("GET", url("SalesOrder", { $expand: expand }));
+      const res = await own.call("GET", url("SalesOrder", { $expand: expand }));
       const text = await res.text();
       expect(res.status, text).toBe(200);
       expect(text.replace(/\s/g, ""), expand).toContain('"Quantity":12345678901234.5678');
@@ -983,7 +986,7 @@ describe("injection and literal matching", () => {
   });
 
   it("leaves the tables in place", async () => {
-    const count = await admin.request("GET", "/api/Product/$count");
+    const count = await api.call("GET", "/api/Product/$count");
     expect(await count.text()).toBe("7");
     expect(await filtered("Product", "true")).toEqual(sorted(ALL_PRODUCTS));
   });

@@ -1,32 +1,25 @@
 /**
- * One statement per read (architecture: one prepared statement per request): the app runs over a
- * database wrapper that records every statement, and each representative read below must cost
- * exactly one, however many options, expanded levels and counts it has. The statement every
- * tenant transaction opens with (role and tenant settings) is not the read's and is left out.
+ * One statement per read (architecture: one prepared statement per request): the service runs over
+ * a database wrapper that records every statement, and each representative read below must cost
+ * exactly one, however many options, expanded levels and counts it has. The statement every tenant
+ * transaction opens with (role and tenant settings) is not the read's and is left out.
  */
 
-import { sampleModel } from "@bizdata/examples";
-import { createApp, createTenant, loadSigningKeys, setUser } from "@bizdata/host";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
-import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { type ServiceTenant, serviceHarness } from "@bizdata/test-kit/odata-harness";
+import { dataOf } from "@bizdata/test-kit/payload-data";
 import { type LoadedFixture, loadFixture } from "@bizdata/test-kit/query-fixture";
 import { recording } from "@bizdata/test-kit/recording-database";
 import { beforeAll, describe, expect, it } from "vitest";
-import { migrateService } from "../schema.js";
 
 const log: string[] = [];
-let admin: Caller;
+let api: ServiceTenant;
 let fixture: LoadedFixture;
 
 beforeAll(async () => {
   const db = await testDatabase();
-  await migrateService(db, sampleModel);
-  const app = createApp({ db: recording(db, log), model: sampleModel, keys: await loadSigningKeys(db), config });
-  const tenantId = uniqueTenant("stmts");
-  await createTenant(db, tenantId);
-  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-  admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
-  fixture = await loadFixture(admin, db);
+  api = (await serviceHarness({ db: recording(db, log) })).tenant(uniqueTenant("stmts"));
+  fixture = await loadFixture(api, db);
 });
 
 const reads: [string, (f: LoadedFixture) => string, (body: any) => void][] = [
@@ -128,7 +121,7 @@ const reads: [string, (f: LoadedFixture) => string, (body: any) => void][] = [
 describe("statements per read", () => {
   it.each(reads)("%s: exactly one", async (_, path, check) => {
     log.length = 0;
-    const res = await admin.request("GET", path(fixture));
+    const res = await api.call("GET", path(fixture));
     const text = await res.text();
     expect(res.status, text).toBe(200);
     check(JSON.parse(text));
@@ -137,7 +130,7 @@ describe("statements per read", () => {
 
   it("counts the statements of a read that follows a write (the wrapper sees every statement)", async () => {
     log.length = 0;
-    const res = await admin.request("POST", "/api/Country?$select=Code", { Code: "FR", Name: "France" });
+    const res = await api.call("POST", "/api/Country?$select=Code", { body: { Code: "FR", Name: "France" } });
     expect(res.status).toBe(201);
     expect(log.length).toBeGreaterThan(1);
   });
