@@ -89,7 +89,7 @@ const answerLink = (href: string) => {
 
 export interface HarnessOptions {
   readonly model?: Model;
-  /** the database the services run on, e.g. one that records statements; the test database when left out */
+  /** the database to migrate and run the services on, e.g. one that records statements; the test database when left out */
   readonly db?: Database;
   readonly scopes?: WarmScopes;
   readonly ttlSeconds?: number;
@@ -97,10 +97,9 @@ export interface HarnessOptions {
 
 /** the services over the test database (migrated for `model`, the examples' by default) */
 export async function workflowHarness(options: HarnessOptions = {}) {
-  const base = await testDatabase();
+  const db = options.db ?? (await testDatabase());
   const model = options.model ?? sampleModel;
-  await migrate(base, model, workflowTables);
-  const db = options.db ?? base;
+  await migrate(db, model, workflowTables);
   const odata: ODataService = createODataService({ db, model, basePath: BASE });
   const workflows: WorkflowService = createWorkflowService({
     db,
@@ -114,7 +113,7 @@ export async function workflowHarness(options: HarnessOptions = {}) {
   /** a new tenant with `features` enabled */
   const tenant = async (label: string, features: readonly string[] = []) => {
     const id = uniqueTenant(label);
-    await inTenant(base, id, async (tx) => {
+    await inTenant(db, id, async (tx) => {
       await tableQueries(tx).insert(tenantTable).values({ id, name: id });
       for (const feature of features)
         await tableQueries(tx).insert(tenantFeatureTable).values({ tenantId: id, feature });
@@ -123,7 +122,7 @@ export async function workflowHarness(options: HarnessOptions = {}) {
   };
 
   return {
-    db: base,
+    db,
     odata,
     workflows,
     tenant,
