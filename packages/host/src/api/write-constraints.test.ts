@@ -1,20 +1,14 @@
 /**
- * One validation for every write, through HTTP (issue 35): a Modify method, one that saves on
- * completion and a workflow's steps and commit answer what a PATCH of the same values answers
- * (400 ValidationError, the same details), and store nothing. The model and its cases are
+ * One validation for every write, through HTTP (issue 35): a Modify method and one that saves on
+ * completion answer what a PATCH of the same values answers (400 ValidationError, the same
+ * details), and store nothing; a workflow's steps and commit do the same at the service level
+ * (packages/workflow/src/server/workflow-write-constraints.test.ts). The model and its cases are
  * test/constraint-model.ts, which the core tests run per write path too.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  constraintCases,
-  constraintModel,
-  createBody,
-  patchBody,
-  validOrder,
-} from "../../../../test/constraint-model.js";
+import { constraintCases, constraintModel, patchBody, validOrder } from "../../../../test/constraint-model.js";
 import { testDatabase, uniqueTenant } from "../../../../test/database.js";
 import { type Caller, caller, config, dataOf, PASSWORD, signIn } from "../../../../test/host-app.js";
-import { workflow } from "../../../../test/workflow-steps.js";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";
@@ -48,7 +42,6 @@ async function order() {
 /** the order's every property and its lines' */
 const shape = "$select=Number,Quantity,Note,Price,Status,Customer,Sealed,Logic&$expand=Lines($select=Code,Quantity)";
 const read = async (guid: string) => dataOf(await json(await admin.request("GET", `/api/HcOrder(${guid})?${shape}`)));
-const count = async () => Number(await (await admin.request("GET", "/api/HcOrder/$count")).text());
 
 describe("a method's write", () => {
   it("that sets Quantity to −90 (integer min 0) on completion is a 400 OutOfRange, and the order keeps its value", async () => {
@@ -78,51 +71,4 @@ describe("a method's write", () => {
     }
     expect(await read(guid)).toEqual(shown);
   });
-});
-
-describe("in a workflow", () => {
-  it.each(constraintCases)(
-    "a method step breaking $name is refused as a PATCH step is; commit stores nothing",
-    async (c) => {
-      const { guid, line, shown } = await order();
-      const wf = await workflow(admin);
-      const patch = await wf.step("PATCH", `/api/HcOrder(${guid})`, patchBody(c, line));
-      expect(patch.status).toBe(400);
-      const refused = await json(patch);
-      const method = await wf.step("POST", `/api/HcOrder(${guid})/Seal`, { case: c.name });
-      expect(method.status).toBe(400);
-      expect(await json(method)).toEqual(refused);
-      // a refused step stages nothing: the index did not move, the commit has nothing to store
-      expect(wf.index).toBe(1);
-      const commit = await wf.step("POST", "/api/workflow/commit");
-      expect(await json(commit)).toMatchObject({ message: "Committed 0 changes." });
-      expect(await read(guid)).toEqual(shown);
-    },
-  );
-
-  it.each(constraintCases)(
-    "a staged virtual record whose save breaks $name is refused at commit with the POST's details, in @workflow.userprompts",
-    async (c) => {
-      const before = await count();
-      const number = `H-${++numbers}`;
-      const post = await json(await admin.request("POST", "/api/HcOrder", createBody(number, c)));
-      const wf = await workflow(admin);
-      expect((await wf.step("POST", "/api/HcEntry", { Number: number, Case: c.name })).status).toBe(201);
-      const at = wf.index;
-      const commit = await wf.step("POST", "/api/workflow/commit");
-      expect(commit.status).toBe(400);
-      expect(wf.index).toBe(at);
-      const body = await json(commit);
-      expect(body.error.code).toBe("ValidationError");
-      expect(body.error.details).toEqual(post.error.details);
-      expect(body["@workflow.userprompts"]).toEqual({
-        global: post.error.details.map((d: { message: string }) => ({
-          id: expect.any(String),
-          severity: "error",
-          text: d.message,
-        })),
-      });
-      expect(await count()).toBe(before);
-    },
-  );
 });
