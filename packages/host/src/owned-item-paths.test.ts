@@ -2,12 +2,12 @@
  * An owned item by its key under its owner, as OData containment addresses it and the OASIS
  * OpenAPI converter writes it (`SalesOrder(…)/Details(…)`), over HTTP on the sample domain: GET,
  * PATCH and DELETE answer as `SalesOrderDetail(…)` does (body, context, ETag, If-Match and
- * If-None-Match, staging in a workflow), what follows the item works as from there, and an owner
- * that does not hold the item, or does not exist, is a 404 that changes nothing.
+ * If-None-Match), what follows the item works as from there, and an owner that does not hold the
+ * item, or does not exist, is a 404 that changes nothing. Staging one in a workflow is the
+ * workflow package's test (packages/workflow/src/server/owned-item-steps.test.ts).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Caller, dataOf, signedInTenant } from "../../../test/host-app.js";
-import { workflow } from "../../../test/workflow-steps.js";
 
 const json = async (res: Response) => (await res.json()) as any;
 const MISSING = "00000000-0000-4000-8000-000000000000";
@@ -215,72 +215,5 @@ describe("PATCH and DELETE an owned item under its owner", () => {
       ["p", 200, { Guid: lines[0], Quantity: 3 }],
       ["r", 200, { Guid: lines[0], Quantity: 3 }],
     ]);
-  });
-});
-
-describe("an owned item under its owner in a workflow", () => {
-  it("stages as SalesOrderDetail(…) does: the same ETags, either address seeing the other's changes, saved at commit", async () => {
-    const { guid, lines } = await order("OK-12", [1, 1]);
-    const [first, second] = lines as [string, string];
-    const under = (line: string) => `/api/SalesOrder(${guid})/Details(${line})`;
-    const wf = await workflow(admin);
-    const patched = await wf.step("PATCH", `${under(first)}?$select=Quantity`, { Quantity: 4 });
-    expect([patched.status, patched.headers.get("ETag")]).toEqual([200, 'W/"1+1"']);
-    expect(dataOf(await json(patched))).toEqual({ Guid: first, Quantity: 4 });
-    // the direct address sees the staged change, and its If-Match takes the ETag the owned one showed
-    const direct = await wf.step(
-      "PATCH",
-      `/api/SalesOrderDetail(${first})?$select=Quantity`,
-      { Quantity: 5 },
-      wf.index,
-      {
-        "If-Match": 'W/"1+1"',
-      },
-    );
-    expect([direct.status, direct.headers.get("ETag")]).toEqual([200, 'W/"1+2"']);
-    const stale = await wf.step("PATCH", under(first), { Quantity: 6 }, wf.index, { "If-Match": 'W/"1+1"' });
-    expect(stale.status).toBe(412);
-    const read = await wf.step("GET", `${under(first)}?$select=Quantity`);
-    expect([read.headers.get("ETag"), dataOf(await json(read))]).toEqual(['W/"1+2"', { Guid: first, Quantity: 5 }]);
-    expect((await wf.step("DELETE", under(second))).status).toBe(204);
-    await refused(await wf.step("GET", under(second)), 404, `SalesOrder(${guid})/Details has no item ${second}.`);
-    // the main data has not moved
-    expect(await quantityOf(first)).toBe(1);
-    expect((await admin.request("GET", `/api/SalesOrderDetail(${second})`)).status).toBe(200);
-    const commit = await wf.step("POST", "/api/workflow/commit");
-    expect(commit.status, JSON.stringify(await json(commit.clone()))).toBe(200);
-    expect(await quantityOf(first)).toBe(5);
-    expect((await admin.request("GET", `/api/SalesOrderDetail(${second})`)).status).toBe(404);
-  });
-
-  it("reaches a line the workflow added to its order, and refuses another order's line, keeping the index", async () => {
-    const a = await order("OK-13", [1]);
-    const b = await order("OK-14", [1]);
-    const wf = await workflow(admin);
-    const added = await wf.step(
-      "PATCH",
-      `/api/SalesOrder(${a.guid})?$expand=Details($select=Guid;$orderby=LineNumber)`,
-      {
-        Details: [
-          { Guid: a.lines[0], Quantity: 1 },
-          { LineNumber: 2, Product: "OK-P", Quantity: 8 },
-        ],
-      },
-    );
-    expect(added.status, JSON.stringify(await json(added.clone()))).toBe(200);
-    const staged = (await json(added)).Details[1].Guid as string;
-    const read = await wf.step("GET", `/api/SalesOrder(${a.guid})/Details(${staged})?$select=Quantity`);
-    expect(dataOf(await json(read))).toEqual({ Guid: staged, Quantity: 8 });
-    const at = wf.index;
-    const wrong = await wf.step("PATCH", `/api/SalesOrder(${b.guid})/Details(${staged})`, { Quantity: 2 });
-    await refused(wrong, 404, `SalesOrder(${b.guid})/Details has no item ${staged}.`);
-    expect(wf.index).toBe(at);
-    // outside the workflow the line does not exist yet
-    await refused(
-      await admin.request("GET", `/api/SalesOrder(${a.guid})/Details(${staged})`),
-      404,
-      `SalesOrder(${a.guid})/Details has no item ${staged}.`,
-    );
-    expect((await admin.request("DELETE", `/api/workflow/${wf.id}`)).status).toBe(204);
   });
 });
