@@ -26,6 +26,7 @@ import {
   methodEnvironment,
   noContent,
   type ODataResult,
+  QuerySyntaxError,
   type ReadPlanner,
   resolveEntity,
   tenantInfo,
@@ -228,7 +229,13 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
         // a failed step stores nothing (spec 7: the index does not advance)
         throw new StepFailed();
       });
-    } catch (err) {
+    } catch (thrown) {
+      // a query that does not parse is a 400 like any other (the host maps it so): as the
+      // ServiceError it stands for, it carries the index to send next
+      const err =
+        thrown instanceof QuerySyntaxError
+          ? new ServiceError("QuerySyntaxError", thrown.message, thrown.option)
+          : thrown;
       if (err instanceof ServiceError && nextIndex !== undefined) err.withHeaders({ [NEXT_INDEX]: String(nextIndex) });
       if (!(err instanceof StepFailed)) throw err;
     } finally {

@@ -125,6 +125,16 @@ describe("workflows", () => {
     expect(wf.index).toBe(3);
   });
 
+  it("answers a step whose query does not parse with its 400 and the next index, not advancing", async () => {
+    const wf = await workflow(admin);
+    const bad = await wf.step("GET", "/api/Product?$filter=SKU eq");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: "QuerySyntaxError", target: "$filter" });
+    expect(bad.headers["Workflow-Next-Index"]).toBe("1");
+    expect((await wf.step("GET", "/api/Product/$count")).status).toBe(200);
+    expect(wf.index).toBe(2);
+  });
+
   it("rejects a commit whose save-time validation fails (400, index kept, nothing stored)", async () => {
     const wf = await workflow(admin);
     const order = (
