@@ -1,11 +1,12 @@
 /**
- * Rights at every workflow step that changes data (issue 35), through HTTP: a `bizdata.read`
- * OAuth token of the workflow's owner, and an owner demoted to `reader` after staging, may find,
- * resume and read the workflow but not stage in it, commit it, close it or answer its questions —
- * 403 naming the write, nothing stored, the workflow open for an owner with write rights, who
- * then commits it. The OAuth tokens are the host's own, whose roles are read on every request.
+ * The rights a workflow step asks for (issue 35) as the host gives them: a `bizdata.read` OAuth
+ * token of the workflow's owner, and an owner demoted to `reader` after staging, may read in the
+ * workflow but not stage in it, commit it or close it — 403 naming the write, the workflow open for
+ * an owner with write rights, who then commits it. The OAuth tokens are the host's own, whose roles
+ * are read on every request. What the workflow service does with these rights (answers, parallel
+ * attempts, what stays stored) is its own test, packages/workflow/src/server/workflow-rights.test.ts.
  */
-import { sampleFeatures, sampleModel } from "@bizdata/examples";
+import { sampleModel } from "@bizdata/examples";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { type Caller, caller, config, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
 import { workflow } from "@bizdata/test-kit/workflow-steps";
@@ -14,7 +15,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { loadSigningKeys, type SigningKeys } from "../auth/signing-keys.js";
 import { migrateService } from "../schema.js";
-import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
+import { createTenant, setUser } from "../tenants/tenant-admin.js";
 
 const PUBLIC_URL = "http://bizdata.test";
 const tenantId = uniqueTenant("wf-rights");
@@ -93,54 +94,27 @@ beforeAll(async () => {
   const now = { ...config, auth: { ...config.auth, grantCacheMs: 0 } };
   app = createApp({ db, model: sampleModel, keys, config: now, oauthServer: { publicUrl: PUBLIC_URL } });
   await createTenant(db, tenantId);
-  for (const f of sampleFeatures) await setFeature(db, tenantId, f, true);
   for (const user of ["alice", "bob"]) await setUser(db, tenantId, user, PASSWORD, ["admin"]);
   alice = caller(app, tenantId, await signIn(app, tenantId, "alice"));
-  await post("Customer", { Id: "RC-1", CreditLimit: 500 });
 });
 
 describe("a bizdata.read token of the workflow's owner", () => {
-  it("finds, resumes and reads the workflow but cannot stage, commit or close it; the owner then commits", async () => {
+  it("reads in the workflow but cannot stage, commit or close it; the owner's own token then commits", async () => {
     const product = await post("Product", { SKU: "R-1", Price: 100 });
-    const doomed = await post("Customer", { Id: "RC-OLD" });
     const wf = await workflow(alice, "rights-read");
     expect((await wf.step("PATCH", `/api/Product(${product})`, { Price: 150 })).status).toBe(200);
-    expect((await wf.step("POST", "/api/Customer", { Id: "RC-NEW" })).status).toBe(201);
-    expect((await wf.step("DELETE", `/api/Customer(${doomed})`)).status).toBe(204);
 
     const reader = await oauth("alice", "bizdata.read");
-    const found = await reader.request("GET", "/api/workflow/active?stagingKey=rights-read");
-    expect(found.status).toBe(200);
-    expect(await json(found)).toEqual({ workflowId: wf.id, nextIndex: 4 });
-    const inside = await stepAs(reader, wf.id, 4, "GET", `/api/Product(${product})?$select=Price`);
+    const inside = await stepAs(reader, wf.id, 2, "GET", `/api/Product(${product})?$select=Price`);
     expect(inside.status).toBe(200);
     expect((await json(inside)).Price).toBe(150);
-    // a staged write is the service's own check: refused, and the index stays
-    const staging = await stepAs(reader, wf.id, 5, "PATCH", `/api/Product(${product})`, { Price: 1 });
+    const staging = await stepAs(reader, wf.id, 3, "PATCH", `/api/Product(${product})`, { Price: 1 });
     expect(staging.status).toBe(403);
-    expect(staging.headers.get("Workflow-Next-Index")).toBe("5");
-    await expectRefused(reader, wf.id, 5);
-    // 30 at once change nothing either: every one refused
-    const attempts = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        i % 2 === 0
-          ? stepAs(reader, wf.id, 5, "POST", "/api/workflow/commit")
-          : reader.request("DELETE", `/api/workflow/${wf.id}`),
-      ),
-    );
-    expect(attempts.map((r) => r.status)).toEqual(Array(30).fill(403));
-
-    // nothing stored: the main data as it was
+    expect(staging.headers.get("Workflow-Next-Index")).toBe("3");
+    await expectRefused(reader, wf.id, 3);
     expect(await priceOf(product)).toBe(100);
-    expect(await (await alice.request("GET", "/api/Customer/$count?$filter=Id eq 'RC-NEW'")).text()).toBe("0");
-    expect((await alice.request("GET", `/api/Customer(${doomed})`)).status).toBe(200);
-    // the owner with write rights finds it intact and commits it
-    expect(await nextIndex(alice, wf.id)).toBe(5);
-    const committed = await stepAs(alice, wf.id, 5, "POST", "/api/workflow/commit");
-    expect(committed.status).toBe(200);
-    expect((await json(committed)).message).toBe("Committed 3 changes.");
+    expect((await stepAs(alice, wf.id, 3, "POST", "/api/workflow/commit")).status).toBe(200);
     expect(await priceOf(product)).toBe(150);
-    expect((await alice.request("GET", `/api/Customer(${doomed})`)).status).toBe(404);
   });
 });
 
@@ -165,63 +139,5 @@ describe("an owner demoted to reader after staging", () => {
     await setUser(db, tenantId, "bob", PASSWORD, ["admin"]);
     expect((await stepAs(bob, wf.id, 3, "POST", "/api/workflow/commit")).status).toBe(200);
     expect(await priceOf(product)).toBe(70);
-  });
-});
-
-describe("the answer link", () => {
-  it("needs the right to call the method that waits for the answer", async () => {
-    const source = await post("SalesOrder", {
-      DocNumber: "RA-SRC",
-      Description: "from",
-      SellToCustomer: "RC-1",
-      Details: [{ Product: await post("Product", { SKU: "R-3", Price: 1 }), Quantity: 1 }],
-    });
-    const target = await post("SalesOrder", {
-      DocNumber: "RA-TGT",
-      SellToCustomer: "RC-1",
-      Details: [{ Product: "R-3", Quantity: 2 }],
-    });
-    const wf = await workflow(alice);
-    const call = await wf.step("POST", `/api/SalesOrder(${target})/ReorderFrom`, { salesOrderGuid: source });
-    const question = (await json(call))["@workflow.userprompts"][target][0];
-    const reader = await oauth("alice", "bizdata.read");
-    for (const choice of question.choices) {
-      const refused = await stepAs(reader, wf.id, wf.index, "POST", choice.href);
-      expect(refused.status).toBe(403);
-      expect((await json(refused)).error).toEqual({
-        code: "Forbidden",
-        message: "Your role does not allow calling SalesOrder.ReorderFrom, which this question waits to run.",
-      });
-    }
-    // still open: the owner with write rights answers, the call runs, and commits
-    expect((await wf.step("POST", question.choices[0].href)).status).toBe(200);
-    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
-    expect((await json(await alice.request("GET", `/api/SalesOrder(${target})?$select=Description`))).Description).toBe(
-      "from",
-    );
-  });
-
-  it("needs the rights of the staged writes a save-time question continues", async () => {
-    await post("Product", { SKU: "R-4", Price: 100 });
-    const wf = await workflow(alice);
-    const order = await wf.step("POST", "/api/SalesOrder", {
-      DocNumber: "RA-BIG",
-      SellToCustomer: "RC-1",
-      Details: [{ Product: "R-4", Quantity: 6 }],
-    });
-    const guid = (await json(order)).Guid;
-    // over the customer's credit limit: commit asks first
-    const asked = await wf.step("POST", "/api/workflow/commit");
-    expect(asked.status).toBe(422);
-    const question = (await json(asked))["@workflow.userprompts"][guid][0];
-    const reader = await oauth("alice", "bizdata.read");
-    const refused = await stepAs(reader, wf.id, wf.index, "POST", question.choices[0].href);
-    expect(refused.status).toBe(403);
-    expect((await json(refused)).error.message).toMatch(
-      /^Your role does not allow creating SalesOrder(Detail)?, which this workflow staged; answering its question needs that right\.$/,
-    );
-    expect((await wf.step("POST", question.choices[0].href)).status).toBe(200);
-    expect((await wf.step("POST", "/api/workflow/commit")).status).toBe(200);
-    expect((await alice.request("GET", `/api/SalesOrder(${guid})`)).status).toBe(200);
   });
 });

@@ -22,6 +22,7 @@ import {
   type WriteLimits,
 } from "@bizdata/core";
 import {
+  errorResponse,
   jsonResult,
   methodEnvironment,
   noContent,
@@ -228,9 +229,15 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
         // a failed step stores nothing (spec 7: the index does not advance)
         throw new StepFailed();
       });
-    } catch (err) {
-      if (err instanceof ServiceError && nextIndex !== undefined) err.withHeaders({ [NEXT_INDEX]: String(nextIndex) });
-      if (!(err instanceof StepFailed)) throw err;
+    } catch (thrown) {
+      if (thrown instanceof StepFailed) return { result: result!, nextIndex: nextIndex! };
+      // whatever an error stands for (a query that does not parse, a database error such as a
+      // division by zero in $filter) is answered as the ServiceError every host maps it to, so
+      // that it carries the index to send next, whoever called the step (a route, a $batch
+      // part, an MCP tool); an unexpected one stays what it is, for the host to log
+      const mapped = errorResponse(thrown, model);
+      if (mapped.unexpected || nextIndex === undefined) throw thrown;
+      throw mapped.error.withHeaders({ ...mapped.headers, [NEXT_INDEX]: String(nextIndex) });
     } finally {
       observe?.step(outcome);
     }

@@ -1,56 +1,36 @@
 /**
  * A workflow's commit is set operations (issue "Reads and writes at the speed of the database"):
- * its statements depend on which entities it staged, not on how many records. The app runs over
+ * its statements depend on which entities it staged, not on how many records. The services run over
  * a database that records every statement; the same commit of a few and of many staged records
  * must cost the same statements, business logic included (save logic that reads each order's
  * customer, a virtual entity whose `save` creates real orders).
  */
-import { sampleFeatures, sampleModel } from "@bizdata/examples";
-import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
-import { type Caller, caller, config, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
+import { sampleFeatures } from "@bizdata/examples";
+import { testDatabase } from "@bizdata/test-kit/database";
 import { recording } from "@bizdata/test-kit/recording-database";
+import { type Client, workflow, workflowHarness } from "@bizdata/test-kit/workflow-harness";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../app.js";
-import { loadSigningKeys } from "../auth/signing-keys.js";
-import { migrateService } from "../schema.js";
-import { createTenant, setFeature, setUser } from "../tenants/tenant-admin.js";
 
 const log: string[] = [];
-let admin: Caller;
+let admin: Client;
 
 beforeAll(async () => {
-  const db = await testDatabase();
-  await migrateService(db, sampleModel);
-  const app = createApp({ db: recording(db, log), model: sampleModel, keys: await loadSigningKeys(db), config });
-  const tenantId = uniqueTenant("commit-stmts");
-  await createTenant(db, tenantId);
-  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
-  for (const feature of sampleFeatures) await setFeature(db, tenantId, feature, true);
-  admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
+  const harness = await workflowHarness({ db: recording(await testDatabase(), log) });
+  admin = harness.as(await harness.tenant("commit-stmts", sampleFeatures), "admin");
   for (let i = 0; i < 3; i++) await admin.request("POST", "/api/Product", { SKU: `CS-${i}`, Price: 10 + i });
   for (let i = 0; i < 30; i++) await admin.request("POST", "/api/Customer", { Id: `CC-${i}`, CreditLimit: 1_000_000 });
 });
 
 /** stages `steps` in a new workflow, then commits: the statements of the commit request and its answer */
 async function commitAfter(steps: (i: number) => readonly [path: string, body: unknown], count: number) {
-  const created = await admin.request("POST", "/api/workflow");
-  const { workflowId } = (await created.json()) as { workflowId: string };
-  let index = 1;
-  const step = async (path: string, body?: unknown) => {
-    const res = await admin.request("POST", path, body, {
-      "Workflow-Id": workflowId,
-      "Workflow-Index": String(index),
-    });
-    index = Number(res.headers.get("Workflow-Next-Index"));
-    return res;
-  };
+  const wf = await workflow(admin);
   for (let i = 0; i < count; i++) {
     const [path, body] = steps(i);
-    expect((await step(path, body)).status).toBe(201);
+    expect((await wf.step("POST", path, body)).status).toBe(201);
   }
   log.length = 0;
-  const res = await step("/api/workflow/commit");
-  return { status: res.status, body: (await res.json()) as { message?: string }, statements: [...log] };
+  const res = await wf.commit();
+  return { status: res.status, body: res.body as { message?: string }, statements: [...log] };
 }
 
 const order = (tag: string) => (i: number) =>
@@ -80,7 +60,7 @@ describe("statements of a commit", () => {
     expect(many.body.message).toBe("Committed 30 changes.");
     expect(many.statements.length, many.statements.join("\n\n")).toBe(few.statements.length);
     const stored = await admin.request("GET", "/api/SalesOrder/$count?$filter=startswith(DocNumber,'CI-many-')");
-    expect(await stored.text()).toBe("30");
+    expect(stored.text).toBe("30");
   });
 
   it("touch only the entities the workflow staged something of", async () => {

@@ -5,7 +5,7 @@
  * end the stored products must be exactly the ones the model committed.
  */
 
-import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type Client, workflowHarness } from "@bizdata/test-kit/workflow-harness";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -28,9 +28,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("commit" as const), offset }),
 );
 
-let admin: Caller;
+let admin: Client;
 beforeAll(async () => {
-  ({ admin } = await signedInTenant("wf-model"));
+  const harness = await workflowHarness();
+  admin = harness.as(await harness.tenant("wf-model"), "admin");
 });
 
 describe("workflow index protocol, model-based", () => {
@@ -39,33 +40,27 @@ describe("workflow index protocol, model-based", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
         run++;
-        const created = (await (await admin.request("POST", "/api/workflow")).json()) as { workflowId: string };
+        const created = (await admin.create()).body as { workflowId: string };
         const model = { next: 1, staged: [] as string[], committed: [] as string[] };
         for (const [i, o] of ops.entries()) {
           const index = Math.max(0, model.next + o.offset);
-          const headers = { "Workflow-Id": created.workflowId, "Workflow-Index": String(index) };
+          const at = { workflowId: created.workflowId, index: String(index) };
           const sku = `M${run}-${i}`;
           const res =
             o.kind === "create"
-              ? await admin.request("POST", "/api/Product", { SKU: sku }, headers)
+              ? await admin.step(at, "POST", "/api/Product", { SKU: sku })
               : o.kind === "invalid"
-                ? await admin.request("POST", "/api/Product", { SKU: 42 }, headers)
+                ? await admin.step(at, "POST", "/api/Product", { SKU: 42 })
                 : o.kind === "read"
-                  ? await admin.request(
-                      "GET",
-                      `/api/Product/$count?$filter=startswith(SKU,'M${run}-')`,
-                      undefined,
-                      headers,
-                    )
-                  : await admin.request("POST", "/api/workflow/commit", undefined, headers);
+                  ? await admin.step(at, "GET", `/api/Product/$count?$filter=startswith(SKU,'M${run}-')`)
+                  : await admin.commit(at);
           let expected: number;
           if (index !== model.next) expected = 409;
           else if (o.kind === "invalid") expected = 400;
           else {
             expected = o.kind === "create" ? 201 : 200;
             if (o.kind === "create") model.staged.push(sku);
-            if (o.kind === "read")
-              expect(Number(await res.clone().text())).toBe(model.committed.length + model.staged.length);
+            if (o.kind === "read") expect(Number(res.text)).toBe(model.committed.length + model.staged.length);
             if (o.kind === "commit") {
               model.committed.push(...model.staged);
               model.staged = [];
@@ -73,15 +68,15 @@ describe("workflow index protocol, model-based", () => {
             model.next++;
           }
           expect(res.status, `${o.kind} at ${index} (next ${model.next})`).toBe(expected);
-          expect(res.headers.get("Workflow-Next-Index")).toBe(String(model.next));
+          expect(res.headers["Workflow-Next-Index"]).toBe(String(model.next));
         }
         const stored = await admin.request(
           "GET",
           `/api/Product?$filter=startswith(SKU,'M${run}-')&$select=SKU&$orderby=SKU`,
         );
-        const skus = ((await stored.json()) as { value: { SKU: string }[] }).value.map((p) => p.SKU);
+        const skus = (stored.body as { value: { SKU: string }[] }).value.map((p) => p.SKU);
         expect(skus).toEqual([...model.committed].sort());
-        await admin.request("DELETE", `/api/workflow/${created.workflowId}`);
+        await admin.close(created.workflowId);
       }),
       { numRuns: 25 },
     );

@@ -5,60 +5,57 @@
  * sessions, which leave cached plans to PostgreSQL for the foreign-key checks' sake. A step's GET
  * must still be planned for its values at every run: after five runs PostgreSQL may switch a
  * prepared statement to a generic plan (2.3x slower for a nested expand in a workflow at the
- * bench's data). PGlite sends every statement unnamed, planned for its values anyway. The host's
- * database has one connection per pool, so the prepared statements looked at after the steps are
- * the ones the steps ran on.
+ * bench's data). PGlite sends every statement unnamed, planned for its values anyway. The
+ * services' database has one connection per pool, so the prepared statements looked at after the
+ * steps are the ones the steps ran on.
  *
  * A step reads the workflow's staged rows laid over the base rows (staged-view.ts); a record
  * reached by a to-one expand or path is looked up in that overlay by its key, not found by reading
  * all of the target's rows.
  */
-import { type Database, inTenant, openDatabase, type SqlQuery } from "@bizdata/core";
+import { type Database, inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from "@bizdata/core";
 import { sampleModel, seedSampleData } from "@bizdata/examples";
-import { adminContext, createTenant, setUser } from "@bizdata/host";
-import { uniqueTenant } from "@bizdata/test-kit/database";
-import { type Caller, caller, PASSWORD, signIn } from "@bizdata/test-kit/host-app";
-import { tenantPlan, watchedApp } from "@bizdata/test-kit/query-plans";
+import { adminContext } from "@bizdata/host";
+import { tenantPlan } from "@bizdata/test-kit/query-plans";
+import { type Answer, type Client, workflowHarness } from "@bizdata/test-kit/workflow-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrateService } from "../schema.js";
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 // products enough that reading all of them costs more than probing a few by key
 const SIZES = { products: 5000, customers: 60, orders: 40, linesPerOrder: 3, invoices: 0, journals: 0 };
 
 let db: Database | undefined;
-let admin: Caller;
+let admin: Client;
 const caught: SqlQuery[] = [];
 
 beforeAll(async () => {
   if (!onPostgres) return;
   db = await openDatabase({ url: process.env.DATABASE_URL!, max: 1 });
-  await migrateService(db, sampleModel);
-  const tenantId = uniqueTenant("wf-plan");
-  await createTenant(db, tenantId);
+  // every statement the services send caught on its way to the database
+  const harness = await workflowHarness({
+    db: watchStatements(db, (statements) => caught.push(...statements.map(toQuery))),
+  });
+  const tenantId = await harness.tenant("wf-plan");
   await seedSampleData(adminContext(db, sampleModel), tenantId, SIZES);
-  await setUser(db, tenantId, "admin", PASSWORD, ["admin"]);
   await db.query({ sql: "ANALYZE product, sales_order_detail", params: [] });
-  const app = await watchedApp(db, caught);
-  admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
+  admin = harness.as(tenantId, "admin");
 }, 120_000);
 afterAll(() => db?.close());
 
-/** the plan of a statement the app sent, explained in the tenant's transaction (row-level security on) */
+/** the plan of a statement the services sent, explained in the tenant's transaction (row-level security on) */
 const planOf = (statement: SqlQuery) => tenantPlan(db!, admin.tenantId, statement);
 
 /** a new workflow of the admin's */
 async function newWorkflow(): Promise<string> {
-  const created = await admin.request("POST", "/api/workflow");
-  return ((await created.json()) as { workflowId: string }).workflowId;
+  return (await admin.create()).body.workflowId as string;
 }
 
 /** step `index` of `workflowId`: GET `path` */
 const step = (workflowId: string, index: number, path: string) =>
-  admin.request("GET", path, undefined, { "Workflow-Id": workflowId, "Workflow-Index": String(index) });
+  admin.step({ workflowId, index: String(index) }, "GET", path);
 
 /** a new workflow's first step: GET `path`, its statements caught */
-async function firstStep(path: string): Promise<Response> {
+async function firstStep(path: string): Promise<Answer> {
   const workflowId = await newWorkflow();
   caught.length = 0;
   return step(workflowId, 1, path);
@@ -75,8 +72,8 @@ describe.runIf(onPostgres)("a workflow step's read", () => {
     const answers = [];
     for (let index = 1; index <= 8; index++) {
       const res = await step(workflowId, index, customersInTexas);
-      expect(res.status, await res.clone().text()).toBe(200);
-      answers.push(((await res.json()) as { value: unknown[] }).value);
+      expect(res.status, res.text).toBe(200);
+      answers.push((res.body as { value: unknown[] }).value);
     }
     // the same answer every time, and not an empty one
     expect(answers[0]!.length).toBeGreaterThan(0);
@@ -96,8 +93,8 @@ describe.runIf(onPostgres)("a workflow step's read", () => {
   // the staged base rows by an anti join read every product of the tenant for each page
   it("probes an expanded record by its key, without reading the whole table behind it", async () => {
     const res = await firstStep("/api/SalesOrderDetail?$top=10&$expand=Product($select=SKU)");
-    expect(res.status, await res.clone().text()).toBe(200);
-    const lines = ((await res.json()) as { value: { Product: { SKU: string } | null }[] }).value;
+    expect(res.status, res.text).toBe(200);
+    const lines = (res.body as { value: { Product: { SKU: string } | null }[] }).value;
     expect(lines).toHaveLength(10);
     expect(lines.every((line) => typeof line.Product?.SKU === "string")).toBe(true);
     const read = caught.find((q) => q.sql.includes('"sales_order_detail"') && q.sql.includes('"product"'));
@@ -116,8 +113,8 @@ describe.runIf(onPostgres)("a workflow step's read", () => {
   // anti join sorted every product of the tenant first
   it("reads a page in the order of an index, without sorting the whole table", async () => {
     const res = await firstStep("/api/Product?$select=SKU&$orderby=SKU&$top=20");
-    expect(res.status, await res.clone().text()).toBe(200);
-    const skus = ((await res.json()) as { value: { SKU: string }[] }).value.map((p) => p.SKU);
+    expect(res.status, res.text).toBe(200);
+    const skus = (res.body as { value: { SKU: string }[] }).value.map((p) => p.SKU);
     expect(skus).toHaveLength(20);
     expect(skus).toEqual([...skus].sort());
     const read = caught.find((q) => q.sql.includes('"product"') && q.sql.includes("ORDER BY"));
@@ -137,13 +134,11 @@ describe.runIf(onPostgres)("a workflow step's read", () => {
   // PATCH's answer slower with every change staged before it
   it("reads a record by its key, probing the staged rows by that key alone", async () => {
     const [product] = (
-      (await (await admin.request("GET", "/api/Product?$top=1&$select=SKU")).json()) as {
-        value: { Guid: string }[];
-      }
+      (await admin.request("GET", "/api/Product?$top=1&$select=SKU")).body as { value: { Guid: string }[] }
     ).value;
     const res = await firstStep(`/api/Product(${product!.Guid})?$select=SKU`);
-    expect(res.status, await res.clone().text()).toBe(200);
-    expect(((await res.json()) as { Guid: string }).Guid).toBe(product!.Guid);
+    expect(res.status, res.text).toBe(200);
+    expect((res.body as { Guid: string }).Guid).toBe(product!.Guid);
     const read = caught.find((q) => q.sql.includes('"product__staged"'));
     expect(read).toBeDefined();
     const plan = await planOf(read!);
