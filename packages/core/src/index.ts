@@ -37,6 +37,7 @@ export {
 } from "./storage/naming.js";
 export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
 export { type GateRefusals, PoolGate } from "./storage/pool-gate.js";
+export type { PoolStats } from "./storage/pool-usage.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
 export {
   defaultReplicaSettings,
