@@ -134,11 +134,11 @@ describe("routeReads", () => {
     expect(await readOn()).toBe("replica1");
     await checkAt(1_200);
     expect(await readOn()).toBe("primary");
-    expect(routing.pools()[1]!.replica).toEqual({ state: "lagging", lagSeconds: 1.2 });
+    expect(routing.pools()[1]!.replica).toEqual({ state: "lagging", lagSeconds: 1.2, fallbacks: 0 });
     // it caught up with what the primary had at the check of 1200
     replicas[0]!.position = "0/30";
     await checkAt(1_200);
-    expect(routing.pools()[1]!.replica).toEqual({ state: "up", lagSeconds: 0 });
+    expect(routing.pools()[1]!.replica).toEqual({ state: "up", lagSeconds: 0, fallbacks: 0 });
     clock.now = 1_300;
     expect(await readOn()).toBe("replica1");
   });
@@ -167,7 +167,11 @@ describe("routeReads", () => {
     log.length = 0;
     expect([await readOn(), await readOn()]).toEqual(["primary", "primary"]);
     expect(log).toEqual(["replica1: SELECT 1", "primary: SELECT 1", "replica2: SELECT 1", "primary: SELECT 1"]);
-    expect(routing.pools().map((p) => p.replica?.state)).toEqual([undefined, "down", "up"]);
+    expect(routing.pools().map((p) => p.replica && [p.replica.state, p.replica.fallbacks])).toEqual([
+      undefined,
+      ["down", 1],
+      ["up", 1],
+    ]);
     replicas[1]!.failReads = undefined;
     expect([await readOn(), await readOn()]).toEqual(["replica2", "replica2"]);
     replicas[0]!.failReads = undefined;
@@ -195,7 +199,7 @@ describe("routeReads", () => {
         name: "replica1",
         stats: { size: 10, busy: 0, waiting: 0 },
         reads: 1,
-        replica: { state: "up", lagSeconds: 0 },
+        replica: { state: "up", lagSeconds: 0, fallbacks: 0 },
       },
     ]);
   });

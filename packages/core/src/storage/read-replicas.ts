@@ -37,8 +37,16 @@ export interface PoolReport {
   readonly stats: PoolStats;
   /** one-statement tenant reads this pool answered */
   readonly reads: number;
-  /** for a replica: whether reads go to it, and at most how far behind it is (undefined: not known) */
-  readonly replica?: { readonly state: ReplicaState; readonly lagSeconds: number | undefined };
+  /**
+   * for a replica: whether reads go to it, at most how far behind it is (undefined: not known),
+   * and how many reads sent to it the primary answered instead (it failed them: gone, a conflict
+   * with recovery, no free connection)
+   */
+  readonly replica?: {
+    readonly state: ReplicaState;
+    readonly lagSeconds: number | undefined;
+    readonly fallbacks: number;
+  };
 }
 
 export interface ReadRouting {
@@ -82,6 +90,7 @@ export function routeReads(
 ): Database & { readonly routing: ReadRouting } {
   const freshness = new ReplicaFreshness(replicas.length, settings.maxLag);
   const reads = new Array<number>(replicas.length + 1).fill(0);
+  const fallbacks = new Array<number>(replicas.length).fill(0);
   /** when each client's last write ended, for as long as it can keep a replica from serving it */
   const writes = new Map<string, number>();
   let next = 0;
@@ -175,6 +184,7 @@ export function routeReads(
       const cause = started ? failed : error;
       if (cause === undefined || !elsewhere(cause)) throw error;
       if (isUnreachableDatabaseError(cause)) freshness.unreachable(i, now(), String((cause as Error).message));
+      fallbacks[i]!++;
       return onPrimary(fn, options);
     }
   }
@@ -220,7 +230,11 @@ export function routeReads(
             name: `replica${i + 1}`,
             stats: replica.stats(),
             reads: reads[i + 1]!,
-            replica: { state: freshness.state(i, at), lagSeconds: lag === undefined ? undefined : lag / 1000 },
+            replica: {
+              state: freshness.state(i, at),
+              lagSeconds: lag === undefined ? undefined : lag / 1000,
+              fallbacks: fallbacks[i]!,
+            },
           };
         }),
       ];

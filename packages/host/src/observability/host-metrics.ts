@@ -80,6 +80,16 @@ export function hostMetrics(db: Database) {
         for (const report of pools()) this.inc({ pool: report.name }, report.reads);
       },
     });
+    new Counter({
+      name: "bizdata_db_replica_fallbacks_total",
+      help: "Reads sent to a read replica that it failed (gone, a conflict with recovery, no free connection) and the primary answered.",
+      labelNames: ["pool"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const { name, replica } of pools()) if (replica) this.inc({ pool: name }, replica.fallbacks);
+      },
+    });
     perPool(
       "bizdata_db_replica_lag_seconds",
       "At most how far a read replica is behind the primary, as of its last check; absent while unknown.",
