@@ -103,6 +103,20 @@ describe.skipIf(missing !== undefined)("a host reading from a streaming replica"
     await primary?.destroy();
   });
 
+  it("tells each pool in the health detail and the metrics", async () => {
+    const ready = await fetch(`${host.url}/health/ready`);
+    const body = (await ready.json()) as { replicas: { lagSeconds: number }[] };
+    expect([ready.status, body]).toEqual([
+      200,
+      { status: "ready", replicas: [{ name: "replica1", state: "up", lagSeconds: expect.any(Number) }] },
+    ]);
+    expect(body.replicas[0]!.lagSeconds).toBeLessThan(15);
+    const text = await (await fetch(`${host.url}/metrics`)).text();
+    for (const pool of ["primary", "replica1"]) expect(sample(text, "bizdata_db_pool_size", { pool })).toBe(4);
+    expect(sample(text, "bizdata_db_replica_up", { pool: "replica1" })).toBe(1);
+    expect(text).toMatch(/^bizdata_db_replica_lag_seconds\{pool="replica1"\} [\d.e-]+$/m);
+  });
+
   it("reads from the replica, and a client that wrote reads its write at once", async () => {
     await applyDelay(APPLY_DELAY_MS);
     try {

@@ -44,11 +44,11 @@ export function observeRequests({
     const counter = { statements: 0 };
     // with read replicas, the request's reads follow what its caller wrote (read-replicas.ts): the
     // caller is known once authentication ran, before any of its work
-    const caller = () => {
-      const principal = (c.var as { principal?: Principal }).principal;
-      return principal && writerOf(principal);
-    };
-    const requestDb = db.routing?.forClient(caller) ?? db;
+    const requestDb =
+      db.routing?.forClient(() => {
+        const principal = (c.var as { principal?: Principal }).principal;
+        return principal && writerOf(principal);
+      }) ?? db;
     // a child logger serializes its bindings when made: made for a request that logs, not for every one
     let child: Logger | undefined;
     const context: RequestContext = {
