@@ -37,10 +37,19 @@ export {
 } from "./storage/naming.js";
 export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
 export { type GateRefusals, PoolGate } from "./storage/pool-gate.js";
+export type { PoolStats } from "./storage/pool-usage.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
+export {
+  defaultReplicaSettings,
+  type PoolReport,
+  type ReadRouting,
+  type ReplicaSettings,
+  routeReads,
+} from "./storage/read-replicas.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
 export { assignPath, collectionsOf, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
 export { baseStore, insertRecords, loadRecords, recordSelectList, recordVersion } from "./storage/record-store.js";
+export type { ReplicaState } from "./storage/replica-freshness.js";
 export { missingTables } from "./storage/schema-check.js";
 export { SEARCH_CONFIGURATION, searchColumns, searchDocument } from "./storage/search-document.js";
 export { asJson, inBaseImage, stagedChanged } from "./storage/staged-changes.js";
@@ -61,7 +70,11 @@ export { loadTenant } from "./storage/tenant-features.js";
 /** for the tables other packages own: the role row-level security applies to, and the tenant policy */
 export { APP_ROLE, tenantPolicy } from "./storage/tenant-policy.js";
 export { inTenant, isTenantId, type TenantTransactionOptions } from "./storage/tenant-scope.js";
-export { databaseErrorOf, isTransientDatabaseError } from "./storage/transient-errors.js";
+export {
+  databaseErrorOf,
+  isTransientDatabaseError,
+  isUnreachableDatabaseError,
+} from "./storage/transient-errors.js";
 export { type WriteBehind, writeBehind, writeThrough } from "./storage/write-behind.js";
 export * from "./unit-of-work.js";
 export * from "./validation/index.js";

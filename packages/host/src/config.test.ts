@@ -42,6 +42,35 @@ describe("the database settings of the host configuration", () => {
   });
 });
 
+describe("the read replicas", () => {
+  it("are none by default, checked every second and skipped 5 s behind", () => {
+    expect(loadConfig({}).readReplicas).toEqual({ urls: [], maxLag: 5000, checkInterval: 1000 });
+  });
+
+  it("are one or more URLs, split by commas or spaces but not within a URL of several hosts", () => {
+    const urls = (value: string) => loadConfig({ DATABASE_READ_URL: value }).readReplicas.urls;
+    expect(urls("postgres://r1/app")).toEqual(["postgres://r1/app"]);
+    expect(urls("postgres://u:p@r1:5432/app, postgresql://r2/app,postgres://r3/app")).toEqual([
+      "postgres://u:p@r1:5432/app",
+      "postgresql://r2/app",
+      "postgres://r3/app",
+    ]);
+    expect(urls("postgres://r1:5432,r2:5432/app?target_session_attrs=standby postgres://r3/app,")).toEqual([
+      "postgres://r1:5432,r2:5432/app?target_session_attrs=standby",
+      "postgres://r3/app",
+    ]);
+  });
+
+  it("take the lag bound and the check interval, the bound at least two checks", () => {
+    const env = { DATABASE_READ_MAX_LAG_MS: "2000", DATABASE_READ_CHECK_INTERVAL_MS: "250" };
+    expect(loadConfig(env).readReplicas).toMatchObject({ maxLag: 2000, checkInterval: 250 });
+    expect(() => loadConfig({ ...env, DATABASE_READ_MAX_LAG_MS: "400" })).toThrow(
+      "DATABASE_READ_MAX_LAG_MS=400 is below twice DATABASE_READ_CHECK_INTERVAL_MS=250",
+    );
+    expect(() => loadConfig({ DATABASE_READ_CHECK_INTERVAL_MS: "5" })).toThrow("DATABASE_READ_CHECK_INTERVAL_MS=5");
+  });
+});
+
 describe("the tenant share and the rate limits", () => {
   it("default to half the pool per tenant, 256 waiting for 5 s, 6,000 requests a minute per token and 12,000 per address", () => {
     const config = loadConfig({});

@@ -2,7 +2,14 @@
  * Host configuration from the environment (api-conventions: Addresses and start-up), checked
  * once at start so a typo fails loudly instead of running with a default.
  */
-import { defaultPostgresOptions, defaultWriteLimits, type PostgresOptions, type WriteLimits } from "@bizdata/core";
+import {
+  defaultPostgresOptions,
+  defaultReplicaSettings,
+  defaultWriteLimits,
+  type PostgresOptions,
+  type ReplicaSettings,
+  type WriteLimits,
+} from "@bizdata/core";
 import {
   type BatchLimits,
   type BodyLimits,
@@ -29,6 +36,11 @@ export interface HostConfig {
   readonly dataDir: string;
   /** PostgreSQL pool size and timeouts in milliseconds (DATABASE_POOL_SIZE, DATABASE_…_TIMEOUT_MS) */
   readonly postgres: Required<PostgresOptions>;
+  /**
+   * DATABASE_READ_URL (none by default), DATABASE_READ_MAX_LAG_MS, DATABASE_READ_CHECK_INTERVAL_MS:
+   * streaming replicas for one-statement tenant reads, skipped while they lag beyond the bound
+   */
+  readonly readReplicas: { readonly urls: readonly string[] } & ReplicaSettings;
   readonly auth: {
     readonly issuer: string;
     readonly audience: string;
@@ -197,6 +209,27 @@ function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
   };
 }
 
+/**
+ * DATABASE_READ_URL: one or more postgres:// URLs, separated by commas or spaces. A URL's own
+ * commas (several hosts: `postgres://a,b/db`) stay in it: a URL starts only at `postgres://`.
+ * Whether each is one, and DATABASE_URL one too, openDatabase checks as it does DATABASE_URL.
+ */
+function readReplicas(env: NodeJS.ProcessEnv): HostConfig["readReplicas"] {
+  const urls = (env.DATABASE_READ_URL ?? "")
+    .split(/[\s,]+(?=postgres(?:ql)?:\/\/)/)
+    .map((url) => url.trim().replace(/,$/, ""))
+    .filter((url) => url !== "");
+  const d = defaultReplicaSettings;
+  const checkInterval = integer(env, "DATABASE_READ_CHECK_INTERVAL_MS", d.checkInterval, 10, 60_000);
+  const maxLag = integer(env, "DATABASE_READ_MAX_LAG_MS", d.maxLag, 20, 3600_000);
+  // a replica is known fresh only as of a check: a bound below two checks would skip it between them
+  if (maxLag < 2 * checkInterval)
+    throw new Error(
+      `DATABASE_READ_MAX_LAG_MS=${maxLag} is below twice DATABASE_READ_CHECK_INTERVAL_MS=${checkInterval}: every replica would count as lagging between two checks.`,
+    );
+  return { urls, maxLag, checkInterval };
+}
+
 /** a secret callers send as a bearer token: long enough not to be guessed, one word */
 function secretToken(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
@@ -214,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || "./.data",
     postgres,
+    readReplicas: readReplicas(env),
     auth: {
       issuer: env.AUTH_ISSUER || "bizdata",
       audience: env.AUTH_AUDIENCE || "bizdata-api",

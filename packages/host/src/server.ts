@@ -42,7 +42,12 @@ export async function startHost(
   { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
   { logger = pino({ level: config.logLevel }) }: StartOptions = {},
 ) {
-  const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
+  const dbOptions = {
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...config.postgres,
+    readReplicas: config.readReplicas,
+  };
   const db = await openDatabase(dbOptions);
   for (const advice of migrationAdvice(await migrateService(db, model))) logger.warn(advice);
   const embedded = db.driver === "pglite";

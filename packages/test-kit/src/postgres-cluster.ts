@@ -1,7 +1,8 @@
 /**
  * A throwaway PostgreSQL cluster from the machine's binaries (`initdb`, `pg_ctl` on PATH), in a
  * temporary folder on a free loopback port, for tests that stop and restart the database under
- * load. PostgreSQL refuses to run as root, so as root the binaries run as the `postgres` user.
+ * load; and a streaming standby of one (`pg_basebackup -R`), for tests of read replicas. PostgreSQL
+ * refuses to run as root, so as root the binaries run as the `postgres` user.
  */
 import { execFile } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
@@ -27,10 +28,10 @@ export interface Cluster {
 
 const binaries = ["initdb", "pg_ctl", "postgres"];
 
-/** why a cluster cannot be started here, or undefined when it can */
-export async function missingBinaries(): Promise<string | undefined> {
+/** why a cluster cannot be started here (and with `standby`, a standby of it), or undefined when it can */
+export async function missingBinaries({ standby = false } = {}): Promise<string | undefined> {
   const missing: string[] = [];
-  for (const name of binaries) {
+  for (const name of standby ? [...binaries, "pg_basebackup"] : binaries) {
     try {
       await run("sh", ["-c", `command -v ${name}`]);
     } catch {
@@ -53,10 +54,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startCluster(): Promise<Cluster> {
-  const root = process.getuid?.() === 0;
-  const pg = (command: string, args: string[]) =>
-    root ? run("runuser", ["-u", "postgres", "--", command, ...args]) : run(command, args);
+const root = process.getuid?.() === 0;
+const pg = (command: string, args: string[]) =>
+  root ? run("runuser", ["-u", "postgres", "--", command, ...args]) : run(command, args);
+
+/** a new temporary folder the binaries may write to */
+async function clusterFolder(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "bizdata-pg-"));
   if (root)
     chownSync(
@@ -64,8 +67,11 @@ export async function startCluster(): Promise<Cluster> {
       Number((await run("id", ["-u", "postgres"])).stdout),
       Number((await run("id", ["-g", "postgres"])).stdout),
     );
-  const data = join(dir, "data");
-  await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+  return dir;
+}
+
+/** the cluster whose data is `data` under `dir`, served on a free port once started */
+async function serving(dir: string, data: string): Promise<Cluster> {
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
   const ctl = (...args: string[]) => pg("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", ...args]);
@@ -81,4 +87,24 @@ export async function startCluster(): Promise<Cluster> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const dir = await clusterFolder();
+  const data = join(dir, "data");
+  await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+  return serving(dir, data);
+}
+
+/**
+ * A hot standby of `primary`, streaming its WAL: a base backup with the recovery settings written
+ * (`pg_basebackup -R`), started on a port of its own. initdb's defaults are what it needs on the
+ * primary: `wal_level=replica`, ten WAL senders, replication connections from 127.0.0.1 trusted.
+ */
+export async function startStandby(primary: Cluster): Promise<Cluster> {
+  const dir = await clusterFolder();
+  const data = join(dir, "data");
+  const source = ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"];
+  await pg("pg_basebackup", [...source, "-D", data, "-R", "-X", "stream", "--no-sync"]);
+  return serving(dir, data);
 }

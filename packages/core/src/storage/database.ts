@@ -6,6 +6,7 @@
 import { is, SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { PoolStats } from "./pool-usage.js";
+import type { ReadRouting } from "./read-replicas.js";
 import type { RecordStore } from "./record-port.js";
 
 export interface SqlQuery {
@@ -65,8 +66,10 @@ export interface Database extends Session {
   readonly driver: "pglite" | "postgres";
   transaction<T>(fn: (tx: Session) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
-  /** how busy the connections are now (the host's pool metrics) */
+  /** how busy the connections are now (the host's pool metrics); with read replicas, the primary's */
   stats(): PoolStats;
+  /** present when one-statement reads go to read replicas (read-replicas.ts): per-client views, each pool's report */
+  readonly routing?: ReadRouting;
 }
 
 const dialect = new PgDialect();

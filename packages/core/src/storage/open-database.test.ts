@@ -35,10 +35,26 @@ describe("openDatabase", () => {
     );
   });
 
+  it("takes read replicas of a PostgreSQL primary only", async () => {
+    const readReplicas = { urls: ["postgres://app:secret@replica.internal/app"] };
+    await expect(openDatabase({ url: "memory://", readReplicas })).rejects.toThrow(
+      "DATABASE_READ_URL names read replicas of a PostgreSQL primary: set DATABASE_URL=postgres://… too.",
+    );
+    await expect(
+      openDatabase({ url: "postgres://db.internal/app", readReplicas: { urls: ["mysql://root:secret@db/app"] } }),
+    ).rejects.toThrow('DATABASE_READ_URL "db/app" is not postgres://….');
+  });
+
   it("describes an address without its credentials", () => {
     expect(describeDatabase({ url: "postgres://app:secret@db.internal/app" })).toBe(
       "PostgreSQL at db.internal:5432/app",
     );
+    expect(
+      describeDatabase({
+        url: "postgres://app:secret@db.internal/app",
+        readReplicas: { urls: ["postgres://r1", "postgres://r2"] },
+      }),
+    ).toBe("PostgreSQL at db.internal:5432/app with 2 read replicas");
     expect(describeDatabase({ url: "memory://" })).toBe("PGlite in memory");
     expect(describeDatabase({ dataDir: "/var/lib/app" })).toBe("PGlite at /var/lib/app");
   });

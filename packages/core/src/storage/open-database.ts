@@ -6,6 +6,7 @@
  */
 import type { Database } from "./database.js";
 import type { PostgresOptions } from "./postgres-options.js";
+import { defaultReplicaSettings, type ReplicaSettings, routeReads } from "./read-replicas.js";
 
 /**
  * Loads a driver module; when its database package is not installed, says which one to install
@@ -41,11 +42,31 @@ export interface OpenOptions extends PostgresOptions {
   readonly url?: string | undefined;
   /** PGlite data directory when no URL is given; default `./.data` */
   readonly dataDir?: string | undefined;
+  /**
+   * `DATABASE_READ_URL`: streaming replicas of the PostgreSQL `url` for one-statement tenant
+   * reads (read-replicas.ts), each with a pool like the primary's; settings default to
+   * defaultReplicaSettings
+   */
+  readonly readReplicas?: { readonly urls: readonly string[] } & Partial<ReplicaSettings>;
 }
+
+const isPostgresUrl = (url: string): boolean => url.startsWith("postgres://") || url.startsWith("postgresql://");
 
 export async function openDatabase(options: OpenOptions = {}): Promise<Database> {
   const url = options.url?.trim();
-  if (url?.startsWith("postgres://") || url?.startsWith("postgresql://")) return openPostgres(url, options);
+  const readUrls = options.readReplicas?.urls ?? [];
+  if (readUrls.length > 0 && (url === undefined || !isPostgresUrl(url)))
+    throw new Error(
+      "DATABASE_READ_URL names read replicas of a PostgreSQL primary: set DATABASE_URL=postgres://… too.",
+    );
+  if (url !== undefined && isPostgresUrl(url)) {
+    if (readUrls.length === 0) return openPostgres(url, options);
+    for (const readUrl of readUrls)
+      if (!isPostgresUrl(readUrl))
+        throw new Error(`DATABASE_READ_URL "${readUrl.split("@").pop()}" is not postgres://….`);
+    const [primary, ...replicas] = await Promise.all([url, ...readUrls].map((u) => openPostgres(u, options)));
+    return routeReads(primary!, replicas, { ...defaultReplicaSettings, ...options.readReplicas });
+  }
   if (url === "memory://") return openPglite("memory://");
   if (url) throw new Error(`DATABASE_URL "${url.split("@").pop()}" is neither postgres://… nor memory://.`);
   return openPglite(options.dataDir ?? "./.data");
@@ -58,7 +79,9 @@ export const describeDatabase = (options: OpenOptions): string => {
   if (url === "memory://") return "PGlite in memory";
   try {
     const u = new URL(url);
-    return `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
+    const replicas = options.readReplicas?.urls.length ?? 0;
+    const reads = replicas === 0 ? "" : ` with ${replicas} read replica${replicas === 1 ? "" : "s"}`;
+    return `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}${reads}`;
   } catch {
     return "PostgreSQL";
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTransientDatabaseError } from "./transient-errors.js";
+import { isTransientDatabaseError, isUnreachableDatabaseError } from "./transient-errors.js";
 
 const withCode = (code: unknown) => Object.assign(new Error("x"), { code });
 
@@ -29,5 +29,14 @@ describe("isTransientDatabaseError", () => {
     expect(isTransientDatabaseError(new Error("no code"))).toBe(false);
     expect(isTransientDatabaseError(null)).toBe(false);
     expect(isTransientDatabaseError("08006")).toBe(false);
+  });
+});
+
+describe("isUnreachableDatabaseError", () => {
+  it("is true for a server that cannot be reached or is shutting down, not for a busy or slow one", () => {
+    for (const code of ["08006", "57P01", "57P03", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "ECONNREFUSED"])
+      expect([code, isUnreachableDatabaseError(withCode(code))]).toEqual([code, true]);
+    for (const code of ["53300", "57014", "55P03", "POOL_TIMEOUT", "40001", "42P01"])
+      expect([code, isUnreachableDatabaseError(withCode(code))]).toEqual([code, false]);
   });
 });

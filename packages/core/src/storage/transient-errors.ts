@@ -5,12 +5,13 @@
  * a few seconds, so the host answers 503 with Retry-After instead of 500.
  */
 
-// PostgreSQL: 08 connection exceptions, 57P01-03 shutdown / crash / starting up, 53300 too many
-// connections, 57014 statement timeout (or a cancel), 55P03 lock timeout, 25P03 idle in
-// transaction timeout; postgres.js: CONNECT_TIMEOUT and CONNECTION_CLOSED/ENDED/DESTROYED;
-// ours: POOL_TIMEOUT (postgres-database.ts); Node's socket and name lookup errors
-const TRANSIENT =
-  /^(08|57P0[1-3]$|53300$|57014$|55P03$|25P03$|CONNECT_TIMEOUT$|CONNECTION_|POOL_TIMEOUT$|E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN|NOTFOUND)$)/;
+// PostgreSQL: 08 connection exceptions, 57P01-03 shutdown / crash / starting up; postgres.js:
+// CONNECT_TIMEOUT and CONNECTION_CLOSED/ENDED/DESTROYED; Node's socket and name lookup errors
+const UNREACHABLE =
+  /^(08|57P0[1-3]$|CONNECT_TIMEOUT$|CONNECTION_|E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN|NOTFOUND)$)/;
+// PostgreSQL: 53300 too many connections, 57014 statement timeout (or a cancel), 55P03 lock
+// timeout, 25P03 idle in transaction timeout; ours: POOL_TIMEOUT (pool-gate.ts)
+const BUSY = /^(53300|57014|55P03|25P03|POOL_TIMEOUT)$/;
 
 /**
  * The database's own error behind `error`: drizzle's query builder (tableQueries) wraps what the
@@ -24,10 +25,22 @@ export function databaseErrorOf(error: unknown): unknown {
   return error;
 }
 
+/** the code of the database error behind `thrown`, if it has one */
+export function databaseErrorCode(thrown: unknown): string | undefined {
+  const error = databaseErrorOf(thrown);
+  if (error === null || typeof error !== "object" || !("code" in error)) return undefined;
+  const code = (error as { code: unknown }).code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** whether `error` (anything thrown) says the database server cannot be reached or is shutting down */
+export function isUnreachableDatabaseError(thrown: unknown): boolean {
+  const code = databaseErrorCode(thrown);
+  return code !== undefined && UNREACHABLE.test(code);
+}
+
 /** whether `error` (anything thrown) says the database cannot serve right now */
 export function isTransientDatabaseError(thrown: unknown): boolean {
-  const error = databaseErrorOf(thrown);
-  if (error === null || typeof error !== "object" || !("code" in error)) return false;
-  const code = (error as { code: unknown }).code;
-  return typeof code === "string" && TRANSIENT.test(code);
+  const code = databaseErrorCode(thrown);
+  return code !== undefined && (UNREACHABLE.test(code) || BUSY.test(code));
 }

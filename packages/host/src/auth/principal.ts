@@ -9,3 +9,6 @@ export interface Principal {
 
 /** whether the caller may read at all (a delegated token without a known scope may not) */
 export const canRead = (p: Principal): boolean => p.roles.length > 0;
+
+/** who wrote, for reads that must see it (read replicas: Database.routing.forClient): tenant and user */
+export const writerOf = (p: Principal): string => `${p.tenantId}/${p.username}`;

@@ -1,10 +1,11 @@
 /**
  * The host's Prometheus metrics (api-conventions: Metrics), in a registry of the app's own so two
  * apps in one process never share or collide: HTTP requests by route pattern, method and status
- * with their latency, statements per request, the database pool, workflow steps and commits by
- * outcome, sign-in attempts by outcome, and Node's default process metrics.
+ * with their latency, statements per request, the database pools (the primary's, and each read
+ * replica's with its lag and state), workflow steps and commits by outcome, sign-in attempts by
+ * outcome, and Node's default process metrics.
  */
-import type { Database } from "@bizdata/core";
+import type { Database, PoolReport, PoolStats, ReplicaState } from "@bizdata/core";
 import type { CommitResult, StepOutcome, WorkflowObserver } from "@bizdata/workflow";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -45,19 +46,61 @@ export function hostMetrics(db: Database) {
     buckets: [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
     registers,
   });
-  const pool = (name: string, help: string, read: () => number) =>
+  /** each pool's report: the primary's alone unless reads go to replicas */
+  const pools = (): readonly PoolReport[] => db.routing?.pools() ?? [{ name: "primary", stats: db.stats(), reads: 0 }];
+  /** a gauge per pool, labelled `pool` (primary, replica1, …), without a series where `read` knows no value */
+  const perPool = (name: string, help: string, read: (report: PoolReport) => number | undefined) =>
     new Gauge({
-      name: `bizdata_db_pool_${name}`,
+      name,
       help,
+      labelNames: ["pool"] as const,
       registers,
       collect() {
-        this.set(read());
+        this.reset();
+        for (const report of pools()) {
+          const value = read(report);
+          if (value !== undefined) this.set({ pool: report.name }, value);
+        }
       },
     });
-  pool("size", "Connections the database pool uses at once (DATABASE_POOL_SIZE).", () => db.stats().size);
-  pool("busy", "Database operations (a statement or a whole transaction) holding a connection.", () => db.stats().busy);
-  pool("idle", "Pool connections not in use (opened or not yet).", () => db.stats().size - db.stats().busy);
-  pool("waiting", "Database operations waiting for a connection.", () => db.stats().waiting);
+  const pool = (name: string, help: string, read: (stats: PoolStats) => number) =>
+    perPool(`bizdata_db_pool_${name}`, `${help}, by pool (primary, replica1, …).`, (report) => read(report.stats));
+  pool("size", "Connections the database pool uses at once (DATABASE_POOL_SIZE)", (p) => p.size);
+  pool("busy", "Database operations (a statement or a whole transaction) holding a connection", (p) => p.busy);
+  pool("idle", "Pool connections not in use (opened or not yet)", (p) => p.size - p.busy);
+  pool("waiting", "Database operations waiting for a connection", (p) => p.waiting);
+  if (db.routing !== undefined) {
+    new Counter({
+      name: "bizdata_db_reads_total",
+      help: "One-statement tenant reads (entity GETs) by the pool that answered them: primary or a read replica.",
+      labelNames: ["pool"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const report of pools()) this.inc({ pool: report.name }, report.reads);
+      },
+    });
+    new Counter({
+      name: "bizdata_db_replica_fallbacks_total",
+      help: "Reads sent to a read replica that it failed (gone, a conflict with recovery, no free connection) and the primary answered.",
+      labelNames: ["pool"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const { name, replica } of pools()) if (replica) this.inc({ pool: name }, replica.fallbacks);
+      },
+    });
+    perPool(
+      "bizdata_db_replica_lag_seconds",
+      "At most how far a read replica is behind the primary, as of its last check; absent while unknown.",
+      (report) => report.replica?.lagSeconds,
+    );
+    perPool(
+      "bizdata_db_replica_up",
+      "1 while reads may go to a read replica (fresh within DATABASE_READ_MAX_LAG_MS), 0 while it is skipped (lagging, down, not a standby).",
+      (report) => report.replica && Number(report.replica.state === ("up" satisfies ReplicaState)),
+    );
+  }
   const workflowSteps = new Counter({
     name: "bizdata_workflow_steps_total",
     help: "Workflow steps (requests with Workflow-Id) by outcome: advanced the index, index conflict (409), failed.",

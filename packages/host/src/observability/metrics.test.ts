@@ -139,9 +139,16 @@ describe("GET /metrics", () => {
 
   it("reports the database pool and the process", async () => {
     const text = await scrape(app);
-    expect(sample(text, "bizdata_db_pool_size")).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "bizdata_db_pool_idle")).toBeLessThanOrEqual(sample(text, "bizdata_db_pool_size"));
+    const primary = { pool: "primary" };
+    expect(sample(text, "bizdata_db_pool_size", primary)).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "bizdata_db_pool_idle", primary)).toBeLessThanOrEqual(
+      sample(text, "bizdata_db_pool_size", primary),
+    );
     expect(text).toContain("# TYPE bizdata_db_pool_waiting gauge");
+    // without read replicas (their own test: lifecycle/read-replicas.test.ts) there is one pool
+    expect(text).toMatch(/^bizdata_db_pool_size\{pool="primary"\} \d+$/m);
+    expect(text).not.toContain('pool="replica');
+    expect(text).not.toContain("bizdata_db_reads_total");
     expect(text).toContain("# TYPE process_cpu_user_seconds_total counter");
     expect(text).toContain("# TYPE nodejs_eventloop_lag_seconds gauge");
   });

@@ -10,6 +10,7 @@
 import { type Database, watchStatements } from "@bizdata/core";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
+import { type Principal, writerOf } from "../auth/principal.js";
 import type { HostMetrics } from "./host-metrics.js";
 import { peerAddress } from "./peer-address.js";
 import type { RequestContext, RequestVariables } from "./request-context.js";
@@ -42,6 +43,13 @@ export function observeRequests({
     c.header("X-Request-Id", id);
     const client = clientAddress(peerAddress(c), c.req.raw.headers);
     const counter = { statements: 0 };
+    // with read replicas, the request's reads follow what its caller wrote (read-replicas.ts): the
+    // caller is known once authentication ran, before any of its work
+    const requestDb =
+      db.routing?.forClient(() => {
+        const principal = (c.var as { principal?: Principal }).principal;
+        return principal && writerOf(principal);
+      }) ?? db;
     // a child logger serializes its bindings when made: made for a request that logs, not for every one
     let child: Logger | undefined;
     const context: RequestContext = {
@@ -54,10 +62,10 @@ export function observeRequests({
       // every statement, inside a transaction or not, counts toward the request: statements per
       // request show an N+1 pattern or a plan that loads too much long before the latency does
       db: metrics
-        ? watchStatements(db, (statements) => {
+        ? watchStatements(requestDb, (statements) => {
             counter.statements += statements.length;
           })
-        : db,
+        : requestDb,
       counter,
       continues: (done) => {
         continued = done;

@@ -20,7 +20,10 @@ export interface RequestContext {
   readonly logger: Logger;
   /** the client's address, through trusted proxies (trusted-proxies.ts); undefined in-process */
   readonly clientAddress: string | undefined;
-  /** the database for the request's work: its statements are counted in `counter` */
+  /**
+   * the database for the request's work: its statements are counted in `counter`; with read
+   * replicas, its reads follow what its caller wrote (read-replicas.ts)
+   */
   readonly db: Database;
   readonly counter: { statements: number };
   /**
