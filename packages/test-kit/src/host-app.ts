@@ -6,6 +6,7 @@
 
 import { sampleModel } from "@bizdata/examples";
 import { createApp, createTenant, loadConfig, loadSigningKeys, migrateService, setUser } from "@bizdata/host";
+import pino from "pino";
 import { testDatabase, uniqueTenant } from "./database.js";
 
 export { dataOf } from "./payload-data.js";
@@ -96,3 +97,29 @@ export async function signedInTenant(label = "t"): Promise<{ admin: Caller; read
 export const fromPeer = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
 
 export { PASSWORD };
+
+/** a line of an app's JSON log */
+export interface LogLine {
+  readonly msg: string;
+  readonly reqId?: string;
+  readonly method?: string;
+  readonly path?: string;
+}
+
+/**
+ * An app of its own over the test database, metrics on, whose log (parsed, in `lines`) only its
+ * own requests reach; `options` as createApp takes them (a tenant share to watch, say)
+ */
+export async function loggedApp(options: Partial<Parameters<typeof createApp>[0]> = {}) {
+  const db = await testDatabase();
+  const lines: LogLine[] = [];
+  const app = createApp({
+    db,
+    model: sampleModel,
+    keys: await loadSigningKeys(db),
+    config: { ...config, metrics: { enabled: true, token: undefined } },
+    logger: pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) }),
+    ...options,
+  });
+  return { app, lines };
+}

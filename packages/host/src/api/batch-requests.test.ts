@@ -5,35 +5,18 @@
  * line, with the batch's request id, counted once in the request metrics. On an app of its own,
  * whose log only this file's requests reach.
  */
-import { sampleModel } from "@bizdata/examples";
-import { testDatabase } from "@bizdata/test-kit/database";
-import { config, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { type LogLine, loggedApp, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { sample } from "@bizdata/test-kit/prometheus-text";
-import pino from "pino";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { type App, createApp } from "../app.js";
-import { loadSigningKeys } from "../auth/signing-keys.js";
+import type { App } from "../app.js";
 
-interface LogLine {
-  readonly msg: string;
-  readonly reqId?: string;
-}
-
-const lines: LogLine[] = [];
 let app: App;
+let lines: readonly LogLine[];
 let token: string;
 
 beforeAll(async () => {
   const { admin } = await signedInTenant("batch-requests");
-  const db = await testDatabase();
-  const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
-  app = createApp({
-    db,
-    model: sampleModel,
-    keys: await loadSigningKeys(db),
-    config: { ...config, metrics: { enabled: true, token: undefined } },
-    logger,
-  });
+  ({ app, lines } = await loggedApp());
   token = await signIn(app, admin.tenantId, "admin");
 });
 

@@ -5,23 +5,12 @@
  * the request metrics — and the tool's statements count toward it. Through the SDK's client over
  * real HTTP, on an app of its own whose log and metrics only this file's requests reach.
  */
-import { sampleModel } from "@bizdata/examples";
-import { testDatabase } from "@bizdata/test-kit/database";
-import { config, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
+import { type LogLine, loggedApp, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { connect, content, type Listening, listen, type McpTestClient } from "@bizdata/test-kit/mcp-host";
 import { sample } from "@bizdata/test-kit/prometheus-text";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type App, createApp } from "../app.js";
-import { loadSigningKeys } from "../auth/signing-keys.js";
+import type { App } from "../app.js";
 import { TenantShare } from "../limits/tenant-share.js";
-
-interface LogLine {
-  readonly msg: string;
-  readonly reqId?: string;
-  readonly method?: string;
-  readonly path?: string;
-}
 
 /** a tenant share that counts the places it gives */
 class CountedShare extends TenantShare {
@@ -34,7 +23,7 @@ class CountedShare extends TenantShare {
 }
 
 const REQUEST_ID = "mcp-tool-calls";
-const lines: LogLine[] = [];
+let lines: readonly LogLine[];
 const share = new CountedShare({ perTenant: 1, queue: 16, waitMs: 5000 });
 let app: App;
 let host: Listening;
@@ -42,16 +31,7 @@ let mcp: McpTestClient;
 
 beforeAll(async () => {
   const { admin } = await signedInTenant("mcp-requests");
-  const db = await testDatabase();
-  const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
-  app = createApp({
-    db,
-    model: sampleModel,
-    keys: await loadSigningKeys(db),
-    config: { ...config, metrics: { enabled: true, token: undefined } },
-    logger,
-    tenantShare: share,
-  });
+  ({ app, lines } = await loggedApp({ tenantShare: share }));
   host = await listen(app);
   mcp = await connect(host.url, await signIn(app, admin.tenantId, "admin"), {
     headers: { "X-Request-Id": REQUEST_ID },
