@@ -8,9 +8,16 @@
  * server is retried after at most half a second, so the pool serves again soon after the server
  * is back. postgres.js itself is patched (patches/postgres@3.4.9.patch) so that a connection
  * closing under a transaction fails its queries instead of the process.
+ *
+ * Failover (docs/guide/topologies.md): a multi-host URL's `target_session_attrs` picks the server
+ * of each connection as it opens (target-session.ts for the read-only sessions); a connection
+ * waits for one at most the connect timeout (bounded-reservation.ts); and a write that finds its
+ * server read-only, a primary demoted under open connections, replaces the pools so that their
+ * connections pick again (leave-read-only-servers.ts).
  */
 import postgres from "postgres";
 import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
+import { reserveWithin } from "./bounded-reservation.js";
 import {
   type Database,
   oneStatementSession,
@@ -21,12 +28,15 @@ import {
   type TransactionOptions,
   toQuery,
 } from "./database.js";
+import { leavingReadOnlyServers } from "./leave-read-only-servers.js";
 import { PoolGate } from "./pool-gate.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
+import { replaceablePool } from "./replaceable-pool.js";
 import { settled } from "./settled.js";
 import { analyzingGrowth } from "./table-growth.js";
+import { readOnlySessionTarget } from "./target-session.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 
 export type { PostgresOptions };
@@ -84,8 +94,9 @@ async function pipelined<T>(
   store: RecordStore,
   fn: (tx: Session) => Promise<T>,
   options: TransactionOptions & { readonly setup: Statement },
+  reserveTimeout: number,
 ): Promise<T> {
-  const reserved = await sql.reserve();
+  const reserved = await reserveWithin(sql, reserveTimeout);
   try {
     const opening = [send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN), send(reserved, options.setup)];
     // each is awaited below; until then a failure must not count as unhandled
@@ -165,15 +176,29 @@ const current = (recorded: Backend | undefined, backend: Backend): boolean =>
  * still works correctly, setting the tenant every time.
  */
 function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: boolean) {
-  const sql = postgres(url, {
-    ...settings,
-    connection: { ...settings.connection, role: APP_ROLE, ...(readOnly && { default_transaction_read_only: true }) },
-  });
+  const pool = replaceablePool(
+    () =>
+      postgres(url, {
+        ...settings,
+        ...(readOnly && readOnlySessionTarget(url)),
+        connection: {
+          ...settings.connection,
+          role: APP_ROLE,
+          ...(readOnly && { default_transaction_read_only: true }),
+        },
+      }),
+    5,
+  );
   const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
   /** the sessions that ran RAISE_MALLOC_THRESHOLDS, recorded as `held` records them */
   const tuned = new WeakMap<Backend, Backend>();
   return {
-    sql,
+    pool,
+    get sql() {
+      return pool.sql;
+    },
+    /** how long a reservation waits for its connection to open (bounded-reservation.ts) */
+    reserveTimeout: Number(settings.connect_timeout) * 1000,
     /** whether PostgreSQL may run a prepared statement on a generic plan here */
     cachesPlans: settings.connection?.plan_cache_mode !== "force_custom_plan",
     /** the backend of a reserved connection */
@@ -221,7 +246,7 @@ async function tenantRead<T>(
   tenant: string,
   fn: (tx: Session) => Promise<T>,
 ): Promise<T> {
-  const reserved = await reads.sql.reserve();
+  const reserved = await reserveWithin(reads.sql, reads.reserveTimeout);
   try {
     return await fn(
       oneStatementSession(store, async <R>(statement: Statement) => {
@@ -255,7 +280,7 @@ async function tenantTransaction<T>(
   fn: (tx: Session) => Promise<T>,
   readOnly: boolean,
 ): Promise<T> {
-  const reserved = await sessions.sql.reserve();
+  const reserved = await reserveWithin(sessions.sql, sessions.reserveTimeout);
   const backend = sessions.backendOf(reserved);
   // changed by the work's calls: typed wide, so that the checks after the work are not narrowed away
   let state = "unsent" as "unsent" | "open" | "ended";
@@ -358,9 +383,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       idle_in_transaction_session_timeout: o.idleInTransactionTimeout,
     },
   };
-  const sql = postgres(url, settings);
+  const main = replaceablePool(() => postgres(url, settings), 5);
   // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
-  const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute(), "tenant column");
+  const store = analyzingGrowth(baseStore, (statement) => main.sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);
   // The setting holds for every plan a session caches, the foreign-key checks' included: forced
   // custom plans made each inserted row's check of each reference plan its lookup anew, which
@@ -373,13 +398,16 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     false,
   );
   const gate = new PoolGate(o.max, o.poolTimeout);
-  const root = session(sql, store);
+  // a write that finds its server read-only replaces every pool: the reads' server was demoted too
+  const writing = leavingReadOnlyServers([main, reads.pool, writes.pool]);
+  const run = <T>(options: TransactionOptions | undefined, work: () => Promise<T>) =>
+    gate.run(options?.readOnly ? work : () => writing(work));
   return {
     driver: "postgres",
     store,
-    query: (statement) => gate.run(() => root.query(statement)),
+    query: <R = Row>(statement: Statement) => run(undefined, () => send<R>(main.sql, statement)),
     transaction: (fn, options) =>
-      gate.run(async () =>
+      run(options, async () =>
         options?.tenant !== undefined && options.readOnly && options.oneStatement
           ? tenantRead(reads, store, options.tenant, fn)
           : options?.tenant !== undefined
@@ -388,13 +416,13 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
               // plans to PostgreSQL, where a prepared read could get a generic one after five runs
               tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
             : options?.setup !== undefined
-              ? pipelined(sql, store, fn, { ...options, setup: options.setup })
-              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
+              ? pipelined(main.sql, store, fn, { ...options, setup: options.setup }, o.connectTimeout)
+              : ((await main.sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
                   fn(session(tx, store)),
                 )) as any),
       ),
     close: async () => {
-      await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 }), writes.sql.end({ timeout: 5 })]);
+      await Promise.all([main.end(), reads.pool.end(), writes.pool.end()]);
     },
     stats: () => gate.stats(),
   };

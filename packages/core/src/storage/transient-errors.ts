@@ -1,16 +1,19 @@
 /**
  * Which database errors are the database's state rather than the request's fault: the server is
  * down, restarting, out of connections, or took too long (statement, lock, idle-in-transaction and
- * connect timeouts, a pool that found no free connection in time). The same request may succeed in
- * a few seconds, so the host answers 503 with Retry-After instead of 500.
+ * connect timeouts, a pool that found no free connection in time), or accepts no writes because it
+ * is no longer the primary (a failover: leave-read-only-servers.ts). The same request may succeed
+ * in a few seconds, so the host answers 503 with Retry-After instead of 500.
  */
 
 // PostgreSQL: 08 connection exceptions, 57P01-03 shutdown / crash / starting up, 53300 too many
 // connections, 57014 statement timeout (or a cancel), 55P03 lock timeout, 25P03 idle in
-// transaction timeout; postgres.js: CONNECT_TIMEOUT and CONNECTION_CLOSED/ENDED/DESTROYED;
-// ours: POOL_TIMEOUT (postgres-database.ts); Node's socket and name lookup errors
+// transaction timeout, 25006 read-only transaction (a write on a server that was demoted);
+// postgres.js: CONNECT_TIMEOUT and CONNECTION_CLOSED/ENDED/DESTROYED; ours: POOL_TIMEOUT
+// (postgres-database.ts) and CONNECT_TIMEOUT (bounded-reservation.ts); Node's socket and name
+// lookup errors
 const TRANSIENT =
-  /^(08|57P0[1-3]$|53300$|57014$|55P03$|25P03$|CONNECT_TIMEOUT$|CONNECTION_|POOL_TIMEOUT$|E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN|NOTFOUND)$)/;
+  /^(08|57P0[1-3]$|53300$|57014$|55P03$|25P03$|25006$|CONNECT_TIMEOUT$|CONNECTION_|POOL_TIMEOUT$|E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN|NOTFOUND)$)/;
 
 /**
  * The database's own error behind `error`: drizzle's query builder (tableQueries) wraps what the
