@@ -39,6 +39,12 @@ describe("openDatabase", () => {
     expect(describeDatabase({ url: "postgres://app:secret@db.internal/app" })).toBe(
       "PostgreSQL at db.internal:5432/app",
     );
+    expect(
+      describeDatabase({
+        url: "postgres://app:s@cr,et@a.internal,b.internal:5433/app?target_session_attrs=read-write",
+      }),
+    ).toBe("PostgreSQL at a.internal:5432,b.internal:5433/app");
+    expect(describeDatabase({ url: "postgres://app@[::1]:6432/app" })).toBe("PostgreSQL at [::1]:6432/app");
     expect(describeDatabase({ url: "memory://" })).toBe("PGlite in memory");
     expect(describeDatabase({ dataDir: "/var/lib/app" })).toBe("PGlite at /var/lib/app");
   });

@@ -5,6 +5,7 @@
  * (`@electric-sql/pglite` and `postgres` are optional peer dependencies of @bizdata/core).
  */
 import type { Database } from "./database.js";
+import { hostsOf } from "./multi-host-url.js";
 import type { PostgresOptions } from "./postgres-options.js";
 
 /**
@@ -56,10 +57,9 @@ export const describeDatabase = (options: OpenOptions): string => {
   const url = options.url?.trim();
   if (!url) return `PGlite at ${options.dataDir ?? "./.data"}`;
   if (url === "memory://") return "PGlite in memory";
-  try {
-    const u = new URL(url);
-    return `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
-  } catch {
-    return "PostgreSQL";
-  }
+  const hosts = hostsOf(url);
+  if (!hosts) return "PostgreSQL";
+  const path = /^postgres(?:ql)?:\/\/[^/?#]*(\/[^?#]*)?/.exec(url)?.[1] ?? "/";
+  const named = hosts.map((h) => `${h.host.includes(":") ? `[${h.host}]` : h.host}:${h.port}`);
+  return `PostgreSQL at ${named.join(",")}${path}`;
 };

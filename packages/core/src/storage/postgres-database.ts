@@ -10,7 +10,7 @@
  * closing under a transaction fails its queries instead of the process.
  *
  * Failover (docs/guide/topologies.md): a multi-host URL's `target_session_attrs` picks the server
- * of each connection as it opens (target-session.ts for the read-only sessions); a connection
+ * of each connection as it opens (target-session.ts: `primary` for `read-write`); a connection
  * waits for one at most the connect timeout (bounded-reservation.ts); and a write that finds its
  * server read-only, a primary demoted under open connections, replaces the pools so that their
  * connections pick again (leave-read-only-servers.ts).
@@ -29,6 +29,7 @@ import {
   toQuery,
 } from "./database.js";
 import { leavingReadOnlyServers } from "./leave-read-only-servers.js";
+import { hostsFrom } from "./multi-host-url.js";
 import { PoolGate } from "./pool-gate.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
@@ -36,7 +37,7 @@ import { baseStore } from "./record-store.js";
 import { replaceablePool } from "./replaceable-pool.js";
 import { settled } from "./settled.js";
 import { analyzingGrowth } from "./table-growth.js";
-import { readOnlySessionTarget } from "./target-session.js";
+import { sessionTarget } from "./target-session.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 
 export type { PostgresOptions };
@@ -48,6 +49,9 @@ export type { PostgresOptions };
  * half a second, with jitter so that several hosts do not reconnect in step.
  */
 const reconnectDelay = (failures: number): number => Math.min(0.05 * 2 ** failures, 0.5) * (0.5 + Math.random() / 2);
+
+/** the URL's hosts from the `turn`-th on (multi-host-url.ts), as arrays: postgres.js takes them, its types say one */
+const startingAt = (url: string, turn: number) => hostsFrom(url, turn) as unknown as postgres.Options<{}>;
 
 const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, parse: (v: string) => v };
 
@@ -177,10 +181,10 @@ const current = (recorded: Backend | undefined, backend: Backend): boolean =>
  */
 function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: boolean) {
   const pool = replaceablePool(
-    () =>
+    (turn) =>
       postgres(url, {
         ...settings,
-        ...(readOnly && readOnlySessionTarget(url)),
+        ...startingAt(url, turn),
         connection: {
           ...settings.connection,
           role: APP_ROLE,
@@ -371,6 +375,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     types: { asText } as any,
     connect_timeout: o.connectTimeout / 1000,
     backoff: reconnectDelay,
+    ...sessionTarget(url),
     // sent with the startup message, so they hold from a connection's first statement on
     connection: {
       // a prepared statement's generic plan can be far worse than one made for the actual values
@@ -383,7 +388,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       idle_in_transaction_session_timeout: o.idleInTransactionTimeout,
     },
   };
-  const main = replaceablePool(() => postgres(url, settings), 5);
+  const main = replaceablePool((turn) => postgres(url, { ...settings, ...startingAt(url, turn) }), 5);
   // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
   const store = analyzingGrowth(baseStore, (statement) => main.sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);

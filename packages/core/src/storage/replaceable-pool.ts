@@ -19,15 +19,17 @@ export interface ReplaceablePool {
   end(): Promise<void>;
 }
 
-export function replaceablePool(open: () => postgres.Sql<any>, endTimeoutS: number): ReplaceablePool {
-  let sql = open();
+/** `open(turn)` opens the pool: the first with turn 0, its replacements with 1, 2, … */
+export function replaceablePool(open: (turn: number) => postgres.Sql<any>, endTimeoutS: number): ReplaceablePool {
+  let turn = 0;
+  let sql = open(turn);
   return {
     get sql() {
       return sql;
     },
     replace() {
       const replaced = sql;
-      sql = open();
+      sql = open(++turn);
       // its work fails or finishes on the old server; what waits beyond the timeout is failed
       replaced.end({ timeout: endTimeoutS }).catch(() => {});
     },

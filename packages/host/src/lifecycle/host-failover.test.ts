@@ -157,8 +157,9 @@ describe.skipIf(missing !== undefined)("a host on a primary and a synchronous st
         await sleep(1000);
         await standby.promote();
       },
-      // the failover tool ends the demotion: the old primary follows the new one. Until then it
-      // is read-only but not in recovery, a primary to the reads (target-session.ts)
+      // writes were served again while the old primary was still up, read-only but not in
+      // recovery, which `target_session_attrs=primary` still takes (target-session.ts). Then the
+      // failover tool ends the demotion: the old primary follows the new one
       async (primary, standby) => {
         await primary.followAsStandby(standby);
         const [row] = await onServer(primary.url, (sql) => sql`SELECT pg_is_in_recovery() AS standby`);
