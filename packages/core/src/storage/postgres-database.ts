@@ -157,6 +157,44 @@ async function pipelined<T>(
   }
 }
 
+/**
+ * Work outside a tenant on a reserved connection, each statement awaited: for a multi-host URL
+ * without a primary the reservation is what gives up in time (bounded-reservation.ts), where
+ * `sql.begin` would wait for as long as postgres.js tries the hosts.
+ */
+async function awaited<T>(
+  sql: postgres.Sql<any>,
+  store: RecordStore,
+  fn: (tx: Session) => Promise<T>,
+  readOnly: boolean,
+  reserveTimeout: number,
+): Promise<T> {
+  const reserved = await reserveWithin(sql, reserveTimeout);
+  try {
+    await send(reserved, readOnly ? BEGIN_READ_ONLY : BEGIN);
+    try {
+      const result = await fn(session(reserved, store));
+      await send(reserved, COMMIT);
+      return result;
+    } catch (error) {
+      await send(reserved, ROLLBACK).catch(() => {});
+      throw error;
+    }
+  } finally {
+    reserved.release();
+  }
+}
+
+/** one statement outside a tenant and a transaction, on a connection reserved in time (as `awaited`) */
+async function alone<R>(sql: postgres.Sql<any>, statement: Statement, reserveTimeout: number): Promise<R[]> {
+  const reserved = await reserveWithin(sql, reserveTimeout);
+  try {
+    return await send<R>(reserved, statement);
+  } finally {
+    reserved.release();
+  }
+}
+
 /** sets a tenant session's tenant for the session: at once outside a transaction, when it commits inside one */
 const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
 const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, params: [tenant] });
@@ -410,7 +448,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return {
     driver: "postgres",
     store,
-    query: <R = Row>(statement: Statement) => run(undefined, () => send<R>(main.sql, statement)),
+    query: <R = Row>(statement: Statement) => run(undefined, () => alone<R>(main.sql, statement, o.connectTimeout)),
     transaction: (fn, options) =>
       run(options, async () =>
         options?.tenant !== undefined && options.readOnly && options.oneStatement
@@ -422,9 +460,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
               tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
             : options?.setup !== undefined
               ? pipelined(main.sql, store, fn, { ...options, setup: options.setup }, o.connectTimeout)
-              : ((await main.sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
-                  fn(session(tx, store)),
-                )) as any),
+              : awaited(main.sql, store, fn, options?.readOnly ?? false, o.connectTimeout),
       ),
     close: async () => {
       await Promise.all([main.end(), reads.pool.end(), writes.pool.end()]);

@@ -86,16 +86,23 @@ describe.skipIf(missing !== undefined)("the PostgreSQL driver over a multi-host 
 
   it("fails work within the connect timeout while no server is the primary, and serves once the standby is promoted", async () => {
     await primary.stopImmediately();
-    for (const options of [write, read]) {
+    const operations: [string, () => Promise<unknown>][] = [
+      ["a tenant's write", insert],
+      ["a tenant's read", () => inRecovery(read)],
+      ["a tenant's read of several statements", () => inRecovery({ tenant, readOnly: true })],
+      ["a transaction outside a tenant", () => inRecovery({})],
+      ["a statement outside a tenant", () => db.query({ sql: "SELECT 1", params: [] })],
+    ];
+    for (const [name, operation] of operations) {
       const started = Date.now();
       const outcome = await Promise.race([
-        (options === write ? insert() : inRecovery(options)).then(
+        operation().then(
           () => "served",
           (error: unknown) => (isTransientDatabaseError(error) ? "transient" : String(error)),
         ),
         new Promise((r) => setTimeout(r, 4 * CONNECT_TIMEOUT_MS, "still waiting")),
       ]);
-      expect([outcome, Date.now() - started < 2 * CONNECT_TIMEOUT_MS]).toEqual(["transient", true]);
+      expect([name, outcome, Date.now() - started < 2 * CONNECT_TIMEOUT_MS]).toEqual([name, "transient", true]);
     }
     await standby.promote();
     const promoted = Date.now();
