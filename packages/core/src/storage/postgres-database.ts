@@ -50,12 +50,15 @@ export type { PostgresOptions };
  */
 const reconnectDelay = (failures: number): number => Math.min(0.05 * 2 ** failures, 0.5) * (0.5 + Math.random() / 2);
 
+/** seconds a pool that is closed or replaced (replaceable-pool.ts) gives its running work before failing it */
+const END_TIMEOUT_S = 5;
+
 /** the URL's hosts from the `turn`-th on (multi-host-url.ts), as arrays: postgres.js takes them, its types say one */
 const startingAt = (url: string, turn: number) => hostsFrom(url, turn) as unknown as postgres.Options<{}>;
 
 const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, parse: (v: string) => v };
 
-type Connection = postgres.Sql<any> | postgres.TransactionSql<any> | postgres.ReservedSql<any>;
+type Connection = postgres.Sql<any> | postgres.ReservedSql<any>;
 
 /** a statement sent at once (postgres.js sends a query only once it is awaited or executed) */
 const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
@@ -229,7 +232,7 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
           ...(readOnly && { default_transaction_read_only: true }),
         },
       }),
-    5,
+    END_TIMEOUT_S,
   );
   const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
   /** the sessions that ran RAISE_MALLOC_THRESHOLDS, recorded as `held` records them */
@@ -426,7 +429,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       idle_in_transaction_session_timeout: o.idleInTransactionTimeout,
     },
   };
-  const main = replaceablePool((turn) => postgres(url, { ...settings, ...startingAt(url, turn) }), 5);
+  const main = replaceablePool((turn) => postgres(url, { ...settings, ...startingAt(url, turn) }), END_TIMEOUT_S);
   // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
   const store = analyzingGrowth(baseStore, (statement) => main.sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);

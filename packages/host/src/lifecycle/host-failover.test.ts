@@ -64,7 +64,15 @@ async function startPair() {
   await runCli(["migrate"], env);
   await runCli(["tenant", "create", TENANT], env);
   await runCli(["user", "create", TENANT, "writer", "--password", PASSWORD, "--role", "admin"], env);
-  const host = await startHostProcess({ ...env, DATABASE_POOL_SIZE: "4" });
+  // a request waits at most for a place in the pool and then for a connection to the primary; a
+  // tenant share would answer its queue 429 TenantBusy once the waits add up past its own wait
+  const host = await startHostProcess({
+    ...env,
+    DATABASE_POOL_SIZE: "4",
+    DATABASE_TENANT_SHARE: "0",
+    DATABASE_POOL_TIMEOUT_MS: "4000",
+    DATABASE_CONNECT_TIMEOUT_MS: "4000",
+  });
   const token = await signInOver(host.url, TENANT, "writer", PASSWORD);
   return { primary, standby, host, token };
 }
@@ -141,6 +149,8 @@ describe.skipIf(missing !== undefined)("a host on a primary and a synchronous st
   it("finds the promoted standby when the primary dies: 2xx or 503 within 10 s, no acknowledged write lost", async () => {
     await underLoad("crash", async (primary, standby) => {
       await primary.stopImmediately();
+      // the seconds a failover tool takes to see the primary gone: there is no primary meanwhile
+      await sleep(6000);
       await standby.promote();
     });
   }, 90_000);
