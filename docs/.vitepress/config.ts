@@ -39,6 +39,8 @@ export const sidebar: DefaultTheme.SidebarItem[] = [
     text: "Running a host",
     items: [
       { text: "Using PostgreSQL", link: "/guide/postgresql" },
+      { text: "PostgreSQL topologies", link: "/guide/topologies" },
+      { text: "Citus", link: "/guide/citus" },
       { text: "Configuration", link: "/guide/configuration" },
       { text: "Operating the host", link: "/guide/operating" },
       { text: "Access control", link: "/guide/access-control" },

@@ -1,8 +1,8 @@
 /**
  * A throwaway PostgreSQL cluster from the machine's binaries (`initdb`, `pg_ctl` on PATH), in a
  * temporary folder on a free loopback port, for tests that stop and restart the database under
- * load; and a streaming standby of one (`pg_basebackup -R`), for tests of read replicas. PostgreSQL
- * refuses to run as root, so as root the binaries run as the `postgres` user.
+ * load; and a streaming standby of one (`pg_basebackup -R`), for tests of replication and
+ * failover. PostgreSQL refuses to run as root, so as root the binaries run as the `postgres` user.
  */
 import { execFile } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
@@ -21,17 +21,27 @@ export interface Cluster {
   restartImmediately(): Promise<void>;
   /** `pg_ctl stop -m fast`: sessions are terminated, then the server shuts down */
   stop(): Promise<void>;
+  /** `pg_ctl stop -m immediate`: the server dies as in a crash, without a shutdown checkpoint */
+  stopImmediately(): Promise<void>;
   start(): Promise<void>;
+  /** `pg_ctl promote`: a standby ends recovery and accepts writes; resolves once it does */
+  promote(): Promise<void>;
+  /**
+   * Restarts the server as a standby of `primary` (`standby.signal` and `primary_conninfo`), as
+   * a failover tool does to a demoted primary; it is in recovery once this resolves, streaming
+   * when its WAL has not gone past the point where `primary` was promoted
+   */
+  followAsStandby(primary: Cluster): Promise<void>;
   /** stops the server and removes its folder */
   destroy(): Promise<void>;
 }
 
 const binaries = ["initdb", "pg_ctl", "postgres"];
 
-/** why a cluster cannot be started here (and with `standby`, a standby of it), or undefined when it can */
-export async function missingBinaries({ standby = false } = {}): Promise<string | undefined> {
+/** why a cluster cannot be started here, or undefined when it can */
+export async function missingBinaries(names: readonly string[] = binaries): Promise<string | undefined> {
   const missing: string[] = [];
-  for (const name of standby ? [...binaries, "pg_basebackup"] : binaries) {
+  for (const name of names) {
     try {
       await run("sh", ["-c", `command -v ${name}`]);
     } catch {
@@ -40,6 +50,9 @@ export async function missingBinaries({ standby = false } = {}): Promise<string 
   }
   return missing.length === 0 ? undefined : `PostgreSQL binaries not on PATH: ${missing.join(", ")}`;
 }
+
+/** why a primary and a standby cannot be started here (`pg_basebackup` too), or undefined */
+export const missingReplicationBinaries = () => missingBinaries([...binaries, "pg_basebackup"]);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -54,14 +67,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-const root = process.getuid?.() === 0;
+const asRoot = process.getuid?.() === 0;
 const pg = (command: string, args: string[]) =>
-  root ? run("runuser", ["-u", "postgres", "--", command, ...args]) : run(command, args);
+  asRoot ? run("runuser", ["-u", "postgres", "--", command, ...args]) : run(command, args);
 
-/** a new temporary folder the binaries may write to */
+/** a temporary folder the server's user owns */
 async function clusterFolder(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "bizdata-pg-"));
-  if (root)
+  if (asRoot)
     chownSync(
       dir,
       Number((await run("id", ["-u", "postgres"])).stdout),
@@ -70,10 +83,12 @@ async function clusterFolder(): Promise<string> {
   return dir;
 }
 
-/** the cluster whose data is `data` under `dir`, served on a free port once started */
-async function serving(dir: string, data: string): Promise<Cluster> {
-  const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
+/** serves the data directory `data` in `dir` on `port` with `settings` (`-c name=value` each) */
+async function serve(dir: string, data: string, port: number, settings: readonly string[]): Promise<Cluster> {
+  const options = [
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`,
+    ...settings.map((s) => `-c ${s}`),
+  ].join(" ");
   const ctl = (...args: string[]) => pg("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", ...args]);
   await ctl("start");
   return {
@@ -81,7 +96,15 @@ async function serving(dir: string, data: string): Promise<Cluster> {
     port,
     restartImmediately: async () => void (await ctl("restart", "-m", "immediate")),
     stop: async () => void (await ctl("stop", "-m", "fast")),
+    stopImmediately: async () => void (await ctl("stop", "-m", "immediate")),
     start: async () => void (await ctl("start")),
+    promote: async () => void (await ctl("promote")),
+    async followAsStandby(primary) {
+      await ctl("stop", "-m", "fast");
+      const conninfo = `primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres'`;
+      await pg("sh", ["-c", `touch ${data}/standby.signal && echo "${conninfo}" >> ${data}/postgresql.auto.conf`]);
+      await ctl("start");
+    },
     async destroy() {
       await ctl("stop", "-m", "immediate").catch(() => {});
       rmSync(dir, { recursive: true, force: true });
@@ -89,22 +112,26 @@ async function serving(dir: string, data: string): Promise<Cluster> {
   };
 }
 
-export async function startCluster(): Promise<Cluster> {
+/** a new cluster; `settings` are server settings (`name=value`) it starts with */
+export async function startCluster(settings: readonly string[] = []): Promise<Cluster> {
   const dir = await clusterFolder();
   const data = join(dir, "data");
   await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
-  return serving(dir, data);
+  return serve(dir, data, await freePort(), settings);
 }
 
 /**
- * A hot standby of `primary`, streaming its WAL: a base backup with the recovery settings written
- * (`pg_basebackup -R`), started on a port of its own. initdb's defaults are what it needs on the
- * primary: `wal_level=replica`, ten WAL senders, replication connections from 127.0.0.1 trusted.
+ * A streaming standby of `primary`, copied by `pg_basebackup -R` (which writes the connection to
+ * the primary and `standby.signal`), named `name`: its `cluster_name`, which its WAL receiver
+ * gives the primary as `application_name`, so that `synchronous_standby_names = 'name'` on the
+ * primary makes commits wait for it. Resolves once it is in recovery and accepting connections.
  */
-export async function startStandby(primary: Cluster): Promise<Cluster> {
+export async function startStandby(primary: Cluster, name: string): Promise<Cluster> {
   const dir = await clusterFolder();
   const data = join(dir, "data");
-  const source = ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"];
-  await pg("pg_basebackup", [...source, "-D", data, "-R", "-X", "stream", "--no-sync"]);
-  return serving(dir, data);
+  await pg("pg_basebackup", [
+    ...["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"],
+    ...["-D", data, "-R", "-X", "stream", "--no-sync"],
+  ]);
+  return serve(dir, data, await freePort(), [`cluster_name=${name}`, "hot_standby=on"]);
 }

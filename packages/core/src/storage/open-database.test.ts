@@ -51,6 +51,12 @@ describe("openDatabase", () => {
     );
     expect(
       describeDatabase({
+        url: "postgres://app:s@cr,et@a.internal,b.internal:5433/app?target_session_attrs=read-write",
+      }),
+    ).toBe("PostgreSQL at a.internal:5432,b.internal:5433/app");
+    expect(describeDatabase({ url: "postgres://app@[::1]:6432/app" })).toBe("PostgreSQL at [::1]:6432/app");
+    expect(
+      describeDatabase({
         url: "postgres://app:secret@db.internal/app",
         readReplicas: { urls: ["postgres://r1", "postgres://r2"] },
       }),

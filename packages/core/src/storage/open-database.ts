@@ -5,6 +5,7 @@
  * (`@electric-sql/pglite` and `postgres` are optional peer dependencies of @bizdata/core).
  */
 import type { Database } from "./database.js";
+import { hostsOf } from "./multi-host-url.js";
 import type { PostgresOptions } from "./postgres-options.js";
 import { defaultReplicaSettings, type ReplicaSettings, routeReads } from "./read-replicas.js";
 
@@ -77,12 +78,11 @@ export const describeDatabase = (options: OpenOptions): string => {
   const url = options.url?.trim();
   if (!url) return `PGlite at ${options.dataDir ?? "./.data"}`;
   if (url === "memory://") return "PGlite in memory";
-  try {
-    const u = new URL(url);
-    const replicas = options.readReplicas?.urls.length ?? 0;
-    const reads = replicas === 0 ? "" : ` with ${replicas} read replica${replicas === 1 ? "" : "s"}`;
-    return `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}${reads}`;
-  } catch {
-    return "PostgreSQL";
-  }
+  const hosts = hostsOf(url);
+  if (!hosts) return "PostgreSQL";
+  const path = /^postgres(?:ql)?:\/\/[^/?#]*(\/[^?#]*)?/.exec(url)?.[1] ?? "/";
+  const named = hosts.map((h) => `${h.host.includes(":") ? `[${h.host}]` : h.host}:${h.port}`);
+  const replicas = options.readReplicas?.urls.length ?? 0;
+  const reads = replicas === 0 ? "" : ` with ${replicas} read replica${replicas === 1 ? "" : "s"}`;
+  return `PostgreSQL at ${named.join(",")}${path}${reads}`;
 };

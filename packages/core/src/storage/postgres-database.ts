@@ -8,9 +8,16 @@
  * server is retried after at most half a second, so the pool serves again soon after the server
  * is back. postgres.js itself is patched (patches/postgres@3.4.9.patch) so that a connection
  * closing under a transaction fails its queries instead of the process.
+ *
+ * Failover (docs/guide/topologies.md): a multi-host URL's `target_session_attrs` picks the server
+ * of each connection as it opens (target-session.ts: `primary` for `read-write`); a connection
+ * waits for one at most the connect timeout (bounded-reservation.ts); and a write that finds its
+ * server read-only, a primary demoted under open connections, replaces the pools so that their
+ * connections pick again (leave-read-only-servers.ts).
  */
 import postgres from "postgres";
 import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
+import { reserveWithin } from "./bounded-reservation.js";
 import {
   type Database,
   oneStatementSession,
@@ -21,12 +28,16 @@ import {
   type TransactionOptions,
   toQuery,
 } from "./database.js";
+import { leavingReadOnlyServers } from "./leave-read-only-servers.js";
+import { hostsFrom } from "./multi-host-url.js";
 import { PoolGate } from "./pool-gate.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
+import { replaceablePool } from "./replaceable-pool.js";
 import { settled } from "./settled.js";
 import { analyzingGrowth } from "./table-growth.js";
+import { sessionTarget } from "./target-session.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 
 export type { PostgresOptions };
@@ -39,9 +50,15 @@ export type { PostgresOptions };
  */
 const reconnectDelay = (failures: number): number => Math.min(0.05 * 2 ** failures, 0.5) * (0.5 + Math.random() / 2);
 
+/** seconds a pool that is closed or replaced (replaceable-pool.ts) gives its running work before failing it */
+const END_TIMEOUT_S = 5;
+
+/** the URL's hosts from the `turn`-th on (multi-host-url.ts), as arrays: postgres.js takes them, its types say one */
+const startingAt = (url: string, turn: number) => hostsFrom(url, turn) as unknown as postgres.Options<{}>;
+
 const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, parse: (v: string) => v };
 
-type Connection = postgres.Sql<any> | postgres.TransactionSql<any> | postgres.ReservedSql<any>;
+type Connection = postgres.Sql<any> | postgres.ReservedSql<any>;
 
 /** a statement sent at once (postgres.js sends a query only once it is awaited or executed) */
 const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
@@ -84,8 +101,9 @@ async function pipelined<T>(
   store: RecordStore,
   fn: (tx: Session) => Promise<T>,
   options: TransactionOptions & { readonly setup: Statement },
+  reserveTimeout: number,
 ): Promise<T> {
-  const reserved = await sql.reserve();
+  const reserved = await reserveWithin(sql, reserveTimeout);
   try {
     const opening = [send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN), send(reserved, options.setup)];
     // each is awaited below; until then a failure must not count as unhandled
@@ -142,6 +160,44 @@ async function pipelined<T>(
   }
 }
 
+/**
+ * Work outside a tenant on a reserved connection, each statement awaited: for a multi-host URL
+ * without a primary the reservation is what gives up in time (bounded-reservation.ts), where
+ * `sql.begin` would wait for as long as postgres.js tries the hosts.
+ */
+async function awaited<T>(
+  sql: postgres.Sql<any>,
+  store: RecordStore,
+  fn: (tx: Session) => Promise<T>,
+  readOnly: boolean,
+  reserveTimeout: number,
+): Promise<T> {
+  const reserved = await reserveWithin(sql, reserveTimeout);
+  try {
+    await send(reserved, readOnly ? BEGIN_READ_ONLY : BEGIN);
+    try {
+      const result = await fn(session(reserved, store));
+      await send(reserved, COMMIT);
+      return result;
+    } catch (error) {
+      await send(reserved, ROLLBACK).catch(() => {});
+      throw error;
+    }
+  } finally {
+    reserved.release();
+  }
+}
+
+/** one statement outside a tenant and a transaction, on a connection reserved in time (as `awaited`) */
+async function alone<R>(sql: postgres.Sql<any>, statement: Statement, reserveTimeout: number): Promise<R[]> {
+  const reserved = await reserveWithin(sql, reserveTimeout);
+  try {
+    return await send<R>(reserved, statement);
+  } finally {
+    reserved.release();
+  }
+}
+
 /** sets a tenant session's tenant for the session: at once outside a transaction, when it commits inside one */
 const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
 const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, params: [tenant] });
@@ -165,15 +221,29 @@ const current = (recorded: Backend | undefined, backend: Backend): boolean =>
  * still works correctly, setting the tenant every time.
  */
 function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: boolean) {
-  const sql = postgres(url, {
-    ...settings,
-    connection: { ...settings.connection, role: APP_ROLE, ...(readOnly && { default_transaction_read_only: true }) },
-  });
+  const pool = replaceablePool(
+    (turn) =>
+      postgres(url, {
+        ...settings,
+        ...startingAt(url, turn),
+        connection: {
+          ...settings.connection,
+          role: APP_ROLE,
+          ...(readOnly && { default_transaction_read_only: true }),
+        },
+      }),
+    END_TIMEOUT_S,
+  );
   const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
   /** the sessions that ran RAISE_MALLOC_THRESHOLDS, recorded as `held` records them */
   const tuned = new WeakMap<Backend, Backend>();
   return {
-    sql,
+    pool,
+    get sql() {
+      return pool.sql;
+    },
+    /** how long a reservation waits for its connection to open (bounded-reservation.ts) */
+    reserveTimeout: Number(settings.connect_timeout) * 1000,
     /** whether PostgreSQL may run a prepared statement on a generic plan here */
     cachesPlans: settings.connection?.plan_cache_mode !== "force_custom_plan",
     /** the backend of a reserved connection */
@@ -221,7 +291,7 @@ async function tenantRead<T>(
   tenant: string,
   fn: (tx: Session) => Promise<T>,
 ): Promise<T> {
-  const reserved = await reads.sql.reserve();
+  const reserved = await reserveWithin(reads.sql, reads.reserveTimeout);
   try {
     return await fn(
       oneStatementSession(store, async <R>(statement: Statement) => {
@@ -255,7 +325,7 @@ async function tenantTransaction<T>(
   fn: (tx: Session) => Promise<T>,
   readOnly: boolean,
 ): Promise<T> {
-  const reserved = await sessions.sql.reserve();
+  const reserved = await reserveWithin(sessions.sql, sessions.reserveTimeout);
   const backend = sessions.backendOf(reserved);
   // changed by the work's calls: typed wide, so that the checks after the work are not narrowed away
   let state = "unsent" as "unsent" | "open" | "ended";
@@ -346,6 +416,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     types: { asText } as any,
     connect_timeout: o.connectTimeout / 1000,
     backoff: reconnectDelay,
+    ...sessionTarget(url),
     // sent with the startup message, so they hold from a connection's first statement on
     connection: {
       // a prepared statement's generic plan can be far worse than one made for the actual values
@@ -358,9 +429,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       idle_in_transaction_session_timeout: o.idleInTransactionTimeout,
     },
   };
-  const sql = postgres(url, settings);
+  const main = replaceablePool((turn) => postgres(url, { ...settings, ...startingAt(url, turn) }), END_TIMEOUT_S);
   // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
-  const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute(), "tenant column");
+  const store = analyzingGrowth(baseStore, (statement) => main.sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);
   // The setting holds for every plan a session caches, the foreign-key checks' included: forced
   // custom plans made each inserted row's check of each reference plan its lookup anew, which
@@ -373,13 +444,16 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     false,
   );
   const gate = new PoolGate(o.max, o.poolTimeout);
-  const root = session(sql, store);
+  // a write that finds its server read-only replaces every pool: the reads' server was demoted too
+  const writing = leavingReadOnlyServers([main, reads.pool, writes.pool]);
+  const run = <T>(options: TransactionOptions | undefined, work: () => Promise<T>) =>
+    gate.run(options?.readOnly ? work : () => writing(work));
   return {
     driver: "postgres",
     store,
-    query: (statement) => gate.run(() => root.query(statement)),
+    query: <R = Row>(statement: Statement) => run(undefined, () => alone<R>(main.sql, statement, o.connectTimeout)),
     transaction: (fn, options) =>
-      gate.run(async () =>
+      run(options, async () =>
         options?.tenant !== undefined && options.readOnly && options.oneStatement
           ? tenantRead(reads, store, options.tenant, fn)
           : options?.tenant !== undefined
@@ -388,13 +462,11 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
               // plans to PostgreSQL, where a prepared read could get a generic one after five runs
               tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
             : options?.setup !== undefined
-              ? pipelined(sql, store, fn, { ...options, setup: options.setup })
-              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
-                  fn(session(tx, store)),
-                )) as any),
+              ? pipelined(main.sql, store, fn, { ...options, setup: options.setup }, o.connectTimeout)
+              : awaited(main.sql, store, fn, options?.readOnly ?? false, o.connectTimeout),
       ),
     close: async () => {
-      await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 }), writes.sql.end({ timeout: 5 })]);
+      await Promise.all([main.end(), reads.pool.end(), writes.pool.end()]);
     },
     stats: () => gate.stats(),
   };

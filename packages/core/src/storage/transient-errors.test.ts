@@ -13,6 +13,7 @@ describe("isTransientDatabaseError", () => {
       "57014",
       "55P03",
       "25P03",
+      "25006",
       "CONNECT_TIMEOUT",
       "CONNECTION_CLOSED",
       "CONNECTION_ENDED",
@@ -24,7 +25,7 @@ describe("isTransientDatabaseError", () => {
   });
 
   it("is false for errors the request caused, and for anything without a code", () => {
-    for (const code of ["23505", "22P02", "42601", "40001", "57P011", "ERR_INVALID_ARG_TYPE", 8])
+    for (const code of ["23505", "22P02", "42601", "40001", "57P011", "25001", "ERR_INVALID_ARG_TYPE", 8])
       expect([code, isTransientDatabaseError(withCode(code))]).toEqual([code, false]);
     expect(isTransientDatabaseError(new Error("no code"))).toBe(false);
     expect(isTransientDatabaseError(null)).toBe(false);

@@ -7,7 +7,12 @@
  * their reads.
  */
 import { sampleModel } from "@bizdata/examples";
-import { type Cluster, missingBinaries, startCluster, startStandby } from "@bizdata/test-kit/postgres-cluster";
+import {
+  type Cluster,
+  missingReplicationBinaries,
+  startCluster,
+  startStandby,
+} from "@bizdata/test-kit/postgres-cluster";
 import { sample } from "@bizdata/test-kit/prometheus-text";
 import { signInOver, sleep } from "@bizdata/test-kit/write-load";
 import postgres from "postgres";
@@ -16,7 +21,7 @@ import { loadConfig } from "../config.js";
 import { startHost } from "../server.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 
-const missing = await missingBinaries({ standby: true });
+const missing = await missingReplicationBinaries();
 if (missing) console.warn(`skipping the read replica tests: ${missing}`);
 
 const TENANT = "replicas";
@@ -82,7 +87,7 @@ describe.skipIf(missing !== undefined)("a host reading from a streaming replica"
 
   beforeAll(async () => {
     primary = await startCluster();
-    standby = await startStandby(primary);
+    standby = await startStandby(primary, "replica1");
     const config = loadConfig({
       DATABASE_URL: primary.url,
       DATABASE_READ_URL: standby.url,
