@@ -9,7 +9,7 @@
  * is back. postgres.js itself is patched (patches/postgres@3.4.9.patch) so that a connection
  * closing under a transaction fails its queries instead of the process.
  */
-import postgres from "postgres";
+import postgres from "@bizdata/postgres";
 import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
 import {
   type Database,

@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL driver when its server goes away, on a throwaway cluster (packages/test-kit/src/postgres-cluster.ts).
- * Unpatched, postgres.js 3.4.9 writes a transaction's rollback (or a reserved connection's next
+ * Plain postgres.js 3.4.9, before the fixes of its fork @bizdata/postgres, writes a transaction's rollback (or a reserved connection's next
  * query) into the socket that just closed and throws from a timer: an uncaught exception, which
- * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch). And a
+ * vitest reports as an unhandled error and fails the run. And a
  * reservation (`sql.reserve()`, which the tenant transactions use) waiting while the pool
  * reconnected was handed to a connection that dropped it: the connection never came back, and
  * after a restart the pool served fewer transactions at a time, down to none. And a socket that
@@ -11,8 +11,8 @@
  * statement the error failed) was never answered, and the request waiting for it hung.
  */
 import { connect, type Socket } from "node:net";
+import postgres from "@bizdata/postgres";
 import { type Cluster, missingBinaries, startCluster } from "@bizdata/test-kit/postgres-cluster";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Session } from "./database.js";
 import { openPostgres } from "./postgres-database.js";
