@@ -40,7 +40,8 @@ export async function missingBinaries(): Promise<string | undefined> {
   return missing.length === 0 ? undefined : `PostgreSQL binaries not on PATH: ${missing.join(", ")}`;
 }
 
-async function freePort(): Promise<number> {
+/** a loopback port nobody listens on now */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
