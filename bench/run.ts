@@ -16,8 +16,8 @@
  * which runs only when named; BENCH_ONLY=fairness the fairness part (fairness.ts: another
  * tenant's point reads while one tenant sends heavy batches, against an idle host), also only when
  * named; BENCH_HOST=installed measures the host as npm installs the packed packages
- * (installed-host.ts) instead of the workspace's; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
- * floor processes into its subfolders host/ and floor-<kind>/. It fails
+ * (installed-host.ts) instead of the workspace's; BENCH_PROFILE=<folder> writes CPU profiles of
+ * the host and the floor processes into its subfolders host/ and floor-<kind>/. It fails
  * before measuring a scenario when the host and a floor disagree on its answer, exits non-zero
  * when a scenario mostly failed, and fails when an import request is not answered 2xx or the
  * tenant does not hold what was imported, or when a workflow step or commit is not answered as
