@@ -21,9 +21,9 @@
  * statements.
  */
 import { randomUUID } from "node:crypto";
+import postgres from "@bizdata/postgres";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
-import postgres from "postgres";
 import { encodeOption, type QueryMixName, queryMixUrl, READ_ONE_OPTIONS } from "./scenarios.js";
 import type { Floor } from "./settings.js";
 import { startedAsTheHosts, tenantSessions } from "./tenant-sessions.js";

@@ -29,8 +29,8 @@ import { inTenant, openDatabase, type SqlQuery, toQuery, watchStatements } from 
 import { sampleModel } from "@bizdata/examples";
 import { createApp, loadConfig, loadSigningKeys } from "@bizdata/host";
 import { createODataService, type ODataRequest, type ODataResult } from "@bizdata/odata";
+import type postgres from "@bizdata/postgres";
 import autocannon from "autocannon";
-import type postgres from "postgres";
 import type { HttpLayer, LayerSetup } from "./layers-server.js";
 import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";

@@ -290,7 +290,7 @@ export function workflowTable(r: WorkflowResult, m: Machine): string {
   ].join("\n");
 }
 
-export function soakTable(r: SoakResult, m: Machine): string {
+export function soakTable(r: SoakResult, m: Machine, s: Pick<BenchSettings, "host">): string {
   const head = ["GET /api/Product(<guid>)?$select=SKU,Cost", "req/s", "p50 ms", "p99 ms", "host CPU µs/req", "failed"];
   const rows = r.windows.map((w) => [
     `${w.from.toLocaleString("en-US")}–${w.to.toLocaleString("en-US")}`,
@@ -302,7 +302,7 @@ export function soakTable(r: SoakResult, m: Machine): string {
   ]);
   rows.push(["last/first", r.ratio.rps.toFixed(2), "", r.ratio.p99.toFixed(2), r.ratio.hostCpu?.toFixed(2) ?? "", ""]);
   return [
-    `${machineLine(m)} · soak: ${r.requests.toLocaleString("en-US")} point reads against one host process, ${r.connections} connections, after a warm-up of ${r.warmupRequests.toLocaleString("en-US")}`,
+    `${machineLine(m)} · soak: ${r.requests.toLocaleString("en-US")} point reads against one host process (${s.host === "installed" ? "the packed packages installed with npm" : "the workspace's packages"}), ${r.connections} connections, after a warm-up of ${r.warmupRequests.toLocaleString("en-US")}`,
     "",
     ...markdown(head, rows),
   ].join("\n");

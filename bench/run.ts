@@ -15,8 +15,9 @@
  * (soak.ts: BENCH_SOAK_REQUESTS point reads against one host, throughput and p99 per 100,000),
  * which runs only when named; BENCH_ONLY=fairness the fairness part (fairness.ts: another
  * tenant's point reads while one tenant sends heavy batches, against an idle host), also only when
- * named; BENCH_PROFILE=<folder> writes CPU profiles of the host and the
- * floor processes into its subfolders host/ and floor-<kind>/. It fails
+ * named; BENCH_HOST=installed measures the host as npm installs the packed packages
+ * (installed-host.ts) instead of the workspace's; BENCH_PROFILE=<folder> writes CPU profiles of
+ * the host and the floor processes into its subfolders host/ and floor-<kind>/. It fails
  * before measuring a scenario when the host and a floor disagree on its answer, exits non-zero
  * when a scenario mostly failed, and fails when an import request is not answered 2xx or the
  * tenant does not hold what was imported, or when a workflow step or commit is not answered as
@@ -25,6 +26,7 @@
 import { assertAgree, withoutControl } from "./agree.js";
 import { FAIRNESS_PART, runFairness } from "./fairness.js";
 import { IMPORT_PART, importTenant, prepareImport, runImport } from "./import.js";
+import { type InstalledHost, installHost } from "./installed-host.js";
 import { benchTurns, measureInTurns, mostlyFailed, probe, type Target, warmUp } from "./load.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
@@ -76,7 +78,7 @@ const machine = describeMachine();
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
 if (parser.length > 0) console.log(`${parserTable(parser, machine, settings)}\n`);
 
-async function runScale(scale: number): Promise<ScaleRun> {
+async function runScale(scale: number, installed: InstalledHost | undefined): Promise<ScaleRun> {
   // the workflow part stages changes to the bench tenant's products
   const data =
     selected.length > 0 || workflowing || soaking || fair
@@ -94,7 +96,9 @@ async function runScale(scale: number): Promise<ScaleRun> {
   };
   const profile = (name: string) =>
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
-  const host = await startServer("./host-server.ts", env, [...BUILT_PACKAGES, ...profile("host")]);
+  const host = installed
+    ? await installed.start(env, profile("host"))
+    : await startServer("./host-server.ts", env, [...BUILT_PACKAGES, ...profile("host")]);
   // the import and the workflow part need no floor: they measure the host alone
   const floors: { name: Floor; server: RunningServer }[] = [];
   try {
@@ -176,17 +180,23 @@ async function runScale(scale: number): Promise<ScaleRun> {
 
 const runs: ScaleRun[] = [];
 if (selected.length > 0 || importing || workflowing || soaking || fair) {
+  // once for the run: installing packs the packages, which builds them afresh
+  const installed = settings.host === "installed" ? await installHost() : undefined;
   // the host runs as it ships: compiled (servers.ts, BUILT_PACKAGES)
   buildPackages();
-  for (const scale of settings.scales) {
-    const run = await runScale(scale);
-    runs.push(run);
-    console.log(`\n${scaleLine(run)}\n`);
-    if (run.results.length > 0) console.log(table(run.results, machine, settings));
-    if (run.imported !== undefined) console.log(`\n${importTables(run.imported, machine)}`);
-    if (run.workflow !== undefined) console.log(`\n${workflowTable(run.workflow, machine)}`);
-    if (run.soak !== undefined) console.log(`\n${soakTable(run.soak, machine)}`);
-    if (run.fairness !== undefined) console.log(`\n${fairnessTable(run.fairness, machine)}`);
+  try {
+    for (const scale of settings.scales) {
+      const run = await runScale(scale, installed);
+      runs.push(run);
+      console.log(`\n${scaleLine(run)}\n`);
+      if (run.results.length > 0) console.log(table(run.results, machine, settings));
+      if (run.imported !== undefined) console.log(`\n${importTables(run.imported, machine)}`);
+      if (run.workflow !== undefined) console.log(`\n${workflowTable(run.workflow, machine)}`);
+      if (run.soak !== undefined) console.log(`\n${soakTable(run.soak, machine, settings)}`);
+      if (run.fairness !== undefined) console.log(`\n${fairnessTable(run.fairness, machine)}`);
+    }
+  } finally {
+    installed?.remove();
   }
 }
 if (runs.length > 1) console.log(`\n${growthTable(runs)}`);

@@ -57,6 +57,11 @@ export interface BenchSettings {
    * open connections never drained
    */
   readonly soakConnections: number;
+  /**
+   * the host measured (BENCH_HOST): `workspace`, the workspace's packages compiled (servers.ts), or
+   * `installed`, the packed packages installed with npm outside the workspace (installed-host.ts)
+   */
+  readonly host: "workspace" | "installed";
 }
 
 /**
@@ -165,6 +170,12 @@ function workflowSteps(env: NodeJS.ProcessEnv): number {
   return steps;
 }
 
+function hostKind(raw: string | undefined): "workspace" | "installed" {
+  if (raw === undefined || raw === "" || raw === "workspace") return "workspace";
+  if (raw === "installed") return raw;
+  throw new Error(`BENCH_HOST=${raw} is neither workspace nor installed.`);
+}
+
 /** BENCH_SLICES, at most one per measured second */
 function slices(env: NodeJS.ProcessEnv, duration: number): number {
   const n = positive(env, "BENCH_SLICES", Math.min(5, duration), 3600, true);
@@ -193,5 +204,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     workflowCommits: workflowCommits(env),
     soakRequests: positive(env, "BENCH_SOAK_REQUESTS", 1_000_000, 100_000_000, true),
     soakConnections: positive(env, "BENCH_SOAK_CONNECTIONS", 4, 1000, true),
+    host: hostKind(env.BENCH_HOST),
   };
 }

@@ -2,7 +2,7 @@
  * The soak part of `pnpm bench` (issue 12; architecture: "A known dependency defect"): does the
  * host serve as fast after a million requests as after the first hundred thousand? postgres.js
  * 3.4.9 did not: with a pool of two or more connections its connection queues grew by a slot per
- * query and were scanned on every one (patches/postgres@3.4.9.patch). One host process with its
+ * query and were scanned on every one (fixed in the fork, @bizdata/postgres). One host process with its
  * configured pool (DATABASE_POOL_SIZE, default 10), BENCH_SOAK_CONNECTIONS requests in flight
  * (default 4: fewer than the pool's connections, as in steady service after a peak, which the
  * warm-up at BENCH_CONNECTIONS is), point reads by key (the read-one scenario's requests), BENCH_SOAK_REQUESTS of them (default 1,000,000) after

@@ -21,7 +21,7 @@
  * CPU per statement (all its processes, from /proc), the median of the rounds, and each variant's
  * against `text`.
  */
-import postgres from "postgres";
+import postgres from "@bizdata/postgres";
 import { median } from "./median.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
 import { cpuDuring } from "./process-cpu.js";

@@ -5,7 +5,7 @@
  * what the host sends on its own.
  */
 import { APP_ROLE, RAISE_MALLOC_THRESHOLDS } from "@bizdata/core";
-import postgres from "postgres";
+import postgres from "@bizdata/postgres";
 
 export function tenantSessions(url: string, options: postgres.Options<{}>, tenant: string) {
   const pool = (readOnly: boolean) =>

@@ -5,61 +5,28 @@
  * of its own with the `bizdata` CLI against PostgreSQL and sign in, in JavaScript and in
  * TypeScript, (c) import `@bizdata/workflow/client` and check that nothing of PGlite, drizzle or
  * the server loads with it; and (d) in a project of its own with @bizdata/core and PGlite alone,
- * no `postgres` package, use core.
+ * no PostgreSQL driver, use core; and (e) run the PostgreSQL restart tests on the installed driver.
  *
  * PostgreSQL: a fresh database created through `DATABASE_URL` (default the server on
  * 127.0.0.1:5432) and dropped afterwards.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type Database, openDatabase } from "@bizdata/core";
+import { cleanEnv, npmInstall, packPackages, publishable, root, run } from "@bizdata/test-kit/packed-packages";
+import { missingBinaries } from "@bizdata/test-kit/postgres-cluster";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
-const root = resolve(import.meta.dirname, "../..");
 const example = join(root, "examples/own-model");
+// the restart tests start a throwaway cluster: where its binaries are missing, they skip here as in the workspace
+const noCluster = await missingBinaries();
 let work: string;
 let project: string;
 /** the packed tarballs by package name, as `file:` specifiers */
 let tarballs: Record<string, string>;
-const PNPM = ["-y", "pnpm@10.34.8"];
-
-// npm and pnpm pass their settings to children as npm_* variables; the project's npm gets none of them
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-
-interface Output {
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** runs a command to its end; rejects with its output when it fails */
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Output> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...cleanEnv, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("exit", (code) =>
-      code === 0
-        ? resolvePromise({ stdout, stderr })
-        : reject(new Error(`${command} ${args.join(" ")} exited with ${code}\n${stdout}\n${stderr}`)),
-    );
-  });
-}
-
 const running: ChildProcess[] = [];
 
 /** starts a server in a process group of its own and resolves with the first match of `ready` in its output */
@@ -204,54 +171,12 @@ const postgres = await openDatabase({ url: "postgres://nobody@127.0.0.1:1/none" 
 console.log(JSON.stringify({ stored: { Code: stored.Code, Quantity: stored.Quantity }, refused, postgres }));
 `;
 
-interface Manifest {
-  readonly name: string;
-  readonly version: string;
-  readonly private?: boolean;
-}
-
-const publishable = readdirSync(join(root, "packages"))
-  .map((dir) => ({ dir: join(root, "packages", dir) }))
-  .map(({ dir }) => ({ dir, ...(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest) }))
-  .filter((p) => p.private !== true);
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "bizdata-pack-"));
   project = join(work, "project");
-  // a clean build: files of moved or deleted sources must not linger in dist/ and get packed
-  for (const { dir } of publishable) {
-    rmSync(join(dir, "dist"), { recursive: true, force: true });
-    rmSync(join(dir, "tsconfig.tsbuildinfo"), { force: true });
-  }
-  const filters = publishable.flatMap(({ name }) => ["--filter", name]);
-  await run("npx", [...PNPM, "-r", ...filters, "build"], root);
-  // pnpm pack writes workspace:* as the version it stands for
-  const packed = join(work, "tarballs");
-  await run("npx", [...PNPM, "-r", ...filters, "pack", "--pack-destination", packed], root);
-  tarballs = Object.fromEntries(
-    publishable.map(({ name, version }) => [
-      name,
-      `file:${join(packed, `${name.replace("@", "").replace("/", "-")}-${version}.tgz`)}`,
-    ]),
-  );
-  mkdirSync(project);
-  writeFileSync(
-    join(project, "package.json"),
-    JSON.stringify({
-      name: "bizdata-pack-test",
-      private: true,
-      type: "module",
-      dependencies: { ...tarballs, "@hono/node-server": "^2.1.8" },
-      // the packages' own dependencies on each other go to the tarballs too, never to a registry
-      overrides: tarballs,
-    }),
-  );
+  tarballs = await packPackages(join(work, "tarballs"));
+  await npmInstall(project, tarballs, { ...tarballs, "@hono/node-server": "^2.1.8" });
   for (const file of ["model.js", "server.js"]) copyFileSync(join(example, file), join(project, file));
-  // swagger-ui-dist (the docs page) depends on @scarf/scarf, whose install script reports the
-  // install unless told not to
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], project, {
-    SCARF_ANALYTICS: "false",
-  });
 });
 
 // every server ends with its test (the embedded one holds an in-memory database)
@@ -400,29 +325,19 @@ describe("the packed packages, installed with npm outside the workspace", () => 
     expect(loaded.filter((url) => !url.includes("/node_modules/@bizdata/workflow/dist/client/"))).toEqual([]);
   });
 
-  describe("(d) @bizdata/core with PGlite alone, no postgres package", () => {
+  describe("(d) @bizdata/core with PGlite alone, no PostgreSQL driver", () => {
     let alone: string;
     beforeAll(async () => {
       alone = join(work, "core-only");
-      mkdirSync(alone);
       const core = { "@bizdata/core": tarballs["@bizdata/core"]! };
-      writeFileSync(
-        join(alone, "package.json"),
-        JSON.stringify({
-          name: "bizdata-core-only",
-          private: true,
-          type: "module",
-          dependencies: { ...core, "@electric-sql/pglite": "^0.5.16" },
-          overrides: core,
-        }),
-      );
+      await npmInstall(alone, core, { ...core, "@electric-sql/pglite": "^0.5.16" });
       writeFileSync(join(alone, "core-only.js"), CORE_ONLY);
-      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], alone);
     });
 
-    it("has no postgres package installed, and importing core loads neither driver", async () => {
+    it("has no PostgreSQL driver installed, and importing core loads neither driver", async () => {
       expect(existsSync(join(alone, "node_modules/@bizdata/core/dist/index.js"))).toBe(true);
       expect(existsSync(join(alone, "node_modules/@electric-sql/pglite"))).toBe(true);
+      expect(existsSync(join(alone, "node_modules/@bizdata/postgres"))).toBe(false);
       expect(existsSync(join(alone, "node_modules/postgres"))).toBe(false);
       const log = join(work, "core-imports.log");
       const { stdout } = await run(
@@ -440,7 +355,8 @@ describe("the packed packages, installed with npm outside the workspace", () => 
       const loaded = readFileSync(log, "utf8").trim().split("\n");
       expect(loaded).toContainEqual(expect.stringMatching(/\/node_modules\/@bizdata\/core\/dist\/index\.js$/));
       // neither driver package nor core's modules that import them (postgres-options.js is plain settings)
-      const drivers = /\/node_modules\/(postgres|@electric-sql\/pglite)\/|\/(pglite|postgres)-database\.js$/;
+      const drivers =
+        /\/node_modules\/(@bizdata\/postgres|postgres|@electric-sql\/pglite)\/|\/(pglite|postgres)-database\.js$/;
       expect(loaded.filter((url) => drivers.test(url))).toEqual([]);
       expect(loaded).toContainEqual(expect.stringMatching(/\/@bizdata\/core\/dist\/storage\/open-database\.js$/));
     });
@@ -450,8 +366,55 @@ describe("the packed packages, installed with npm outside the workspace", () => 
       expect(JSON.parse(stdout)).toEqual({
         stored: { Code: "I-1", Quantity: 3 },
         refused: expect.stringContaining("Quantity"),
-        postgres: expect.stringContaining("needs the package postgres, which is not installed: npm install postgres"),
+        postgres: expect.stringContaining(
+          "needs the package @bizdata/postgres, which is not installed: npm install @bizdata/postgres",
+        ),
       });
     });
   });
+
+  it.skipIf(noCluster !== undefined)(
+    "(e) pass the PostgreSQL restart tests on the installed driver and core",
+    { timeout: 300_000 },
+    async () => {
+      // the workspace's test file as it is, in the project: what it imports resolves to the installed
+      // packages, but for the throwaway cluster's helper, the workspace's own (private, never packed)
+      const tests = join(project, "restart");
+      mkdirSync(tests);
+      copyFileSync(join(root, "packages/core/src/storage/postgres-restart.test.ts"), join(tests, "restart.test.ts"));
+      const config = {
+        resolve: {
+          alias: { "@bizdata/test-kit/postgres-cluster": join(root, "packages/test-kit/src/postgres-cluster.ts") },
+        },
+        test: { include: ["restart.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 },
+      };
+      writeFileSync(join(tests, "vitest.config.mjs"), `export default ${JSON.stringify(config)};`);
+      const resolved = await run(
+        "node",
+        [
+          "--input-type=module",
+          "-e",
+          'for (const name of ["@bizdata/postgres", "@bizdata/core/postgres"]) console.log(import.meta.resolve(name));',
+        ],
+        tests,
+      );
+      expect(resolved.stdout.trim().split("\n")).toEqual([
+        `file://${project}/node_modules/@bizdata/postgres/src/index.js`,
+        `file://${project}/node_modules/@bizdata/core/dist/postgres.js`,
+      ]);
+      // an unhandled error (the plain driver's throw from a timer) fails the run as a failed test does
+      const vitest = join(root, "node_modules/vitest/vitest.mjs");
+      await run(
+        "node",
+        [vitest, "run", "--config", "vitest.config.mjs", "--reporter=json", "--outputFile=report.json"],
+        tests,
+      );
+      const report = JSON.parse(readFileSync(join(tests, "report.json"), "utf8")) as {
+        numTotalTests: number;
+        numPassedTests: number;
+      };
+      expect(report.numTotalTests).toBeGreaterThan(10);
+      expect(report.numPassedTests).toBe(report.numTotalTests);
+    },
+  );
 });

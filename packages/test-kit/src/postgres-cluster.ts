@@ -54,7 +54,8 @@ export async function missingBinaries(names: readonly string[] = binaries): Prom
 /** why a primary and a standby cannot be started here (`pg_basebackup` too), or undefined */
 export const missingReplicationBinaries = () => missingBinaries([...binaries, "pg_basebackup"]);
 
-async function freePort(): Promise<number> {
+/** a loopback port nobody listens on now */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

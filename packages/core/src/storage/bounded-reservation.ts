@@ -8,7 +8,7 @@
  * The pool gate (pool-gate.ts) lets no more operations reach a pool than it has connections, so
  * a reservation waits for a connection to open, never for a busy one.
  */
-import type postgres from "postgres";
+import type postgres from "@bizdata/postgres";
 
 export const connectTimeout = (timeoutMs: number): Error =>
   Object.assign(new Error(`No database server accepted a connection within ${timeoutMs} ms.`), {

@@ -14,9 +14,13 @@ describe("loadDriver", () => {
 
   it("names the package to install when the driver's package is missing", async () => {
     await expect(
-      loadDriver(() => Promise.reject(notInstalled("postgres")), "postgres", "DATABASE_URL=postgres://…"),
+      loadDriver(
+        () => Promise.reject(notInstalled("@bizdata/postgres")),
+        "@bizdata/postgres",
+        "DATABASE_URL=postgres://…",
+      ),
     ).rejects.toThrow(
-      "DATABASE_URL=postgres://… needs the package postgres, which is not installed: npm install postgres",
+      "DATABASE_URL=postgres://… needs the package @bizdata/postgres, which is not installed: npm install @bizdata/postgres",
     );
   });
 

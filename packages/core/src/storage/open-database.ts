@@ -2,7 +2,8 @@
  * Picks the driver the way the conventions say: `postgres://…` is PostgreSQL, `memory://` an
  * in-memory PGlite, anything else (or nothing) a PGlite data directory. Each driver is loaded only
  * when it is asked for, so an application installs just the driver package it uses
- * (`@electric-sql/pglite` and `postgres` are optional peer dependencies of @bizdata/core).
+ * (`@electric-sql/pglite` and `@bizdata/postgres`, the project's fork of postgres.js, are optional
+ * peer dependencies of @bizdata/core).
  */
 import type { Database } from "./database.js";
 import { hostsOf } from "./multi-host-url.js";
@@ -33,10 +34,9 @@ const openPglite = async (dataDir: string) =>
   ).openPglite(dataDir);
 
 const openPostgres = async (url: string, options: PostgresOptions) =>
-  (await loadDriver(() => import("./postgres-database.js"), "postgres", "DATABASE_URL=postgres://…")).openPostgres(
-    url,
-    options,
-  );
+  (
+    await loadDriver(() => import("./postgres-database.js"), "@bizdata/postgres", "DATABASE_URL=postgres://…")
+  ).openPostgres(url, options);
 
 export interface OpenOptions extends PostgresOptions {
   /** `DATABASE_URL`: `postgres://…`, `postgresql://…` or `memory://`; unset uses `dataDir` */

@@ -15,7 +15,7 @@
  * server read-only, a primary demoted under open connections, replaces the pools so that their
  * connections pick again (leave-read-only-servers.ts).
  */
-import postgres from "postgres";
+import postgres from "@bizdata/postgres";
 import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
 import { reserveWithin } from "./bounded-reservation.js";
 import {

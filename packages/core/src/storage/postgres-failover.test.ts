@@ -6,13 +6,14 @@
  * instead of waiting for as long as postgres.js goes on trying the hosts in turn. The host's
  * failover test (host: lifecycle/host-failover.test.ts) runs the promotion under load.
  */
+
+import postgres from "@bizdata/postgres";
 import {
   type Cluster,
   missingReplicationBinaries,
   startCluster,
   startStandby,
 } from "@bizdata/test-kit/postgres-cluster";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, TransactionOptions } from "./database.js";
 import { openPostgres } from "./postgres-database.js";

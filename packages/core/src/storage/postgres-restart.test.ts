@@ -1,22 +1,25 @@
 /**
- * The PostgreSQL driver when its server goes away, on a throwaway cluster (packages/test-kit/src/postgres-cluster.ts).
- * Unpatched, postgres.js 3.4.9 writes a transaction's rollback (or a reserved connection's next
- * query) into the socket that just closed and throws from a timer: an uncaught exception, which
- * vitest reports as an unhandled error and fails the run (patches/postgres@3.4.9.patch). And a
- * reservation (`sql.reserve()`, which the tenant transactions use) waiting while the pool
- * reconnected was handed to a connection that dropped it: the connection never came back, and
- * after a restart the pool served fewer transactions at a time, down to none. And a socket that
- * failed (ECONNRESET) emits 'error' at once but 'close' only once its handle has closed: a query
- * handed to the connection in between (a transaction's rollback, sent from the handler of the
- * statement the error failed) was never answered, and the request waiting for it hung.
+ * The PostgreSQL driver when its server goes away, on a throwaway cluster
+ * (packages/test-kit/src/postgres-cluster.ts). Plain postgres.js 3.4.9, before the fixes of its
+ * fork @bizdata/postgres, writes a transaction's rollback (or a reserved connection's next query)
+ * into the socket that just closed and throws from a timer: an uncaught exception, which vitest
+ * reports as an unhandled error and fails the run. And a reservation (`sql.reserve()`, which the
+ * tenant transactions use) waiting while the pool reconnected was handed to a connection that
+ * dropped it: the connection never came back, and after a restart the pool served fewer
+ * transactions at a time, down to none. And a socket that failed (ECONNRESET) emits 'error' at
+ * once but 'close' only once its handle has closed: a query handed to the connection in between
+ * (a transaction's rollback, sent from the handler of the statement the error failed) was never
+ * answered, and the request waiting for it hung.
+ *
+ * Core is imported by its entry points, not its modules: the pack test (test/package) runs this
+ * file as it is against the packed packages installed with npm.
  */
 import { connect, type Socket } from "node:net";
+import { APP_ROLE, type Database, type Session } from "@bizdata/core";
+import { openPostgres } from "@bizdata/core/postgres";
+import postgres from "@bizdata/postgres";
 import { type Cluster, missingBinaries, startCluster } from "@bizdata/test-kit/postgres-cluster";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database, Session } from "./database.js";
-import { openPostgres } from "./postgres-database.js";
-import { APP_ROLE } from "./tenant-policy.js";
 
 const missing = await missingBinaries();
 if (missing) console.warn(`skipping the PostgreSQL restart tests: ${missing}`);

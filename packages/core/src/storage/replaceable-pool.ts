@@ -8,7 +8,7 @@
  * the pool as a whole is replaced: new work goes to a pool whose connections pick again, and the
  * old one ends, its running work first, within `endTimeoutS` seconds.
  */
-import type postgres from "postgres";
+import type postgres from "@bizdata/postgres";
 
 export interface ReplaceablePool {
   /** the pool new work goes to */

@@ -7,6 +7,7 @@
  * Retry-After meanwhile, and lose no write it acknowledged.
  */
 
+import postgres from "@bizdata/postgres";
 import { type HostProcess, runCli, startHostProcess } from "@bizdata/test-kit/host-process";
 import {
   type Cluster,
@@ -15,7 +16,6 @@ import {
   startStandby,
 } from "@bizdata/test-kit/postgres-cluster";
 import { eventually, type Outcome, signInOver, sleep, startWriteLoad } from "@bizdata/test-kit/write-load";
-import postgres from "postgres";
 import { afterEach, describe, expect, it } from "vitest";
 
 const missing = await missingReplicationBinaries();

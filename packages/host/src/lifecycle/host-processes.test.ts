@@ -4,6 +4,7 @@
  * immediately and then stops for 3 s; and a SIGTERM to a host under load.
  */
 
+import postgres from "@bizdata/postgres";
 import { type HostProcess, runCli, startHostProcess } from "@bizdata/test-kit/host-process";
 import { type Cluster, missingBinaries, startCluster } from "@bizdata/test-kit/postgres-cluster";
 import {
@@ -14,7 +15,6 @@ import {
   startWriteLoad,
   type WriteLoad,
 } from "@bizdata/test-kit/write-load";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const missing = await missingBinaries();

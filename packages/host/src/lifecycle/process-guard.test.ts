@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
+import postgres from "@bizdata/postgres";
 import pino from "pino";
-import postgres from "postgres";
 import { afterEach, describe, expect, it } from "vitest";
 import { guardProcess, isDriverFault, type ProcessGuard } from "./process-guard.js";
 
@@ -16,10 +16,10 @@ function capture() {
   return { lines, logger: pino({ level: "info" }, stream) };
 }
 
-/** an error thrown from inside the driver package, as the patched defect did */
-function thrownInDriver(): Error {
+/** an error thrown from inside the driver package, as postgres.js 3.4.9 did before the fork's fixes */
+function thrownInDriver(file = "/app/node_modules/@bizdata/postgres/src/connection.js"): Error {
   const error = new TypeError("Cannot read properties of null (reading 'write')");
-  error.stack = `${error.name}: ${error.message}\n    at Immediate.nextWrite (file:///app/node_modules/.pnpm/postgres@3.4.9/node_modules/postgres/src/connection.js:255:22)\n    at process.processImmediate (node:internal/timers:483:21)`;
+  error.stack = `${error.name}: ${error.message}\n    at Immediate.nextWrite (file://${file}:255:22)\n    at process.processImmediate (node:internal/timers:483:21)`;
   return error;
 }
 
@@ -58,6 +58,9 @@ describe("the process guard", () => {
     expect(isDriverFault(Object.assign(new Error("terminating connection"), { code: "57P01" }))).toBe(true);
     expect(isDriverFault(Object.assign(new Error("syntax"), { name: "PostgresError", code: "42601" }))).toBe(true);
     expect(isDriverFault(thrownInDriver())).toBe(true);
+    expect(
+      isDriverFault(thrownInDriver("/app/node_modules/.pnpm/postgres@3.4.9/node_modules/postgres/src/connection.js")),
+    ).toBe(true);
     expect(isDriverFault(new Error("ours"))).toBe(false);
     expect(isDriverFault(Object.assign(new Error("bad input"), { code: "ERR_INVALID_ARG_TYPE" }))).toBe(false);
     expect(isDriverFault(undefined)).toBe(false);

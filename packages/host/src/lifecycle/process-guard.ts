@@ -1,15 +1,15 @@
 /**
  * The serving process's last resort: an exception or rejection that no request caught. One that
  * comes from the database driver (a connection that died between requests, a driver defect like
- * the one patches/postgres@3.4.9.patch fixes) is logged and the process serves on: the pool
+ * the ones @bizdata/postgres, the project's fork of postgres.js, fixes) is logged and the process serves on: the pool
  * replaces the connection and requests answer 503 meanwhile. Anything else is a defect of ours:
  * logged as fatal, and the process exits non-zero as Node would have.
  */
 import { isTransientDatabaseError } from "@bizdata/core";
 import type { Logger } from "pino";
 
-// a stack frame inside the postgres.js package (plain or pnpm layout, patched or not)
-const DRIVER_FRAME = /[\\/]node_modules[\\/]postgres[\\/]/;
+// a stack frame inside postgres.js, installed as the fork @bizdata/postgres or as plain postgres (npm or pnpm layout)
+const DRIVER_FRAME = /[\\/]node_modules[\\/](?:@bizdata[\\/])?postgres[\\/]/;
 
 /** whether `error` was raised by the database driver or reports the database's state */
 export function isDriverFault(error: unknown): boolean {

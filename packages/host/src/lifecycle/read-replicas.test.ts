@@ -7,6 +7,7 @@
  * their reads.
  */
 import { sampleModel } from "@bizdata/examples";
+import postgres from "@bizdata/postgres";
 import {
   type Cluster,
   missingReplicationBinaries,
@@ -15,7 +16,6 @@ import {
 } from "@bizdata/test-kit/postgres-cluster";
 import { sample } from "@bizdata/test-kit/prometheus-text";
 import { signInOver, sleep } from "@bizdata/test-kit/write-load";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config.js";
 import { startHost } from "../server.js";
