@@ -22,6 +22,7 @@ import {
   toQuery,
 } from "./database.js";
 import { PoolGate } from "./pool-gate.js";
+import { behindPooler, type PoolerMode, sendUnnamed, transactionSetups } from "./pooler-mode.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
@@ -43,8 +44,11 @@ const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, 
 
 type Connection = postgres.Sql<any> | postgres.TransactionSql<any> | postgres.ReservedSql<any>;
 
-/** a statement sent at once (postgres.js sends a query only once it is awaited or executed) */
-const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
+/**
+ * a statement sent at once (postgres.js sends a query only once it is awaited or executed),
+ * prepared by name on the connection's session (session mode)
+ */
+const sendPrepared = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
   const q = toQuery(statement);
   return sql
     .unsafe(q.sql, q.params as postgres.ParameterOrJSON<never>[], { prepare: true })
@@ -52,7 +56,7 @@ const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
 };
 
 const session = (sql: Connection, store: RecordStore): Session => ({
-  query: <R = Row>(statement: Statement) => send<R>(sql, statement),
+  query: <R = Row>(statement: Statement) => sendPrepared<R>(sql, statement),
   store,
 });
 
@@ -83,11 +87,15 @@ async function pipelined<T>(
   sql: postgres.Sql<any>,
   store: RecordStore,
   fn: (tx: Session) => Promise<T>,
-  options: TransactionOptions & { readonly setup: Statement },
+  options: Omit<TransactionOptions, "setup"> & { readonly setup: Statement | undefined },
+  send: <R>(sql: Connection, statement: Statement) => Promise<R[]> = sendPrepared,
 ): Promise<T> {
   const reserved = await sql.reserve();
   try {
-    const opening = [send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN), send(reserved, options.setup)];
+    const opening = [
+      send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN),
+      ...(options.setup ? [send(reserved, options.setup)] : []),
+    ];
     // each is awaited below; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
     const opened = () => settled(opening);
@@ -96,7 +104,7 @@ async function pipelined<T>(
       const tx = oneStatementSession(store, async <R>(statement: Statement) => {
         closed = true;
         const results = await settled([...opening, send<R>(reserved, statement), send(reserved, COMMIT)]);
-        return results[2] as R[];
+        return results.at(-2) as R[];
       });
       try {
         return await fn(tx);
@@ -226,9 +234,12 @@ async function tenantRead<T>(
     return await fn(
       oneStatementSession(store, async <R>(statement: Statement) => {
         const backend = reads.backendOf(reserved);
-        if (reads.holds(backend, tenant)) return send<R>(reserved, statement);
+        if (reads.holds(backend, tenant)) return sendPrepared<R>(reserved, statement);
         const { session, setup } = reads.setting(backend, tenant);
-        const results = await settled([...setup.map((s) => send(reserved, s)), send<R>(reserved, statement)]);
+        const results = await settled([
+          ...setup.map((s) => sendPrepared(reserved, s)),
+          sendPrepared<R>(reserved, statement),
+        ]);
         reads.hold(backend, session);
         return results.at(-1) as R[];
       }),
@@ -266,7 +277,7 @@ async function tenantTransaction<T>(
     state = "open";
     let setup: Statement[] = [];
     if (!sessions.holds(backend, tenant)) ({ session, setup } = sessions.setting(backend, tenant));
-    opening = [readOnly ? BEGIN_READ_ONLY : BEGIN, ...setup].map((s) => send(reserved, s));
+    opening = [readOnly ? BEGIN_READ_ONLY : BEGIN, ...setup].map((s) => sendPrepared(reserved, s));
     // each is awaited with the statements sent behind it; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
   };
@@ -278,11 +289,13 @@ async function tenantTransaction<T>(
    * transaction writes after it), all three in one packet. Its error is the one thrown.
    */
   const sendPlanned = async <R>(statement: Statement) => {
-    const planned = [PLAN_FOR_VALUES, statement, PLAN_AS_SESSION].map((s) => send<R>(reserved, s));
+    const planned = [PLAN_FOR_VALUES, statement, PLAN_AS_SESSION].map((s) => sendPrepared<R>(reserved, s));
     return (await settled(planned))[1]!;
   };
   const sendOne = <R>(statement: Statement) =>
-    sessions.cachesPlans && plannedForValues(statement) ? sendPlanned<R>(statement) : send<R>(reserved, statement);
+    sessions.cachesPlans && plannedForValues(statement)
+      ? sendPlanned<R>(statement)
+      : sendPrepared<R>(reserved, statement);
   try {
     const result = await fn({
       query: async <R = Row>(statement: Statement) => {
@@ -309,43 +322,149 @@ async function tenantTransaction<T>(
         ) {
           // nothing to commit, or one statement, atomic on its own
           state = "ended";
-          if (statements.length === 1) await send(reserved, statements[0]!);
+          if (statements.length === 1) await sendPrepared(reserved, statements[0]!);
           return;
         }
         if (state === "unsent") open();
         state = "ended";
         await settled([
           ...opening,
-          ...statements.map((statement) => send(reserved, statement)),
-          send(reserved, COMMIT),
+          ...statements.map((statement) => sendPrepared(reserved, statement)),
+          sendPrepared(reserved, COMMIT),
         ]);
         sessions.hold(backend, session);
       },
     });
     if (state === "open") {
       state = "ended";
-      await send(reserved, COMMIT);
+      await sendPrepared(reserved, COMMIT);
       sessions.hold(backend, session);
     }
     return result;
   } catch (error) {
     // after its last statements the transaction is over: committed, or rolled back by its COMMIT
-    if (state === "open") await send(reserved, ROLLBACK).catch(() => {});
+    if (state === "open") await sendPrepared(reserved, ROLLBACK).catch(() => {});
     throw error;
   } finally {
     reserved.release();
   }
 }
 
+/**
+ * The mode `asked` for (PostgresOptions.pooler), settled against what the URL reaches: a probe
+ * connection without startup parameters, which every pooler accepts, tells whether a pooler
+ * answers (pooler-mode.ts). Session mode behind one is refused rather than run: its sessions'
+ * role and tenant would be another client's next transaction.
+ */
+async function poolerMode(
+  url: string,
+  base: postgres.Options<{}>,
+  asked: Required<PostgresOptions>["pooler"],
+): Promise<PoolerMode> {
+  if (asked === "transaction") return "transaction";
+  const probe = postgres(url, { ...base, max: 1, prepare: false });
+  const pooled = await behindPooler(probe).finally(() => probe.end({ timeout: 1 }));
+  if (asked === "auto") return pooled === false ? "session" : "transaction";
+  if (pooled)
+    throw new Error(
+      "DATABASE_POOLER=session behind a connection pooler (its cancel key is not the backend's): the sessions' role and tenant would reach other clients' transactions. Use DATABASE_POOLER=transaction (or auto), or connect to PostgreSQL directly.",
+    );
+  return "session";
+}
+
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
   const o = { ...defaultPostgresOptions, ...options };
-  const settings: postgres.Options<{}> = {
+  const base: postgres.Options<{}> = {
     max: o.max,
-    prepare: true,
     onnotice: () => {},
     types: { asText } as any,
     connect_timeout: o.connectTimeout / 1000,
     backoff: reconnectDelay,
+  };
+  const gate = new PoolGate(o.max, o.poolTimeout);
+  // chosen at the first operation, as a connection is made then: opening stays free of I/O, and a
+  // server not yet reachable fails that operation as any other (a failed choice is made again)
+  let work: Work | undefined;
+  let choosing: Promise<Work> | undefined;
+  const ready = () =>
+    (choosing ??= poolerMode(url, base, o.pooler).then(
+      (mode) => (work = mode === "transaction" ? transactionScoped(url, base, o) : sessionScoped(url, base, o)),
+      (error: unknown) => {
+        choosing = undefined;
+        throw error;
+      },
+    ));
+  // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
+  const store = analyzingGrowth(
+    baseStore,
+    (statement) => (work ? work.analyze(statement) : ready().then((w) => w.analyze(statement))),
+    "tenant column",
+  );
+  return {
+    driver: "postgres",
+    store,
+    query: (statement) => gate.run(() => (work ? work.query(statement) : ready().then((w) => w.query(statement)))),
+    transaction: (fn, options) =>
+      gate.run(() =>
+        work ? work.transaction(store, fn, options) : ready().then((w) => w.transaction(store, fn, options)),
+      ),
+    close: async () => {
+      await (work ?? (await choosing?.catch(() => undefined)))?.close();
+    },
+    stats: () => gate.stats(),
+  };
+}
+
+/** what each mode serves a Database with, inside the pool gate */
+interface Work {
+  query<R>(statement: Statement): Promise<R[]>;
+  transaction<T>(
+    store: RecordStore,
+    fn: (tx: Session) => Promise<T>,
+    options: TransactionOptions | undefined,
+  ): Promise<T>;
+  /** a statement of the growth statistics (table-growth.ts), on the owner's connections */
+  analyze(statement: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Transaction mode (pooler-mode.ts): one pool, whose connections carry no startup parameter and
+ * no prepared statement; each transaction opens with the set-up of its role, tenant and limits,
+ * in one packet with BEGIN and its first statement, and for a one-statement read with COMMIT
+ * too (`pipelined`). A statement outside a transaction goes alone, under the server's limits
+ * (the owner's ANALYZE, CREATE INDEX CONCURRENTLY, which cannot run in one).
+ */
+function transactionScoped(url: string, base: postgres.Options<{}>, o: Required<PostgresOptions>): Work {
+  const sql = postgres(url, { ...base, prepare: false });
+  const setups = transactionSetups(o);
+  return {
+    query: (statement) => sendUnnamed(sql, statement),
+    analyze: (statement) => sql.unsafe(statement).execute(),
+    transaction: (store, fn, options) =>
+      pipelined(
+        sql,
+        store,
+        fn,
+        {
+          ...options,
+          // the tenant's set-up is the driver's own, with the limits: the one given sets role and tenant only
+          setup: options?.tenant !== undefined ? setups.tenant(options.tenant) : (options?.setup ?? setups.owner),
+        },
+        sendUnnamed,
+      ),
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * Session mode: the owner's pool, and two pools of tenant sessions that keep their role and
+ * tenant (`tenantSessions`), with the limits and the plan mode as startup parameters.
+ */
+function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<PostgresOptions>): Work {
+  const settings: postgres.Options<{}> = {
+    ...base,
+    prepare: true,
     // sent with the startup message, so they hold from a connection's first statement on
     connection: {
       // a prepared statement's generic plan can be far worse than one made for the actual values
@@ -359,8 +478,6 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     },
   };
   const sql = postgres(url, settings);
-  // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
-  const store = analyzingGrowth(baseStore, (statement) => sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);
   // The setting holds for every plan a session caches, the foreign-key checks' included: forced
   // custom plans made each inserted row's check of each reference plan its lookup anew, which
@@ -372,30 +489,24 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     { ...settings, connection: { ...settings.connection, plan_cache_mode: "auto" } },
     false,
   );
-  const gate = new PoolGate(o.max, o.poolTimeout);
-  const root = session(sql, store);
   return {
-    driver: "postgres",
-    store,
-    query: (statement) => gate.run(() => root.query(statement)),
-    transaction: (fn, options) =>
-      gate.run(async () =>
-        options?.tenant !== undefined && options.readOnly && options.oneStatement
-          ? tenantRead(reads, store, options.tenant, fn)
-          : options?.tenant !== undefined
-            ? // a read of several statements (an owned item's owner checked first) on the read
-              // sessions, planned for its values as every read; the write sessions leave cached
-              // plans to PostgreSQL, where a prepared read could get a generic one after five runs
-              tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
-            : options?.setup !== undefined
-              ? pipelined(sql, store, fn, { ...options, setup: options.setup })
-              : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
-                  fn(session(tx, store)),
-                )) as any),
-      ),
+    query: (statement) => sendPrepared(sql, statement),
+    analyze: (statement) => sql.unsafe(statement).execute(),
+    transaction: async (store, fn, options) =>
+      options?.tenant !== undefined && options.readOnly && options.oneStatement
+        ? tenantRead(reads, store, options.tenant, fn)
+        : options?.tenant !== undefined
+          ? // a read of several statements (an owned item's owner checked first) on the read
+            // sessions, planned for its values as every read; the write sessions leave cached
+            // plans to PostgreSQL, where a prepared read could get a generic one after five runs
+            tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
+          : options?.setup !== undefined
+            ? pipelined(sql, store, fn, { ...options, setup: options.setup })
+            : ((await sql.begin(options?.readOnly ? "read only" : "read write", (tx) =>
+                fn(session(tx, store)),
+              )) as any),
     close: async () => {
       await Promise.all([sql.end({ timeout: 5 }), reads.sql.end({ timeout: 5 }), writes.sql.end({ timeout: 5 })]);
     },
-    stats: () => gate.stats(),
   };
 }

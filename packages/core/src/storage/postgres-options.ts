@@ -20,6 +20,14 @@ export interface PostgresOptions {
   readonly lockTimeout?: number;
   /** PostgreSQL `idle_in_transaction_session_timeout` in milliseconds; 0 leaves the server's setting */
   readonly idleInTransactionTimeout?: number;
+  /**
+   * How a tenant's role, tenant and limits are held (pooler-mode.ts): `transaction` sets them in
+   * every transaction and leaves nothing on a server session, as a transaction pooler such as
+   * PgBouncer needs; `session` keeps them on the connections' sessions, for a direct connection
+   * only (refused when a pooler is detected); `auto` is `transaction` behind a pooler (detected by
+   * the cancel key it answers with) and `session` otherwise
+   */
+  readonly pooler?: "transaction" | "session" | "auto";
 }
 
 export const defaultPostgresOptions: Required<PostgresOptions> = {
@@ -29,4 +37,5 @@ export const defaultPostgresOptions: Required<PostgresOptions> = {
   statementTimeout: 30_000,
   lockTimeout: 10_000,
   idleInTransactionTimeout: 60_000,
+  pooler: "auto",
 };
