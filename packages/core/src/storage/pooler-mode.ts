@@ -8,6 +8,7 @@
  * pooler passes, no session-level setting, statements unnamed.
  */
 import type postgres from "postgres";
+import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
 import type { Statement } from "./database.js";
 import { toQuery } from "./database.js";
 import type { PostgresOptions } from "./postgres-options.js";
@@ -66,16 +67,19 @@ const limitSettings = (o: Required<PostgresOptions>): string[] =>
 /**
  * The set-ups of transaction mode, each one statement sent behind BEGIN: for the owner's work the
  * limits; for a tenant's the application role (whatever role the pooler connects as, so
- * row-level security applies), the tenant and the limits.
+ * row-level security applies), the tenant and the limits, and on a connection's first one the
+ * statement that keeps its backend's heap (backend-heap.ts) too.
  */
 export function transactionSetups(o: Required<PostgresOptions>) {
   const limits = limitSettings(o);
   const owner: Statement | undefined =
     limits.length > 0 ? { sql: `SELECT ${limits.join(", ")}`, params: [] } : undefined;
-  const tenantSql = `SELECT ${[`set_config('role', '${APP_ROLE}', true)`, `set_config('${TENANT_SETTING}', $1, true)`, ...limits].join(", ")}`;
+  const tenant = [`set_config('role', '${APP_ROLE}', true)`, `set_config('${TENANT_SETTING}', $1, true)`, ...limits];
+  const plain = `SELECT ${tenant.join(", ")}`;
+  const tuning = `SELECT ${[RAISE_MALLOC_THRESHOLDS.sql.replace(/^SELECT /, ""), ...tenant].join(", ")}`;
   return {
     owner,
-    tenant: (tenant: string): Statement => ({ sql: tenantSql, params: [tenant] }),
+    tenant: (id: string, tune: boolean): Statement => ({ sql: tune ? tuning : plain, params: [id] }),
   };
 }
 

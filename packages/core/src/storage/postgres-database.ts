@@ -87,14 +87,18 @@ async function pipelined<T>(
   sql: postgres.Sql<any>,
   store: RecordStore,
   fn: (tx: Session) => Promise<T>,
-  options: Omit<TransactionOptions, "setup"> & { readonly setup: Statement | undefined },
+  options: Omit<TransactionOptions, "setup"> & {
+    /** the set-up, or what makes it for the connection the transaction got */
+    readonly setup: Statement | undefined | ((reserved: postgres.ReservedSql<any>) => Statement | undefined);
+  },
   send: <R>(sql: Connection, statement: Statement) => Promise<R[]> = sendPrepared,
 ): Promise<T> {
   const reserved = await sql.reserve();
   try {
+    const setup = typeof options.setup === "function" ? options.setup(reserved) : options.setup;
     const opening = [
       send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN),
-      ...(options.setup ? [send(reserved, options.setup)] : []),
+      ...(setup ? [send(reserved, setup)] : []),
     ];
     // each is awaited below; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
@@ -438,6 +442,19 @@ interface Work {
 function transactionScoped(url: string, base: postgres.Options<{}>, o: Required<PostgresOptions>): Work {
   const sql = postgres(url, { ...base, prepare: false });
   const setups = transactionSetups(o);
+  /** the sessions that ran RAISE_MALLOC_THRESHOLDS, as `tenantSessions` records them */
+  const tuned = new WeakMap<Backend, Backend>();
+  /**
+   * A tenant's set-up, behind RAISE_MALLOC_THRESHOLDS on a connection that has not sent it: on a
+   * direct connection that is its backend's first tenant transaction; behind a pooler, whichever
+   * server session the transaction meets (a pooler's own start-up query can tune each: docs).
+   */
+  const tenantSetup = (tenant: string) => (reserved: postgres.ReservedSql<any>) => {
+    const backend = (reserved as { backend?: Backend }).backend;
+    if (!backend || current(tuned.get(backend), backend)) return setups.tenant(tenant, false);
+    if (backend.pid !== null) tuned.set(backend, { pid: backend.pid, secret: backend.secret });
+    return setups.tenant(tenant, true);
+  };
   return {
     query: (statement) => sendUnnamed(sql, statement),
     analyze: (statement) => sql.unsafe(statement).execute(),
@@ -449,7 +466,7 @@ function transactionScoped(url: string, base: postgres.Options<{}>, o: Required<
         {
           ...options,
           // the tenant's set-up is the driver's own, with the limits: the one given sets role and tenant only
-          setup: options?.tenant !== undefined ? setups.tenant(options.tenant) : (options?.setup ?? setups.owner),
+          setup: options?.tenant !== undefined ? tenantSetup(options.tenant) : (options?.setup ?? setups.owner),
         },
         sendUnnamed,
       ),
