@@ -5,9 +5,9 @@
  */
 export interface PostgresOptions {
   /**
-   * pool size; the driver has two pools of this size, one for one-statement tenant reads (its
-   * connections hold the application role and a tenant) and one for everything else, and at
-   * most this many operations use a connection at a time
+   * pool size; in session mode the driver has three pools of this size (one-statement tenant
+   * reads, tenant transactions, everything else), in transaction mode one, and at most this many
+   * operations use a connection at a time
    */
   readonly max?: number;
   /** milliseconds to establish a connection (TCP, TLS, authentication) */
