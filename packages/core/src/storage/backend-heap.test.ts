@@ -64,8 +64,8 @@ describe.runIf(local).each(["session", "transaction"] as const)(
       const READ = { readOnly: true, oneStatement: true } as const;
       const lost = await faultsPerRun(READ);
       // from a connection of its own: in transaction mode the database's one connection is that backend's
-    const other = await openDatabase({ url: url!, max: 1 });
-    await other.query(sql`SELECT pg_terminate_backend(${lost.pid})`).finally(() => other.close());
+      const other = await openDatabase({ url: url!, max: 1 });
+      await other.query(sql`SELECT pg_terminate_backend(${lost.pid})`).finally(() => other.close());
       const replaced = await faultsPerRun(READ);
       expect(replaced.pid).not.toBe(lost.pid);
       expect(replaced.faults).toBeLessThan(10);
