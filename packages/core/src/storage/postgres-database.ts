@@ -48,7 +48,7 @@ type Connection = postgres.Sql<any> | postgres.TransactionSql<any> | postgres.Re
  * a statement sent at once (postgres.js sends a query only once it is awaited or executed),
  * prepared by name on the connection's session (session mode)
  */
-const sendPrepared = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
+const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
   const q = toQuery(statement);
   return sql
     .unsafe(q.sql, q.params as postgres.ParameterOrJSON<never>[], { prepare: true })
@@ -56,7 +56,7 @@ const sendPrepared = <R>(sql: Connection, statement: Statement): Promise<R[]> =>
 };
 
 const session = (sql: Connection, store: RecordStore): Session => ({
-  query: <R = Row>(statement: Statement) => sendPrepared<R>(sql, statement),
+  query: <R = Row>(statement: Statement) => send<R>(sql, statement),
   store,
 });
 
@@ -91,14 +91,14 @@ async function pipelined<T>(
     /** the set-up, or what makes it for the connection the transaction got */
     readonly setup: Statement | undefined | ((reserved: postgres.ReservedSql<any>) => Statement | undefined);
   },
-  send: <R>(sql: Connection, statement: Statement) => Promise<R[]> = sendPrepared,
+  sendVia: <R>(sql: Connection, statement: Statement) => Promise<R[]> = send,
 ): Promise<T> {
   const reserved = await sql.reserve();
   try {
     const setup = typeof options.setup === "function" ? options.setup(reserved) : options.setup;
     const opening = [
-      send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN),
-      ...(setup ? [send(reserved, setup)] : []),
+      sendVia(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN),
+      ...(setup ? [sendVia(reserved, setup)] : []),
     ];
     // each is awaited below; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
@@ -107,14 +107,14 @@ async function pipelined<T>(
       let closed = false;
       const tx = oneStatementSession(store, async <R>(statement: Statement) => {
         closed = true;
-        const results = await settled([...opening, send<R>(reserved, statement), send(reserved, COMMIT)]);
+        const results = await settled([...opening, sendVia<R>(reserved, statement), sendVia(reserved, COMMIT)]);
         return results.at(-2) as R[];
       });
       try {
         return await fn(tx);
       } finally {
         // work that sent no statement still ends the transaction it opened
-        if (!closed) await send(reserved, ROLLBACK).catch(() => {});
+        if (!closed) await sendVia(reserved, ROLLBACK).catch(() => {});
       }
     }
     let ended = false;
@@ -124,7 +124,7 @@ async function pipelined<T>(
           if (ended)
             throw new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
           try {
-            return await send<R>(reserved, statement);
+            return await sendVia<R>(reserved, statement);
           } catch (error) {
             // a failed set-up aborts the transaction: its error says why, the statement's does not
             await opened();
@@ -135,18 +135,18 @@ async function pipelined<T>(
         commitWith: async (statements) => {
           if (ended) throw new Error("The transaction's last statements were sent already.");
           ended = true;
-          const sent = [...statements.map((statement) => send(reserved, statement)), send(reserved, COMMIT)];
+          const sent = [...statements.map((statement) => sendVia(reserved, statement)), sendVia(reserved, COMMIT)];
           await settled([...opening, ...sent]);
         },
       });
       if (!ended) {
         await opened();
-        await send(reserved, COMMIT);
+        await sendVia(reserved, COMMIT);
       }
       return result;
     } catch (error) {
       // after commitWith the transaction is over: committed, or rolled back by its COMMIT
-      if (!ended) await send(reserved, ROLLBACK).catch(() => {});
+      if (!ended) await sendVia(reserved, ROLLBACK).catch(() => {});
       throw error;
     }
   } finally {
@@ -238,12 +238,9 @@ async function tenantRead<T>(
     return await fn(
       oneStatementSession(store, async <R>(statement: Statement) => {
         const backend = reads.backendOf(reserved);
-        if (reads.holds(backend, tenant)) return sendPrepared<R>(reserved, statement);
+        if (reads.holds(backend, tenant)) return send<R>(reserved, statement);
         const { session, setup } = reads.setting(backend, tenant);
-        const results = await settled([
-          ...setup.map((s) => sendPrepared(reserved, s)),
-          sendPrepared<R>(reserved, statement),
-        ]);
+        const results = await settled([...setup.map((s) => send(reserved, s)), send<R>(reserved, statement)]);
         reads.hold(backend, session);
         return results.at(-1) as R[];
       }),
@@ -281,7 +278,7 @@ async function tenantTransaction<T>(
     state = "open";
     let setup: Statement[] = [];
     if (!sessions.holds(backend, tenant)) ({ session, setup } = sessions.setting(backend, tenant));
-    opening = [readOnly ? BEGIN_READ_ONLY : BEGIN, ...setup].map((s) => sendPrepared(reserved, s));
+    opening = [readOnly ? BEGIN_READ_ONLY : BEGIN, ...setup].map((s) => send(reserved, s));
     // each is awaited with the statements sent behind it; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
   };
@@ -293,13 +290,11 @@ async function tenantTransaction<T>(
    * transaction writes after it), all three in one packet. Its error is the one thrown.
    */
   const sendPlanned = async <R>(statement: Statement) => {
-    const planned = [PLAN_FOR_VALUES, statement, PLAN_AS_SESSION].map((s) => sendPrepared<R>(reserved, s));
+    const planned = [PLAN_FOR_VALUES, statement, PLAN_AS_SESSION].map((s) => send<R>(reserved, s));
     return (await settled(planned))[1]!;
   };
   const sendOne = <R>(statement: Statement) =>
-    sessions.cachesPlans && plannedForValues(statement)
-      ? sendPlanned<R>(statement)
-      : sendPrepared<R>(reserved, statement);
+    sessions.cachesPlans && plannedForValues(statement) ? sendPlanned<R>(statement) : send<R>(reserved, statement);
   try {
     const result = await fn({
       query: async <R = Row>(statement: Statement) => {
@@ -326,28 +321,28 @@ async function tenantTransaction<T>(
         ) {
           // nothing to commit, or one statement, atomic on its own
           state = "ended";
-          if (statements.length === 1) await sendPrepared(reserved, statements[0]!);
+          if (statements.length === 1) await send(reserved, statements[0]!);
           return;
         }
         if (state === "unsent") open();
         state = "ended";
         await settled([
           ...opening,
-          ...statements.map((statement) => sendPrepared(reserved, statement)),
-          sendPrepared(reserved, COMMIT),
+          ...statements.map((statement) => send(reserved, statement)),
+          send(reserved, COMMIT),
         ]);
         sessions.hold(backend, session);
       },
     });
     if (state === "open") {
       state = "ended";
-      await sendPrepared(reserved, COMMIT);
+      await send(reserved, COMMIT);
       sessions.hold(backend, session);
     }
     return result;
   } catch (error) {
     // after its last statements the transaction is over: committed, or rolled back by its COMMIT
-    if (state === "open") await sendPrepared(reserved, ROLLBACK).catch(() => {});
+    if (state === "open") await send(reserved, ROLLBACK).catch(() => {});
     throw error;
   } finally {
     reserved.release();
@@ -507,7 +502,7 @@ function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<Post
     false,
   );
   return {
-    query: (statement) => sendPrepared(sql, statement),
+    query: (statement) => send(sql, statement),
     analyze: (statement) => sql.unsafe(statement).execute(),
     transaction: async (store, fn, options) =>
       options?.tenant !== undefined && options.readOnly && options.oneStatement
