@@ -10,6 +10,7 @@
 import { uniqueTenant } from "@bizdata/test-kit/database";
 import { missingPgbouncer, type Pgbouncer, startPgbouncer } from "@bizdata/test-kit/pgbouncer";
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entity } from "../model/entity.js";
 import { text } from "../model/fields.js";
@@ -17,6 +18,7 @@ import { defineModel } from "../model/model.js";
 import type { Database } from "./database.js";
 import { migrate } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
+import { behindPooler } from "./pooler-mode.js";
 import { insertRecords } from "./record-store.js";
 import { APP_ROLE } from "./tenant-policy.js";
 import { inTenant } from "./tenant-scope.js";
@@ -70,6 +72,16 @@ describe.skipIf(missing !== undefined)("the PostgreSQL driver behind PgBouncer i
       (tx) => tx.query<{ tenant_id: string; code: string }>(sql`SELECT tenant_id, code FROM pb_item ORDER BY code`),
       READ,
     );
+
+  it("tells a pooler by its cancel key, and a direct connection by the backend's", async () => {
+    for (const [url, pooled] of [
+      [pgbouncer.url(), true],
+      [serverUrl!, false],
+    ] as const) {
+      const probe = postgres(url, { max: 1, prepare: false, onnotice: () => {} });
+      await expect(behindPooler(probe).finally(() => probe.end())).resolves.toBe(pooled);
+    }
+  });
 
   it("refuses session mode behind the pooler, naming the setting", async () => {
     const session = await openDatabase({ url: pgbouncer.url(), pooler: "session" });
