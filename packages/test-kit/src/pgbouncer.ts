@@ -94,7 +94,7 @@ export async function startPgbouncer(
     },
     async stop() {
       try {
-        process.kill(pid, "SIGINT");
+        process.kill(pid, "SIGTERM");
       } catch {
         // gone already
       }
