@@ -12,6 +12,10 @@
  * shows. BENCH_ONLY, BENCH_CONNECTIONS, BENCH_WARMUP and DATABASE_URL as for `pnpm bench`.
  * The baseline runs its own `bench/host-server.ts`, so its migration runs on the same database
  * first: a baseline whose schema this checkout has changed incompatibly cannot be compared so.
+ * COMPARE_THIS_ENV and COMPARE_BASELINE_ENV (`NAME=value NAME=value`) set more of one host's
+ * environment: two settings of one checkout compare as `pnpm bench:compare .` with, say,
+ * COMPARE_BASELINE_ENV=DATABASE_POOLER=session, and a host behind a pooler with its DATABASE_URL
+ * (the data is prepared, and the floor served, on the bench's own DATABASE_URL).
  */
 import os from "node:os";
 import { resolve } from "node:path";
@@ -44,12 +48,26 @@ let skus = 0;
 // `bench-`: the next run's preparation removes what the create scenario added (prepare.ts)
 const scenarioData = { ...data, uniqueSku: () => `bench-compare-${runId}-${skus++}` };
 const env = { DATABASE_URL: settings.databaseUrl, ACCESS_TOKEN_TTL: String(24 * 3600), BENCH_TENANT: benchTenant.id };
+/** `NAME=value NAME=value` as environment variables */
+const envOf = (name: string): Record<string, string> =>
+  Object.fromEntries(
+    (process.env[name] ?? "")
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf("=");
+        if (at < 1) throw new Error(`${name}: "${pair}" is not NAME=value.`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+  );
 // one after the other: both hosts migrate the same database at start. Both run from their sources
 // (a baseline commit may not know the packages' compiled form), so only the code differs
-const current = await startServer("./host-server.ts", env);
+const current = await startServer("./host-server.ts", { ...env, ...envOf("COMPARE_THIS_ENV") });
 const servers: RunningServer[] = [current];
 try {
-  servers.push(await startServer(resolve(baselineDir, "bench/host-server.ts"), env));
+  servers.push(
+    await startServer(resolve(baselineDir, "bench/host-server.ts"), { ...env, ...envOf("COMPARE_BASELINE_ENV") }),
+  );
   // the floor that pays the host's isolation (floor-server.ts)
   servers.push(await startServer("./floor-server.ts", { ...env, FLOOR: "isolated" }));
   const [, baseline, floor] = servers as [RunningServer, RunningServer, RunningServer];
@@ -82,7 +100,7 @@ try {
   }
   console.log(
     [
-      `this host against ${baselineDir}, ${rounds} rounds of ${slice} s slices per target, ${settings.connections} connections; ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load before ${machine.loadAverageBefore.join(" ")}, after ${os
+      `this host${process.env.COMPARE_THIS_ENV ? ` (${process.env.COMPARE_THIS_ENV})` : ""} against ${baselineDir}${process.env.COMPARE_BASELINE_ENV ? ` (${process.env.COMPARE_BASELINE_ENV})` : ""}, ${rounds} rounds of ${slice} s slices per target, ${settings.connections} connections; ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load before ${machine.loadAverageBefore.join(" ")}, after ${os
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(" ")}`,

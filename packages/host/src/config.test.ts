@@ -12,6 +12,7 @@ describe("the database settings of the host configuration", () => {
       statementTimeout: 30000,
       lockTimeout: 10000,
       idleInTransactionTimeout: 60000,
+      pooler: "auto",
     });
   });
 
@@ -23,6 +24,7 @@ describe("the database settings of the host configuration", () => {
       DATABASE_STATEMENT_TIMEOUT_MS: "0",
       DATABASE_LOCK_TIMEOUT_MS: "250",
       DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "9000",
+      DATABASE_POOLER: "transaction",
     });
     expect(config.postgres).toEqual({
       max: 4,
@@ -31,11 +33,13 @@ describe("the database settings of the host configuration", () => {
       statementTimeout: 0,
       lockTimeout: 250,
       idleInTransactionTimeout: 9000,
+      pooler: "transaction",
     });
   });
 
   it("refuses a value out of range, naming the variable", () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: "0" })).toThrow("DATABASE_POOL_SIZE=0");
+    expect(() => loadConfig({ DATABASE_POOLER: "pgbouncer" })).toThrow("DATABASE_POOLER=pgbouncer");
     expect(() => loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: "5s" })).toThrow("DATABASE_CONNECT_TIMEOUT_MS=5s");
     expect(() => loadConfig({ DATABASE_POOL_TIMEOUT_MS: "0" })).toThrow("DATABASE_POOL_TIMEOUT_MS=0");
     expect(() => loadConfig({ DATABASE_LOCK_TIMEOUT_MS: "-1" })).toThrow("DATABASE_LOCK_TIMEOUT_MS=-1");

@@ -127,6 +127,14 @@ function fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   return n;
 }
 
+/** one of the named words */
+function oneOf<const W extends string>(env: NodeJS.ProcessEnv, name: string, words: readonly W[], fallback: W): W {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(words as readonly string[]).includes(raw)) throw new Error(`${name}=${raw} is not one of ${words.join(", ")}.`);
+  return raw as W;
+}
+
 function issuers(raw: string | undefined): TrustedIssuer[] {
   if (raw === undefined || raw.trim() === "") return [];
   let parsed: unknown;
@@ -206,6 +214,7 @@ function postgresOptions(env: NodeJS.ProcessEnv): Required<PostgresOptions> {
     statementTimeout: ms("DATABASE_STATEMENT_TIMEOUT_MS", d.statementTimeout, 0),
     lockTimeout: ms("DATABASE_LOCK_TIMEOUT_MS", d.lockTimeout, 0),
     idleInTransactionTimeout: ms("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", d.idleInTransactionTimeout, 0),
+    pooler: oneOf(env, "DATABASE_POOLER", ["auto", "transaction", "session"], d.pooler),
   };
 }
 

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineModel, entity, openDatabase, text } from "@bizdata/core";
+import { missingPgbouncer, startPgbouncer } from "@bizdata/test-kit/pgbouncer";
 import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BizdataConfig } from "./bizdata-config.js";
@@ -10,6 +11,8 @@ import { loadConfig } from "./config.js";
 import { startHost } from "./server.js";
 
 const postgresUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : undefined;
+const pgbouncerMissing = postgresUrl ? await missingPgbouncer() : undefined;
+if (pgbouncerMissing) console.warn(`skipping the start behind PgBouncer: ${pgbouncerMissing}`);
 
 /** an application whose seed records its calls and creates the demo tenant */
 function demoApp(): BizdataConfig & { readonly seeded: (readonly string[])[] } {
@@ -78,6 +81,31 @@ describe("startHost", () => {
     expect(app.seeded).toEqual([]);
     expect(printed.mock.calls.some(([text]) => String(text).includes("sign in with"))).toBe(false);
   });
+
+  // PgBouncer in transaction mode (packages/test-kit/src/pgbouncer.ts): a session's state would be another client's
+  it.skipIf(postgresUrl === undefined || pgbouncerMissing !== undefined)(
+    "refuses to start behind a transaction pooler with DATABASE_POOLER=session, and serves there by default",
+    async () => {
+      const pgbouncer = await startPgbouncer(postgresUrl!);
+      try {
+        const config = (pooler: string) => ({
+          ...loadConfig({ LOG_LEVEL: "silent", PORT: "0", DATABASE_POOLER: pooler }),
+          databaseUrl: pgbouncer.url(),
+        });
+        await expect(startHost(config("session"), demoApp())).rejects.toThrow(
+          /DATABASE_POOLER=session behind a connection pooler/,
+        );
+        const host = await startHost(config("auto"), demoApp());
+        try {
+          expect((await fetch(`${host.url}/health/ready`)).status).toBe(200);
+        } finally {
+          await host.close();
+        }
+      } finally {
+        await pgbouncer.stop();
+      }
+    },
+  );
 
   it("warns at start of the tenant columns migrate left in the database's collation, into the logger it is given", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "bizdata-start-"));

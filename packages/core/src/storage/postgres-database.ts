@@ -6,8 +6,8 @@
  * Every wait is bounded (architecture: Faults): connecting, waiting for a free connection
  * (pool-gate.ts), a statement, a lock, and a transaction left idle; a connection lost with the
  * server is retried after at most half a second, so the pool serves again soon after the server
- * is back. postgres.js itself is patched (patches/postgres@3.4.9.patch) so that a connection
- * closing under a transaction fails its queries instead of the process.
+ * is back. The driver is @bizdata/postgres, the project's fork of postgres.js 3.4.9, in which a
+ * connection closing under a transaction fails its queries instead of the process.
  *
  * Failover (docs/guide/topologies.md): a multi-host URL's `target_session_attrs` picks the server
  * of each connection as it opens (target-session.ts: `primary` for `read-write`); a connection
@@ -31,6 +31,7 @@ import {
 import { leavingReadOnlyServers } from "./leave-read-only-servers.js";
 import { hostsFrom } from "./multi-host-url.js";
 import { PoolGate } from "./pool-gate.js";
+import { behindPooler, type PoolerMode, sendUnnamed, transactionSetups } from "./pooler-mode.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
 import { baseStore } from "./record-store.js";
@@ -60,7 +61,10 @@ const asText = { to: 25, from: [1700, 1082, 1184, 1114, 20], serialize: String, 
 
 type Connection = postgres.Sql<any> | postgres.ReservedSql<any>;
 
-/** a statement sent at once (postgres.js sends a query only once it is awaited or executed) */
+/**
+ * a statement sent at once (postgres.js sends a query only once it is awaited or executed),
+ * prepared by name on the connection's session (session mode)
+ */
 const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
   const q = toQuery(statement);
   return sql
@@ -100,12 +104,20 @@ async function pipelined<T>(
   sql: postgres.Sql<any>,
   store: RecordStore,
   fn: (tx: Session) => Promise<T>,
-  options: TransactionOptions & { readonly setup: Statement },
+  options: Omit<TransactionOptions, "setup"> & {
+    /** the set-up, or what makes it for the connection the transaction got */
+    readonly setup: Statement | undefined | ((reserved: postgres.ReservedSql<any>) => Statement | undefined);
+  },
   reserveTimeout: number,
+  sendVia: <R>(sql: Connection, statement: Statement) => Promise<R[]> = send,
 ): Promise<T> {
   const reserved = await reserveWithin(sql, reserveTimeout);
   try {
-    const opening = [send(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN), send(reserved, options.setup)];
+    const setup = typeof options.setup === "function" ? options.setup(reserved) : options.setup;
+    const opening = [
+      sendVia(reserved, options.readOnly ? BEGIN_READ_ONLY : BEGIN),
+      ...(setup ? [sendVia(reserved, setup)] : []),
+    ];
     // each is awaited below; until then a failure must not count as unhandled
     for (const p of opening) p.catch(() => {});
     const opened = () => settled(opening);
@@ -113,14 +125,14 @@ async function pipelined<T>(
       let closed = false;
       const tx = oneStatementSession(store, async <R>(statement: Statement) => {
         closed = true;
-        const results = await settled([...opening, send<R>(reserved, statement), send(reserved, COMMIT)]);
-        return results[2] as R[];
+        const results = await settled([...opening, sendVia<R>(reserved, statement), sendVia(reserved, COMMIT)]);
+        return results.at(-2) as R[];
       });
       try {
         return await fn(tx);
       } finally {
         // work that sent no statement still ends the transaction it opened
-        if (!closed) await send(reserved, ROLLBACK).catch(() => {});
+        if (!closed) await sendVia(reserved, ROLLBACK).catch(() => {});
       }
     }
     let ended = false;
@@ -130,7 +142,7 @@ async function pipelined<T>(
           if (ended)
             throw new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
           try {
-            return await send<R>(reserved, statement);
+            return await sendVia<R>(reserved, statement);
           } catch (error) {
             // a failed set-up aborts the transaction: its error says why, the statement's does not
             await opened();
@@ -141,18 +153,18 @@ async function pipelined<T>(
         commitWith: async (statements) => {
           if (ended) throw new Error("The transaction's last statements were sent already.");
           ended = true;
-          const sent = [...statements.map((statement) => send(reserved, statement)), send(reserved, COMMIT)];
+          const sent = [...statements.map((statement) => sendVia(reserved, statement)), sendVia(reserved, COMMIT)];
           await settled([...opening, ...sent]);
         },
       });
       if (!ended) {
         await opened();
-        await send(reserved, COMMIT);
+        await sendVia(reserved, COMMIT);
       }
       return result;
     } catch (error) {
       // after commitWith the transaction is over: committed, or rolled back by its COMMIT
-      if (!ended) await send(reserved, ROLLBACK).catch(() => {});
+      if (!ended) await sendVia(reserved, ROLLBACK).catch(() => {});
       throw error;
     }
   } finally {
@@ -189,10 +201,15 @@ async function awaited<T>(
 }
 
 /** one statement outside a tenant and a transaction, on a connection reserved in time (as `awaited`) */
-async function alone<R>(sql: postgres.Sql<any>, statement: Statement, reserveTimeout: number): Promise<R[]> {
+async function alone<R>(
+  sql: postgres.Sql<any>,
+  statement: Statement,
+  reserveTimeout: number,
+  sendVia: <T>(sql: Connection, statement: Statement) => Promise<T[]> = send,
+): Promise<R[]> {
   const reserved = await reserveWithin(sql, reserveTimeout);
   try {
-    return await send<R>(reserved, statement);
+    return await sendVia<R>(reserved, statement);
   } finally {
     reserved.release();
   }
@@ -217,8 +234,8 @@ const current = (recorded: Backend | undefined, backend: Backend): boolean =>
  * statement on it runs as the owner) and whose sessions keep the tenant they were last set to,
  * at session level. Which tenant a session holds is kept per backend, by process id and cancel
  * key, which a reconnect replaces: a connection that reconnected is set again before its next
- * statement. A postgres.js without the patch that tells the backend (patches/postgres@3.4.9.patch)
- * still works correctly, setting the tenant every time.
+ * statement. A driver that does not tell the backend (plain postgres.js; the fork does) still
+ * works correctly, setting the tenant every time.
  */
 function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: boolean) {
   const pool = replaceablePool(
@@ -407,16 +424,145 @@ async function tenantTransaction<T>(
   }
 }
 
+/**
+ * The mode `asked` for (PostgresOptions.pooler), settled against what the URL reaches: a probe
+ * connection without startup parameters, which every pooler accepts, tells whether a pooler
+ * answers (pooler-mode.ts). Session mode behind one is refused rather than run: its sessions'
+ * role and tenant would be another client's next transaction.
+ */
+async function poolerMode(
+  url: string,
+  base: postgres.Options<{}>,
+  asked: Required<PostgresOptions>["pooler"],
+): Promise<PoolerMode> {
+  if (asked === "transaction") return "transaction";
+  const probe = postgres(url, { ...base, max: 1, prepare: false });
+  const pooled = await behindPooler(probe).finally(() => probe.end({ timeout: 1 }));
+  if (asked === "auto") return pooled === false ? "session" : "transaction";
+  if (pooled)
+    throw new Error(
+      "DATABASE_POOLER=session behind a connection pooler (its cancel key is not the backend's): the sessions' role and tenant would reach other clients' transactions. Use DATABASE_POOLER=transaction (or auto), or connect to PostgreSQL directly.",
+    );
+  return "session";
+}
+
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
   const o = { ...defaultPostgresOptions, ...options };
-  const settings: postgres.Options<{}> = {
+  const base: postgres.Options<{}> = {
     max: o.max,
-    prepare: true,
     onnotice: () => {},
     types: { asText } as any,
     connect_timeout: o.connectTimeout / 1000,
     backoff: reconnectDelay,
     ...sessionTarget(url),
+  };
+  const gate = new PoolGate(o.max, o.poolTimeout);
+  // chosen at the first operation, as a connection is made then: opening stays free of I/O, and a
+  // server not yet reachable fails that operation as any other (a failed choice is made again)
+  let work: Work | undefined;
+  let choosing: Promise<Work> | undefined;
+  const ready = () =>
+    (choosing ??= poolerMode(url, base, o.pooler).then(
+      (mode) => (work = mode === "transaction" ? transactionScoped(url, base, o) : sessionScoped(url, base, o)),
+      (error: unknown) => {
+        choosing = undefined;
+        throw error;
+      },
+    ));
+  // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
+  const store = analyzingGrowth(
+    baseStore,
+    (statement) => (work ? work.analyze(statement) : ready().then((w) => w.analyze(statement))),
+    "tenant column",
+  );
+  return {
+    driver: "postgres",
+    store,
+    query: (statement) => gate.run(() => (work ? work.query(statement) : ready().then((w) => w.query(statement)))),
+    transaction: (fn, options) =>
+      gate.run(() =>
+        work ? work.transaction(store, fn, options) : ready().then((w) => w.transaction(store, fn, options)),
+      ),
+    close: async () => {
+      await (work ?? (await choosing?.catch(() => undefined)))?.close();
+    },
+    stats: () => gate.stats(),
+  };
+}
+
+/** what each mode serves a Database with, inside the pool gate */
+interface Work {
+  query<R>(statement: Statement): Promise<R[]>;
+  transaction<T>(
+    store: RecordStore,
+    fn: (tx: Session) => Promise<T>,
+    options: TransactionOptions | undefined,
+  ): Promise<T>;
+  /** a statement of the growth statistics (table-growth.ts), on the owner's connections */
+  analyze(statement: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Transaction mode (pooler-mode.ts): one pool, whose connections carry no startup parameter and
+ * no prepared statement; each transaction opens with the set-up of its role, tenant and limits,
+ * in one packet with BEGIN and its first statement, and for a one-statement read with COMMIT
+ * too (`pipelined`). A statement outside a transaction goes alone, under the server's limits
+ * (the owner's ANALYZE, CREATE INDEX CONCURRENTLY, which cannot run in one).
+ */
+function transactionScoped(url: string, base: postgres.Options<{}>, o: Required<PostgresOptions>): Work {
+  const pool = replaceablePool(
+    (turn) => postgres(url, { ...base, ...startingAt(url, turn), prepare: false }),
+    END_TIMEOUT_S,
+  );
+  // a write that finds its server read-only replaces the pool (leave-read-only-servers.ts)
+  const writing = leavingReadOnlyServers([pool]);
+  const setups = transactionSetups(o);
+  /** the sessions that ran RAISE_MALLOC_THRESHOLDS, as `tenantSessions` records them */
+  const tuned = new WeakMap<Backend, Backend>();
+  /**
+   * A tenant's set-up, behind RAISE_MALLOC_THRESHOLDS on a connection that has not sent it: on a
+   * direct connection that is its backend's first tenant transaction; behind a pooler, whichever
+   * server session the transaction meets (a pooler's own start-up query can tune each: docs).
+   */
+  const tenantSetup = (tenant: string) => (reserved: postgres.ReservedSql<any>) => {
+    const backend = (reserved as { backend?: Backend }).backend;
+    if (!backend || current(tuned.get(backend), backend)) return setups.tenant(tenant, false);
+    if (backend.pid !== null) tuned.set(backend, { pid: backend.pid, secret: backend.secret });
+    return setups.tenant(tenant, true);
+  };
+  const run = <T>(options: TransactionOptions | undefined, work: () => Promise<T>) =>
+    options?.readOnly ? work() : writing(work);
+  return {
+    query: <R>(statement: Statement) => writing(() => alone<R>(pool.sql, statement, o.connectTimeout, sendUnnamed)),
+    analyze: (statement) => pool.sql.unsafe(statement).execute(),
+    transaction: (store, fn, options) =>
+      run(options, () =>
+        pipelined(
+          pool.sql,
+          store,
+          fn,
+          {
+            ...options,
+            // the tenant's set-up is the driver's own, with the limits: the one given sets role and tenant only
+            setup: options?.tenant !== undefined ? tenantSetup(options.tenant) : (options?.setup ?? setups.owner),
+          },
+          o.connectTimeout,
+          sendUnnamed,
+        ),
+      ),
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * Session mode: the owner's pool, and two pools of tenant sessions that keep their role and
+ * tenant (`tenantSessions`), with the limits and the plan mode as startup parameters.
+ */
+function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<PostgresOptions>): Work {
+  const settings: postgres.Options<{}> = {
+    ...base,
+    prepare: true,
     // sent with the startup message, so they hold from a connection's first statement on
     connection: {
       // a prepared statement's generic plan can be far worse than one made for the actual values
@@ -430,8 +576,6 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     },
   };
   const main = replaceablePool((turn) => postgres(url, { ...settings, ...startingAt(url, turn) }), END_TIMEOUT_S);
-  // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
-  const store = analyzingGrowth(baseStore, (statement) => main.sql.unsafe(statement).execute(), "tenant column");
   const reads = tenantSessions(url, settings, true);
   // The setting holds for every plan a session caches, the foreign-key checks' included: forced
   // custom plans made each inserted row's check of each reference plan its lookup anew, which
@@ -443,17 +587,15 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     { ...settings, connection: { ...settings.connection, plan_cache_mode: "auto" } },
     false,
   );
-  const gate = new PoolGate(o.max, o.poolTimeout);
   // a write that finds its server read-only replaces every pool: the reads' server was demoted too
   const writing = leavingReadOnlyServers([main, reads.pool, writes.pool]);
   const run = <T>(options: TransactionOptions | undefined, work: () => Promise<T>) =>
-    gate.run(options?.readOnly ? work : () => writing(work));
+    options?.readOnly ? work() : writing(work);
   return {
-    driver: "postgres",
-    store,
-    query: <R = Row>(statement: Statement) => run(undefined, () => alone<R>(main.sql, statement, o.connectTimeout)),
-    transaction: (fn, options) =>
-      run(options, async () =>
+    query: <R>(statement: Statement) => writing(() => alone<R>(main.sql, statement, o.connectTimeout)),
+    analyze: (statement) => main.sql.unsafe(statement).execute(),
+    transaction: (store, fn, options) =>
+      run(options, () =>
         options?.tenant !== undefined && options.readOnly && options.oneStatement
           ? tenantRead(reads, store, options.tenant, fn)
           : options?.tenant !== undefined
@@ -468,6 +610,5 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     close: async () => {
       await Promise.all([main.end(), reads.pool.end(), writes.pool.end()]);
     },
-    stats: () => gate.stats(),
   };
 }

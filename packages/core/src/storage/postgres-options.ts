@@ -5,9 +5,9 @@
  */
 export interface PostgresOptions {
   /**
-   * pool size; the driver has two pools of this size, one for one-statement tenant reads (its
-   * connections hold the application role and a tenant) and one for everything else, and at
-   * most this many operations use a connection at a time
+   * pool size; in session mode the driver has three pools of this size (one-statement tenant
+   * reads, tenant transactions, everything else), in transaction mode one, and at most this many
+   * operations use a connection at a time
    */
   readonly max?: number;
   /** milliseconds to establish a connection (TCP, TLS, authentication) */
@@ -20,6 +20,14 @@ export interface PostgresOptions {
   readonly lockTimeout?: number;
   /** PostgreSQL `idle_in_transaction_session_timeout` in milliseconds; 0 leaves the server's setting */
   readonly idleInTransactionTimeout?: number;
+  /**
+   * How a tenant's role, tenant and limits are held (pooler-mode.ts): `transaction` sets them in
+   * every transaction and leaves nothing on a server session, as a transaction pooler such as
+   * PgBouncer needs; `session` keeps them on the connections' sessions, for a direct connection
+   * only (refused when a pooler is detected); `auto` is `transaction` behind a pooler (detected by
+   * the cancel key it answers with) and `session` otherwise
+   */
+  readonly pooler?: "transaction" | "session" | "auto";
 }
 
 export const defaultPostgresOptions: Required<PostgresOptions> = {
@@ -29,4 +37,5 @@ export const defaultPostgresOptions: Required<PostgresOptions> = {
   statementTimeout: 30_000,
   lockTimeout: 10_000,
   idleInTransactionTimeout: 60_000,
+  pooler: "auto",
 };

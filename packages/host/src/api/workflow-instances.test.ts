@@ -5,8 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { sampleModel } from "@bizdata/examples";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateService } from "../schema.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
 
 const url = process.env.DATABASE_URL;
@@ -38,6 +40,8 @@ describe.skipIf(!url?.startsWith("postgres"))("workflows across host instances",
   let token: string;
   beforeAll(async () => {
     const db = await testDatabase();
+    // the tenant is made before the hosts start (and migrate): on a fresh database no other test may have migrated it
+    await migrateService(db, sampleModel);
     const tenantId = uniqueTenant("instances");
     await createTenant(db, tenantId);
     await setUser(db, tenantId, "admin", "secret-secret", ["admin"]);
