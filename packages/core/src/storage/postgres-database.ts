@@ -219,7 +219,7 @@ async function alone<R>(
 const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
 const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, params: [tenant] });
 
-/** a connection's backend session, which the patched postgres.js updates in place when the connection reconnects */
+/** a connection's backend session, which the fork of postgres.js updates in place when the connection reconnects */
 interface Backend {
   readonly pid: number | null;
   readonly secret: number | null;
