@@ -155,7 +155,11 @@ export function createApp({
     refreshTokenTtl: auth.refreshTokenTtl,
     ...(webApp && {
       clients: [
-        { clientId: WEB_APP_CLIENT_ID, name: "bizdata web app", redirectUris: [`${oauthServer.publicUrl}${WEB_APP_PATH}/`] },
+        {
+          clientId: WEB_APP_CLIENT_ID,
+          name: "bizdata web app",
+          redirectUris: [`${oauthServer.publicUrl}${WEB_APP_PATH}/`],
+        },
       ],
     }),
   };

@@ -5,6 +5,7 @@
  * demo tenants and users with a small sample data set), or any model and its own seed.
  */
 import { mkdtempSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,6 @@ import { sampleModel, seedDemo } from "@bizdata/examples";
 import { adminContext, createApp, loadSigningKeys, migrateService } from "@bizdata/host";
 import { type WebAppFiles, webAppFiles } from "@bizdata/web";
 import { serve } from "@hono/node-server";
-import type { AddressInfo } from "node:net";
 import { testDatabase } from "./database.js";
 import { oauthHostConfig } from "./oauth-client.js";
 
@@ -26,7 +26,11 @@ export function builtWebApp(): Promise<WebAppFiles> {
   built ??= (async () => {
     const { build } = await import("vite");
     const outDir = mkdtempSync(join(tmpdir(), "bizdata-web-"));
-    await build({ configFile: join(webPackage, "vite.config.ts"), build: { outDir, emptyOutDir: true }, logLevel: "error" });
+    await build({
+      configFile: join(webPackage, "vite.config.ts"),
+      build: { outDir, emptyOutDir: true },
+      logLevel: "error",
+    });
     return webAppFiles(outDir);
   })();
   return built;

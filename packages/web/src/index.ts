@@ -9,5 +9,6 @@
  * const app = webAppFiles();
  * const file = await app.file("index.html"); // { body, contentType, etag, immutable } or undefined
  */
+
+export { WEB_APP_CLIENT_ID, type WebAppConfig } from "./web-app-config.js";
 export { type WebAppFile, type WebAppFiles, webAppFiles } from "./web-app-files.js";
-export { type WebAppConfig, WEB_APP_CLIENT_ID } from "./web-app-config.js";

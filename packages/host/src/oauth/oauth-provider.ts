@@ -32,7 +32,11 @@ export interface OAuthServerSettings {
    * Public clients the host registers itself (the web app it serves), known without dynamic
    * registration: PKCE, no secret, their redirect URIs fixed here
    */
-  readonly clients?: readonly { readonly clientId: string; readonly name: string; readonly redirectUris: readonly string[] }[];
+  readonly clients?: readonly {
+    readonly clientId: string;
+    readonly name: string;
+    readonly redirectUris: readonly string[];
+  }[];
 }
 
 /** an account is a user of a tenant: `<tenant>/<username>` (tenant ids have no `/`) */

@@ -130,5 +130,7 @@ export const language = pickLanguage(typeof navigator === "undefined" ? [] : nav
 /** the text of `key` in the page's language, `{name}` filled from `values` */
 export function t(key: MessageKey, values: Readonly<Record<string, string | number>> = {}): string {
   const text = (bundles[language] ?? en)[key];
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : whole));
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String(values[name]) : whole,
+  );
 }

@@ -43,7 +43,10 @@ function Root(props: { readonly config: Config }) {
       return;
     }
     const http = createHttp(root, sessionTokens, () => void start());
-    const [metadata, me] = await Promise.all([http.request("GET", "/$metadata?$format=json"), http.request("GET", "/auth/me")]);
+    const [metadata, me] = await Promise.all([
+      http.request("GET", "/$metadata?$format=json"),
+      http.request("GET", "/auth/me"),
+    ]);
     if (metadata.status !== 200) {
       signOut();
       return start(`$metadata: ${metadata.status}`);

@@ -12,7 +12,9 @@ interface Stored {
   readonly access: string;
   readonly refresh?: string;
   /** where the refresh token is sent: an OAuth token endpoint, or the service's own refresh */
-  readonly refreshAt: { readonly kind: "oauth"; readonly endpoint: string; readonly clientId: string } | { readonly kind: "service"; readonly url: string };
+  readonly refreshAt:
+    | { readonly kind: "oauth"; readonly endpoint: string; readonly clientId: string }
+    | { readonly kind: "service"; readonly url: string };
 }
 
 interface Pending {
@@ -161,7 +163,11 @@ export async function passwordSignIn(
   });
   if (res.status === 401) return false;
   const tokens = await json(res);
-  store({ access: tokens.access_token, refresh: tokens.refresh_token, refreshAt: { kind: "service", url: method.refresh } });
+  store({
+    access: tokens.access_token,
+    refresh: tokens.refresh_token,
+    refreshAt: { kind: "service", url: method.refresh },
+  });
   return true;
 }
 
@@ -181,7 +187,11 @@ export const sessionTokens: Tokens = {
         ? await fetch(at.endpoint, {
             method: "POST",
             headers: { "Content-Type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: stored.refresh, client_id: at.clientId }),
+            body: new URLSearchParams({
+              grant_type: "refresh_token",
+              refresh_token: stored.refresh,
+              client_id: at.clientId,
+            }),
           })
         : await fetch(at.url, {
             method: "POST",

@@ -21,7 +21,8 @@ export type Prompts = Readonly<Record<string, readonly Prompt[]>>;
 /** the envelope of an answer, plain or inside a workflow; an empty one when there is none */
 export function promptsOf(body: unknown): Prompts {
   if (body === null || typeof body !== "object") return {};
-  const envelope = (body as Record<string, unknown>)["@workflow.userprompts"] ?? (body as Record<string, unknown>)["@userprompts"];
+  const envelope =
+    (body as Record<string, unknown>)["@workflow.userprompts"] ?? (body as Record<string, unknown>)["@userprompts"];
   return envelope !== null && typeof envelope === "object" ? (envelope as Prompts) : {};
 }
 

@@ -39,7 +39,9 @@ export function projection(
     const item = model.entities.get(field.target);
     if (item === undefined) continue;
     const inner = projection(model, item, itemColumns(item, field.partner));
-    nested.push(`${name}(${[`$select=${inner.select}`, ...(inner.expand ? [`$expand=${inner.expand}`] : [])].join(";")})`);
+    nested.push(
+      `${name}(${[`$select=${inner.select}`, ...(inner.expand ? [`$expand=${inner.expand}`] : [])].join(";")})`,
+    );
   }
   return {
     select: [...select].join(","),

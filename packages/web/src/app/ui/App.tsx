@@ -21,7 +21,8 @@ export function App(props: { readonly onSignOut: () => void }) {
     return () => removeEventListener("hashchange", onChange);
   }, []);
   const { set, guid } = route(hash);
-  const entity = set === undefined ? undefined : model.entities.get(model.sets.find((s) => s.name === set)?.entity ?? "");
+  const entity =
+    set === undefined ? undefined : model.entities.get(model.sets.find((s) => s.name === set)?.entity ?? "");
   useEffect(() => {
     document.title = entity ? `${entity.pluralLabel} · ${t("appTitle")}` : t("appTitle");
   }, [entity]);

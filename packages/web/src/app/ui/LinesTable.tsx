@@ -85,9 +85,7 @@ export function LinesTable(props: {
         </tbody>
       </table>
       {props.lines.length === 0 && <p>{t("noRows", { items: property.label })}</p>}
-      {props.editing && (
-        <NewLine item={item} columns={columns} onAdd={(body) => props.onLines([...kept(), body])} />
-      )}
+      {props.editing && <NewLine item={item} columns={columns} onAdd={(body) => props.onLines([...kept(), body])} />}
     </section>
   );
 }
@@ -156,7 +154,10 @@ function NewLine(props: {
   const [body, setBody] = useState<Record<string, unknown>>({});
   const fields = props.columns
     .map((path) => props.item.properties.get(path))
-    .filter((p): p is PropertyView => p !== undefined && !p.computed && (p.kind === "reference" || (p.kind === "scalar" && !p.collection)));
+    .filter(
+      (p): p is PropertyView =>
+        p !== undefined && !p.computed && (p.kind === "reference" || (p.kind === "scalar" && !p.collection)),
+    );
   const set = (name: string) => (value: unknown) => setBody((b) => ({ ...b, [name]: value }));
   return (
     <form
@@ -198,7 +199,13 @@ function NewLine(props: {
               onCommit={set(p.name)}
             />
           ) : p.kind === "scalar" ? (
-            <ScalarInput id={`${formId}-${p.name}`} type={p} value={body[p.name]} required={!p.nullable} onCommit={set(p.name)} />
+            <ScalarInput
+              id={`${formId}-${p.name}`}
+              type={p}
+              value={body[p.name]}
+              required={!p.nullable}
+              onCommit={set(p.name)}
+            />
           ) : null}
         </div>
       ))}

@@ -38,7 +38,12 @@ export function ListPage(props: { readonly entity: EntityView }) {
       const filter = found && text !== undefined ? columnFilter(found.property, path, text) : undefined;
       return filter === undefined ? [] : [`(${filter})`];
     });
-    const params = new URLSearchParams({ $select: select, $count: "true", $top: String(PAGE), $skip: String(query.skip) });
+    const params = new URLSearchParams({
+      $select: select,
+      $count: "true",
+      $top: String(PAGE),
+      $skip: String(query.skip),
+    });
     if (expand !== "") params.set("$expand", expand);
     if (filters.length > 0) params.set("$filter", filters.join(" and "));
     if (query.sort) params.set("$orderby", `${query.sort.path} ${query.sort.descending ? "desc" : "asc"}`);
@@ -96,12 +101,23 @@ export function ListPage(props: { readonly entity: EntityView }) {
             {columns.map((path) => {
               const found = propertyAt(model, entity, path);
               const label = found ? headingOf(found.first, found.property, path) : path;
-              const sortable = found && !entity.nonSortable.has(path.split("/")[0]!) && found.property.kind !== "complex";
-              const sorted = query.sort?.path === (found ? sortPath(found.property, path) : path) ? query.sort : undefined;
+              const sortable =
+                found && !entity.nonSortable.has(path.split("/")[0]!) && found.property.kind !== "complex";
+              const sorted =
+                query.sort?.path === (found ? sortPath(found.property, path) : path) ? query.sort : undefined;
               return (
-                <th key={path} scope="col" aria-sort={sorted ? (sorted.descending ? "descending" : "ascending") : undefined}>
+                <th
+                  key={path}
+                  scope="col"
+                  aria-sort={sorted ? (sorted.descending ? "descending" : "ascending") : undefined}
+                >
                   {sortable ? (
-                    <button type="button" class="sort" title={t("sortBy", { column: label })} onClick={() => sortBy(sortPath(found.property, path))}>
+                    <button
+                      type="button"
+                      class="sort"
+                      title={t("sortBy", { column: label })}
+                      onClick={() => sortBy(sortPath(found.property, path))}
+                    >
                       {label}
                       <span aria-hidden="true">{sorted ? (sorted.descending ? " ▼" : " ▲") : ""}</span>
                     </button>
@@ -137,7 +153,14 @@ export function ListPage(props: { readonly entity: EntityView }) {
                 const found = propertyAt(model, entity, path);
                 const text = formatValue(found?.property, valueAt(row, path));
                 return (
-                  <td key={path} class={found?.property.kind === "scalar" && /Int|Decimal|Double/.test(found.property.type) ? "number" : undefined}>
+                  <td
+                    key={path}
+                    class={
+                      found?.property.kind === "scalar" && /Int|Decimal|Double/.test(found.property.type)
+                        ? "number"
+                        : undefined
+                    }
+                  >
                     {i === 0 ? <a href={recordHref(set, row.Guid)}>{text || row.Title || row.Guid}</a> : text}
                   </td>
                 );
@@ -149,11 +172,19 @@ export function ListPage(props: { readonly entity: EntityView }) {
       {page !== undefined && page.rows.length === 0 && <p>{t("nothingFound")}</p>}
       {page !== undefined && (
         <nav class="pager" aria-label={entity.pluralLabel}>
-          <button type="button" disabled={query.skip === 0} onClick={() => setQuery((q) => ({ ...q, skip: Math.max(0, q.skip - PAGE) }))}>
+          <button
+            type="button"
+            disabled={query.skip === 0}
+            onClick={() => setQuery((q) => ({ ...q, skip: Math.max(0, q.skip - PAGE) }))}
+          >
             {t("previous")}
           </button>
           <span role="status">{t("range", { from, to, count: page.count })}</span>
-          <button type="button" disabled={to >= page.count} onClick={() => setQuery((q) => ({ ...q, skip: q.skip + PAGE }))}>
+          <button
+            type="button"
+            disabled={to >= page.count}
+            onClick={() => setQuery((q) => ({ ...q, skip: q.skip + PAGE }))}
+          >
             {t("next")}
           </button>
         </nav>

@@ -18,7 +18,9 @@ export function MethodDialog(props: {
   const [args, setArgs] = useState<Record<string, unknown>>(() =>
     Object.fromEntries(
       operation.parameters.flatMap((p) =>
-        p.defaultValue === undefined ? [] : [[p.name, parsedValue(p, p.type === "Edm.Boolean" ? p.defaultValue === "true" : p.defaultValue)]],
+        p.defaultValue === undefined
+          ? []
+          : [[p.name, parsedValue(p, p.type === "Edm.Boolean" ? p.defaultValue === "true" : p.defaultValue)]],
       ),
     ),
   );

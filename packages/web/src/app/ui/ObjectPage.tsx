@@ -10,16 +10,16 @@ import { useEffect, useState } from "preact/hooks";
 import { t } from "../i18n.js";
 import { type Answer, errorText } from "../service/http.js";
 import { type EntityView, groupsOf, type OperationView, type PropertyView, propertyAt } from "../service/model-view.js";
-import { notesAt, pendingQuestion, type Prompt, type Prompts, promptsOf } from "../service/prompts.js";
+import { notesAt, type Prompt, type Prompts, pendingQuestion, promptsOf } from "../service/prompts.js";
 import { projection } from "../service/queries.js";
 import { findWorkflow, openWorkflow, type Workflow } from "../service/workflow.js";
 import { listHref, useSession } from "./context.js";
 import { Dialog } from "./Dialog.js";
 import { FieldView } from "./FieldView.js";
+import { formatValue } from "./format.js";
 import { LinesTable } from "./LinesTable.js";
 import { MethodDialog } from "./MethodDialog.js";
 import { Notes } from "./Notes.js";
-import { formatValue } from "./format.js";
 
 /** the prompts a refused write or commit carries: its envelope, else its error details by target */
 function promptsOfFailure(answer: Answer): Prompts {
@@ -30,7 +30,10 @@ function promptsOfFailure(answer: Answer): Prompts {
   const prompts: Record<string, Prompt[]> = {};
   for (const [i, d] of details.entries()) {
     const key = d.target ?? "global";
-    prompts[key] = [...(prompts[key] ?? []), { id: `failure-${i}`, text: d.message ?? errorText(answer), severity: "error" }];
+    prompts[key] = [
+      ...(prompts[key] ?? []),
+      { id: `failure-${i}`, text: d.message ?? errorText(answer), severity: "error" },
+    ];
   }
   return prompts;
 }
@@ -62,11 +65,13 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
   const [result, setResult] = useState<{ method: string; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
 
-  /** a request of the page: a step of the open workflow, or a plain request */
-  const send = (method: string, path: string, body?: unknown, wf = workflow) =>
-    wf ? wf.step(method, path, body === undefined ? {} : { body }) : http.request(method, path, body === undefined ? {} : { body });
+  /** a request of the page: a step of the open workflow, or (`null`) a plain request */
+  const send = (method: string, path: string, body?: unknown, wf: Workflow | null | undefined = workflow) =>
+    wf
+      ? wf.step(method, path, body === undefined ? {} : { body })
+      : http.request(method, path, body === undefined ? {} : { body });
 
-  const load = async (wf = workflow) => {
+  const load = async (wf: Workflow | null | undefined = workflow) => {
     const answer = await send("GET", readPath, undefined, wf);
     setRecord(answer.status === 200 ? answer.body : null);
   };
@@ -83,7 +88,7 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
         setWorkflow(open);
         setStatus({ text: t("reloaded") });
       }
-      await load(open);
+      await load(open ?? null);
     })();
   }, [set, guid]);
 
@@ -132,7 +137,7 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
         setWorkflow(undefined);
         setPrompts(promptsOf(answer.body));
         setStatus({ text: t("saved") });
-        await load(undefined);
+        await load(null);
         return;
       }
       show(answer, true);
@@ -145,7 +150,7 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
       setWorkflow(undefined);
       setPrompts({});
       setStatus(undefined);
-      await load(undefined);
+      await load(null);
     });
 
   const answer = (href: string) =>
@@ -166,7 +171,10 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
       const base = `/${set}(${guid})/${operation.name}`;
       const answer =
         operation.kind === "function"
-          ? await send("GET", `${base}()${Object.keys(args).length ? `?${new URLSearchParams(args as Record<string, string>)}` : ""}`)
+          ? await send(
+              "GET",
+              `${base}()${Object.keys(args).length ? `?${new URLSearchParams(args as Record<string, string>)}` : ""}`,
+            )
           : await send("POST", base, args);
       if (!show(answer)) {
         setStatus({ text: errorText(answer), error: true });
@@ -278,7 +286,9 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
           />
         );
       })}
-      {calling && <MethodDialog operation={calling} onRun={(args) => call(calling, args)} onClose={() => setCalling(undefined)} />}
+      {calling && (
+        <MethodDialog operation={calling} onRun={(args) => call(calling, args)} onClose={() => setCalling(undefined)} />
+      )}
       {result && (
         <Dialog title={t("result", { method: result.method })} onClose={() => setResult(undefined)}>
           <p class="result" role="status">
@@ -296,7 +306,12 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
           <p>{question.prompt.text}</p>
           <div class="buttons">
             {question.prompt.choices!.map((choice, i) => (
-              <button key={choice.key} type="button" class={i === 0 ? "primary" : undefined} onClick={() => answer(choice.href)}>
+              <button
+                key={choice.key}
+                type="button"
+                class={i === 0 ? "primary" : undefined}
+                onClick={() => answer(choice.href)}
+              >
                 {choice.label}
               </button>
             ))}

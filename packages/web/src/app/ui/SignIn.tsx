@@ -3,10 +3,15 @@
  * for a service without one, its own password sign-in as a form.
  */
 import { useId, useState } from "preact/hooks";
-import { t } from "../i18n.js";
 import { passwordSignIn, type SignInMethod, startSignIn } from "../auth/session.js";
+import { t } from "../i18n.js";
 
-export function SignIn(props: { readonly method: SignInMethod; readonly clientId?: string; readonly failure?: string; readonly onSignedIn: () => void }) {
+export function SignIn(props: {
+  readonly method: SignInMethod;
+  readonly clientId?: string;
+  readonly failure?: string;
+  readonly onSignedIn: () => void;
+}) {
   const { method } = props;
   const [failure, setFailure] = useState(props.failure);
   const id = useId();
@@ -32,7 +37,12 @@ export function SignIn(props: { readonly method: SignInMethod; readonly clientId
           onSubmit={async (e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
-            const ok = await passwordSignIn(method, String(form.get("tenant")), String(form.get("username")), String(form.get("password")));
+            const ok = await passwordSignIn(
+              method,
+              String(form.get("tenant")),
+              String(form.get("username")),
+              String(form.get("password")),
+            );
             if (ok) props.onSignedIn();
             else setFailure("401");
           }}

@@ -61,7 +61,11 @@ export function ScalarInput(props: {
     );
   if (type.members !== undefined)
     return (
-      <select {...common} value={String(props.value ?? "")} onChange={(e) => props.onCommit(parsedValue(type, e.currentTarget.value))}>
+      <select
+        {...common}
+        value={String(props.value ?? "")}
+        onChange={(e) => props.onCommit(parsedValue(type, e.currentTarget.value))}
+      >
         {!props.required && <option value="" />}
         {type.members.map((m) => (
           <option key={m} value={m}>
@@ -106,7 +110,10 @@ export function ReferenceInput(props: {
   useEffect(() => {
     if (entity?.set === undefined || text.trim() === "") return;
     const shown = ["Title", ...(props.shown ?? [])];
-    const filter = key === "Guid" ? `contains(Title,${quoted(text)})` : `startswith(${key},${quoted(text)}) or contains(Title,${quoted(text)})`;
+    const filter =
+      key === "Guid"
+        ? `contains(Title,${quoted(text)})`
+        : `startswith(${key},${quoted(text)}) or contains(Title,${quoted(text)})`;
     const timer = setTimeout(async () => {
       const answer = await props.http.request(
         "GET",
