@@ -38,10 +38,13 @@ export function projection(
     if (field?.kind !== "collection") continue;
     const item = model.entities.get(field.target);
     if (item === undefined) continue;
-    const inner = projection(model, item, itemColumns(item, field.partner));
-    nested.push(
-      `${name}(${[`$select=${inner.select}`, ...(inner.expand ? [`$expand=${inner.expand}`] : [])].join(";")})`,
-    );
+    const columns = itemColumns(item, field.partner);
+    const inner = projection(model, item, columns);
+    // lines in the order of their first column (a line number, say) when it is a stored single value
+    const by = item.properties.get(columns[0] ?? "");
+    const sorted = by?.kind === "scalar" && !by.collection && !item.nonSortable.has(by.name);
+    const options = [`$select=${inner.select}`, ...(inner.expand ? [`$expand=${inner.expand}`] : [])];
+    nested.push(`${name}(${[...options, ...(sorted ? [`$orderby=${by.name}`] : [])].join(";")})`);
   }
   return {
     select: [...select].join(","),

@@ -79,13 +79,9 @@ export function FieldView(props: {
       {writable && (property.kind === "scalar" || property.kind === "reference") ? (
         <label for={id}>{label}</label>
       ) : (
-        <span class="label" id={`${id}-label`}>
-          {label}
-        </span>
+        <span class="label">{label}</span>
       )}
-      <div class="value" aria-labelledby={writable ? undefined : `${id}-label`}>
-        {shown}
-      </div>
+      <div class="value">{shown}</div>
       <Notes notes={props.notes} {...(notesId && { id: notesId })} />
     </div>
   );

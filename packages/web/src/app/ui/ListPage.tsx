@@ -67,7 +67,10 @@ export function ListPage(props: { readonly entity: EntityView }) {
       sort: { path, descending: q.sort?.path === path ? !q.sort.descending : false },
     }));
   const filterBy = (path: string, text: string) =>
-    setQuery((q) => ({ ...q, skip: 0, filters: { ...q.filters, [path]: text } }));
+    // the same filter again (a filter input settling on what it had) reads nothing anew
+    setQuery((q) =>
+      (q.filters[path] ?? "") === text ? q : { ...q, skip: 0, filters: { ...q.filters, [path]: text } },
+    );
 
   const from = page === undefined || page.count === 0 ? 0 : query.skip + 1;
   const to = page === undefined ? 0 : query.skip + page.rows.length;
@@ -75,19 +78,20 @@ export function ListPage(props: { readonly entity: EntityView }) {
     <main>
       <h1>{entity.pluralLabel}</h1>
       {entity.searchable && (
-        <form
-          class="search"
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const text = new FormData(e.currentTarget).get("search");
-            setQuery((q) => ({ ...q, skip: 0, search: String(text ?? "") }));
-          }}
-        >
-          <label for={searchId}>{t("search")}</label>
-          <input id={searchId} name="search" type="search" defaultValue={query.search} />
-          <button type="submit">{t("search")}</button>
-        </form>
+        <search>
+          <form
+            class="search"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const text = new FormData(e.currentTarget).get("search");
+              setQuery((q) => ({ ...q, skip: 0, search: String(text ?? "") }));
+            }}
+          >
+            <label for={searchId}>{t("search")}</label>
+            <input id={searchId} name="search" type="search" defaultValue={query.search} />
+            <button type="submit">{t("search")}</button>
+          </form>
+        </search>
       )}
       {failure && (
         <p class="note error" role="alert">
