@@ -260,13 +260,15 @@ try {
         startServer(
           "./layers-server.ts",
           { DATABASE_URL: url, LAYER: layer },
-          [
-            ...BUILT_PACKAGES,
-            ...(settings.profileDir
-              ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${layer}`]
-              : []),
-          ],
-          served,
+          {
+            nodeOptions: [
+              ...BUILT_PACKAGES,
+              ...(settings.profileDir
+                ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${layer}`]
+                : []),
+            ],
+            setup: served,
+          },
         ),
       ),
     );
