@@ -290,13 +290,15 @@ try {
         startServer(
           "./layers-server.ts",
           { DATABASE_URL: url, LAYER: layer, ...env },
-          [
-            ...BUILT_PACKAGES,
-            ...(settings.profileDir
-              ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${name.replace(/\W+/g, "-")}`]
-              : []),
-          ],
-          served,
+          {
+            nodeOptions: [
+              ...BUILT_PACKAGES,
+              ...(settings.profileDir
+                ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${name.replace(/\W+/g, "-")}`]
+                : []),
+            ],
+            setup: served,
+          },
         ),
       ),
     );
