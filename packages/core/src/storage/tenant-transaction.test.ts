@@ -512,3 +512,29 @@ describe("a tenant transaction of several statements", () => {
     expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([{ code: "L1" }]);
   });
 });
+
+describe("work outside a tenant", () => {
+  // the owner's sessions have no tenant or mode to switch: a statement that asks goes unnamed,
+  // which PostgreSQL plans for its values at every run and keeps nothing of
+  it.runIf(onPostgres)(
+    "plans a statement that asks for its values at every run, and caches the others' plans",
+    async () => {
+      const text = (marked: boolean) =>
+        `SELECT count(*)::int AS n FROM tt_secret WHERE code = $1 /* tt-ow ${marked} */`;
+      for (let i = 0; i < 8; i++) {
+        for (const marked of [true, false]) {
+          const statement = { sql: text(marked), params: ["A1"], ...(marked && { planForValues: true }) };
+          expect(await db.query(statement)).toEqual([{ n: expect.any(Number) }]);
+          expect(await db.transaction((tx) => tx.query(statement))).toEqual([{ n: expect.any(Number) }]);
+        }
+      }
+      // the owner's one connection
+      const plans = await db.query<{ statement: string; generic: number; custom: number }>(
+        sql`SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom
+            FROM pg_prepared_statements WHERE statement LIKE '%/* tt-ow %'`,
+      );
+      expect(plans.map((p) => p.statement)).toEqual([text(false)]);
+      expect(plans[0]!.generic).toBeGreaterThan(0);
+    },
+  );
+});
