@@ -16,6 +16,8 @@
  * environment: two settings of one checkout compare as `pnpm bench:compare .` with, say,
  * COMPARE_BASELINE_ENV=DATABASE_POOLER=session, and a host behind a pooler with its DATABASE_URL
  * (the data is prepared, and the floor served, on the bench's own DATABASE_URL).
+ * BENCH_PROFILE=<folder> writes a CPU profile of each host (`this`, `baseline`) as it stops: where
+ * two checkouts' CPU per request differ, the two profiles of one run show which functions differ.
  */
 import os from "node:os";
 import { resolve } from "node:path";
@@ -62,11 +64,17 @@ const envOf = (name: string): Record<string, string> =>
   );
 // one after the other: both hosts migrate the same database at start. Both run from their sources
 // (a baseline commit may not know the packages' compiled form), so only the code differs
-const current = await startServer("./host-server.ts", { ...env, ...envOf("COMPARE_THIS_ENV") });
+const profiled = (name: string) =>
+  settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
+const current = await startServer("./host-server.ts", { ...env, ...envOf("COMPARE_THIS_ENV") }, profiled("this"));
 const servers: RunningServer[] = [current];
 try {
   servers.push(
-    await startServer(resolve(baselineDir, "bench/host-server.ts"), { ...env, ...envOf("COMPARE_BASELINE_ENV") }),
+    await startServer(
+      resolve(baselineDir, "bench/host-server.ts"),
+      { ...env, ...envOf("COMPARE_BASELINE_ENV") },
+      profiled("baseline"),
+    ),
   );
   // the floor that pays the host's isolation (floor-server.ts)
   servers.push(await startServer("./floor-server.ts", { ...env, FLOOR: "isolated" }));

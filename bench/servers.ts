@@ -50,7 +50,10 @@ export function startServer(
     // for the floors too: the same runtime for every server measured
     execArgv: ["--max-semi-space-size=64", "--import", "tsx", ...nodeOptions],
     env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // standard output is the host's log (a line per request at the default level): written, as in
+    // production, and discarded here, where the bench's own output would drown in it; a
+    // crash a server prints to standard error still shows
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   if (setup !== undefined) child.send(setup as object);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
