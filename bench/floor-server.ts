@@ -2,7 +2,8 @@
  * Child-process entry of a floor: bare Hono on @hono/node-server with hand-written SQL over
  * postgres.js, serving the scenarios' URLs with the same JSON as the host. It does what the host
  * must do and nothing more: one statement per request, prepared statements, a pool of ten like the
- * host's, every read planned for its values like the host's (`plan_cache_mode`), and JSON
+ * host's, every read planned for its values (`plan_cache_mode`: the host plans so all but its reads
+ * by key, which run on cached plans, so read-one's floor pays a planning the host's does not), and JSON
  * built by PostgreSQL and passed through unparsed (flat pages, one row of text), or written in
  * TypeScript from flat joined rows (the expands: the architecture's lesson for PostgreSQL 15; here
  * JSON built by PostgreSQL measured the same within the noise). It has no OData parsing, no model
@@ -36,7 +37,8 @@ const settings = {
   onnotice: () => {},
   // after five runs of a prepared statement PostgreSQL may switch to one generic plan; for the
   // path filter that plan joins every contact of the tenant to each customer (a nested loop over
-  // a materialized scan, 8x slower than the plan for the values). The host plans every run too.
+  // a materialized scan, 8x slower than the plan for the values). The host plans every run of
+  // such a read too, and caches the plans of its reads by key (core's held-sessions.ts).
   connection: { plan_cache_mode: "force_custom_plan" },
 };
 const sql = postgres(process.env.DATABASE_URL!, settings);
