@@ -5,7 +5,7 @@
  * takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import { type Database, type Model, notFound, ServiceError } from "@bizdata/core";
+import { changeSource, type Database, type Model, notFound, ServiceError } from "@bizdata/core";
 import {
   createODataService,
   errorResponse,
@@ -18,7 +18,7 @@ import {
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import pino, { type Logger } from "pino";
-import { callService, entityRoutes, send } from "./api/entity-routes.js";
+import { authorOf, callService, entityRoutes, send } from "./api/entity-routes.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
 import { stepHeadersOf, workflowCallerOf, workflowRoutes, workflowStep } from "./api/workflow-routes.js";
@@ -269,7 +269,8 @@ export function createApp({
             headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },
           }));
       },
-      changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
+      changeset: (prefetch, parts) =>
+        inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts, changeSource(model, authorOf(c))),
     });
     return send(c, result);
   });

@@ -51,7 +51,7 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
-import { type ServiceContext, storeOf } from "./service-context.js";
+import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
@@ -249,11 +249,17 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   request.authorize?.({ kind: "create", entity: entity.name });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    const { ctx, prompts } = await writing(service, tx, request);
-    const guid = await createRecord(ctx, entity, body);
-    return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
-  });
+  const result = await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      const { ctx, prompts } = await writing(service, tx, request);
+      const guid = await createRecord(ctx, entity, body);
+      return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
+    },
+    writeOptions(service, request),
+  );
   return writeResult(service, request, 201, result, {
     Location: recordUrl(service.basePath, entity.name, result.guid),
   });
@@ -285,13 +291,19 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
   const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    await checkOwners(tx, owners, { tenantId });
-    await checkWrite(tx, entity, tenantId, guid, conditions);
-    const { ctx, prompts } = await writing(service, tx, request);
-    await updateRecord(ctx, entity, guid, body);
-    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
-  });
+  const result = await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId });
+      await checkWrite(tx, entity, tenantId, guid, conditions);
+      const { ctx, prompts } = await writing(service, tx, request);
+      await updateRecord(ctx, entity, guid, body);
+      return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    },
+    writeOptions(service, request),
+  );
   return writeResult(service, request, 200, result);
 }
 
@@ -301,14 +313,20 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
   const cache = service.unit?.cache;
-  await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    await checkOwners(tx, owners, { tenantId });
-    await checkWrite(tx, entity, tenantId, guid, conditions);
-    await deleteRecord(
-      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
-      entity,
-      guid,
-    );
-  });
+  await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId });
+      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await deleteRecord(
+        { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
+        entity,
+        guid,
+      );
+    },
+    writeOptions(service, request),
+  );
   return noContent();
 }

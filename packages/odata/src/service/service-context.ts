@@ -3,8 +3,16 @@
  * (whose statement cache serves all of them) and the base path its URLs start with; and, for
  * the request being served, the unit of work it was given.
  */
-import type { Database, Model, UnitOfWork, WriteLimits } from "@bizdata/core";
+import {
+  changeSource,
+  type Database,
+  type Model,
+  type TenantTransactionOptions,
+  type UnitOfWork,
+  type WriteLimits,
+} from "@bizdata/core";
 import type { ReadPlanner } from "../read/read-planner.js";
+import type { ODataRequest } from "./odata-request.js";
 
 export interface ServiceContext {
   readonly db: Database;
@@ -23,3 +31,11 @@ export interface ServiceContext {
 
 /** what the request being served reads: its unit's store, or the base tables */
 export const storeOf = (service: ServiceContext) => service.unit?.session.store;
+
+/**
+ * What a write opens its transaction with when it has no unit of work: who makes its changes,
+ * for their change log rows (a unit's session already says)
+ */
+export const writeOptions = (service: ServiceContext, request: ODataRequest): TenantTransactionOptions => ({
+  changes: changeSource(service.model, request.author),
+});
