@@ -60,6 +60,7 @@ export interface AppOptions {
     | "oauthRegistration"
     | "tenantShare"
     | "rateLimits"
+    | "changeLog"
   > &
     ObservabilitySettings;
   /** defaults to a pino logger at `config.logLevel` */
@@ -100,6 +101,7 @@ export function createApp({
     basePath: base,
     queryLimits: config.queryLimits,
     writeLimits: config.writeLimits,
+    changeRetention: config.changeLog.retention,
   });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted

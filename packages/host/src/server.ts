@@ -12,6 +12,7 @@ import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
+import { ChangeLogPruner } from "./lifecycle/change-log-pruner.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { migrateService, migrationAdvice } from "./schema.js";
@@ -47,6 +48,7 @@ export async function startHost(
     dataDir: config.dataDir,
     ...config.postgres,
     readReplicas: config.readReplicas,
+    changeLog: config.changeLog.enabled,
   };
   const db = await openDatabase(dbOptions);
   for (const advice of migrationAdvice(await migrateService(db, model))) logger.warn(advice);
@@ -62,6 +64,7 @@ export async function startHost(
         db.query({ sql: "ANALYZE", params: [] }).catch((err: unknown) => logger.warn({ err }, "ANALYZE failed"));
       }, 10 * 60_000).unref()
     : undefined;
+  const pruner = new ChangeLogPruner(db, config.changeLog, (err) => logger.warn({ err }, "change log not pruned"));
   const keys = await loadSigningKeys(db, config.signingKey);
   // the app is made once the port is known: the OAuth server's issuer defaults to this address
   let app: ReturnType<typeof createApp> | undefined;
@@ -110,6 +113,7 @@ export async function startHost(
       if (cut) logger.warn({ graceMs }, "requests still in flight after the grace period were cut");
       rateLimits.close();
       await rateLimits.flush();
+      await pruner.close();
       await db.close();
       logger.info("stopped");
     },

@@ -53,6 +53,7 @@ import {
 } from "./odata-result.js";
 import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
+import { readTracked, trackingOf } from "./track-changes.js";
 
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
@@ -160,17 +161,22 @@ function writeResult(
   return payloadResult(service, request, status, result.body, control, all);
 }
 
-/** `GET`: a collection, its `$count`, one record, or a Read method's result */
+/** `GET`: a collection, its `$count`, one record, or a Read method's result; a tracked one (track-changes.ts) */
 export async function readEntities(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
+  const tracking = trackingOf(service, request);
   const read = service.planner.plan({
     path: request.path,
-    search: request.search,
+    search: tracking?.search ?? request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (read.kind === "method") return callMethod(service, request, read);
+  if (tracking !== undefined) {
+    const tracked = await readTracked(service, request, tracking, read);
+    if (tracked !== undefined) return tracked;
+  }
   request.authorize?.({ kind: "read", entities: read.reads });
   const args = { tenantId, ...(read.key !== undefined && { key: read.key }) };
   // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)

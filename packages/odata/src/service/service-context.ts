@@ -27,7 +27,12 @@ export interface ServiceContext {
   readonly unit?: UnitOfWork | undefined;
   /** bounds on what one write may hold; core's defaults when left out */
   readonly writeLimits?: WriteLimits;
+  /** seconds the change log keeps changes (CHANGE_LOG_RETENTION): an older delta token answers 410 */
+  readonly changeRetention: number;
 }
+
+/** the change log's retention when a service is not told: 30 days */
+export const DEFAULT_CHANGE_RETENTION = 30 * 24 * 3600;
 
 /** what the request being served reads: its unit's store, or the base tables */
 export const storeOf = (service: ServiceContext) => service.unit?.session.store;
