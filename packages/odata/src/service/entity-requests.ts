@@ -51,6 +51,7 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
+import { historyOf, readRecordHistory } from "./record-history.js";
 import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 import { readTracked, trackingOf } from "./track-changes.js";
@@ -164,6 +165,8 @@ function writeResult(
 /** `GET`: a collection, its `$count`, one record, or a Read method's result; a tracked one (track-changes.ts) */
 export async function readEntities(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
+  const history = historyOf(request.path);
+  if (history !== undefined) return readRecordHistory(service, request, history);
   const tracking = trackingOf(service, request);
   const read = service.planner.plan({
     path: request.path,

@@ -14,6 +14,8 @@ import { responseFormat } from "./response-format.js";
 export type Access =
   /** every entity whose records the read returns (its `$expand` included) */
   | { readonly kind: "read"; readonly entities: readonly string[] }
+  /** a record's change history (record-history.ts) */
+  | { readonly kind: "history"; readonly entity: string }
   | { readonly kind: "create" | "update" | "delete"; readonly entity: string }
   | { readonly kind: "call"; readonly entity: string; readonly method: string; readonly type: "read" | "modify" };
 
