@@ -16,6 +16,7 @@ export interface ChangeRow {
   /** the transaction (an `xid8`'s decimal text) */
   readonly xid: string;
   readonly seq: number;
+  /** ISO 8601, with the offset */
   readonly at: string;
   readonly entity: string;
   readonly key: string;
@@ -36,7 +37,7 @@ export interface ChangePosition {
 const log = sql.identifier(CHANGE_TABLE);
 
 /** the columns of a ChangeRow, from the log at alias `c` */
-const rowColumns = sql`c.xid::text AS xid, c.seq, c.at, c.entity, c.key::text AS key, c.owner::text AS owner, c.kind, c.properties, c.data, c.actor, c.request_id AS "requestId"`;
+const rowColumns = sql`c.xid::text AS xid, c.seq, to_json(c.at) #>> '{}' AS at, c.entity, c.key::text AS key, c.owner::text AS owner, c.kind, c.properties, c.data, c.actor, c.request_id AS "requestId"`;
 
 const asRow = (row: Record<string, unknown>): ChangeRow => ({
   ...(row as unknown as ChangeRow),

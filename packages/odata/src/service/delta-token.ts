@@ -90,6 +90,8 @@ export function decodeToken(text: string, option: "$deltatoken" | "$skiptoken", 
     if (!Number.isSafeInteger(seq) || seq < 0) throw malformed(option);
     token = { kind: "page", from: fields[0]!, to: fields[1]!, after: { xid: fields[2]!, seq }, began, query };
   } else throw malformed(option);
+  // one text per token: base64url takes stray trailing characters, and a token has no variants
+  if (encodeToken(token) !== text) throw malformed(option);
   if (token.query !== digest)
     throw badRequest(
       "InvalidDeltaToken",

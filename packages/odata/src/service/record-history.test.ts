@@ -29,7 +29,10 @@ describe("a record's $history", () => {
       items: [{ entity: "SalesOrderDetail", key: expect.any(String), kind: "create", properties: null }],
     });
     expect(value[1]).toMatchObject({ kind: "update", properties: ["Description"] });
-    for (const entry of value) expect(Date.parse(entry.at as string)).toBeGreaterThan(Date.now() - 600_000);
+    for (const entry of value) {
+      expect(entry.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d$/);
+      expect(Date.parse(entry.at as string)).toBeGreaterThan(Date.now() - 600_000);
+    }
     expect(value[2]!.properties).toEqual([]);
   });
 

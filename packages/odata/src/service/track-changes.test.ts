@@ -144,7 +144,8 @@ describe("change tracking", () => {
       const res = await t.call("GET", url);
       return { status: res.status, code: ((await res.json()) as { error: { code: string } }).error.code };
     };
-    for (const bad of ["x", "!!", "", Buffer.from("d.1.2").toString("base64url"), `${token}A`])
+    const stray = [`${token}A`, `${token}AA`, `${token}AAA`];
+    for (const bad of ["x", "!!", "", Buffer.from("d.1.2").toString("base64url"), ...stray])
       expect(await status(`/api/Product?$select=SKU&$deltatoken=${bad}`)).toEqual({
         status: 400,
         code: "InvalidDeltaToken",
