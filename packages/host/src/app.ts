@@ -5,7 +5,7 @@
  * takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import { type Database, type Model, notFound, ServiceError } from "@bizdata/core";
+import { changeSource, type Database, type Model, notFound, ServiceError } from "@bizdata/core";
 import {
   createODataService,
   errorResponse,
@@ -19,7 +19,7 @@ import { WEB_APP_CLIENT_ID, type WebAppFiles } from "@bizdata/web";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { Logger } from "pino";
-import { callService, entityRoutes, send } from "./api/entity-routes.js";
+import { authorOf, callService, entityRoutes, send } from "./api/entity-routes.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
 import { WEB_APP_PATH, webAppRoutes } from "./api/web-app-routes.js";
@@ -64,6 +64,7 @@ export interface AppOptions {
     | "oauthRegistration"
     | "tenantShare"
     | "rateLimits"
+    | "changeLog"
   > &
     ObservabilitySettings;
   /** defaults to the host's logger (host-logger.ts): pino at `config.logLevel` on standard output, written asynchronously */
@@ -110,6 +111,7 @@ export function createApp({
     basePath: base,
     queryLimits: config.queryLimits,
     writeLimits: config.writeLimits,
+    changeRetention: config.changeLog.retention,
   });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted
@@ -298,7 +300,8 @@ export function createApp({
             headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },
           }));
       },
-      changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
+      changeset: (prefetch, parts) =>
+        inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts, changeSource(model, authorOf(c))),
     });
     return send(c, result);
   });

@@ -96,6 +96,17 @@ export interface HostConfig {
   readonly tenantShare: TenantShareSettings;
   /** RATE_LIMIT_PER_TOKEN (6,000), RATE_LIMIT_PER_ADDRESS (12,000): requests a minute, 0 for none */
   readonly rateLimits: RateLimitSettings;
+  /** CHANGE_LOG, CHANGE_LOG_RETENTION, CHANGE_LOG_PRUNE_INTERVAL: the change log and how long it keeps changes */
+  readonly changeLog: ChangeLogSettings;
+}
+
+export interface ChangeLogSettings {
+  /** CHANGE_LOG (on|off, default on): whether writes append their changes to the change log */
+  readonly enabled: boolean;
+  /** CHANGE_LOG_RETENTION: seconds a change is kept (default 30 days); a delta token older than it answers 410 */
+  readonly retention: number;
+  /** CHANGE_LOG_PRUNE_INTERVAL: seconds between a host's prunes of older changes (default 10 minutes) */
+  readonly pruneInterval: number;
 }
 
 /**
@@ -311,6 +322,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     rateLimits: {
       perToken: integer(env, "RATE_LIMIT_PER_TOKEN", 6000, 0, 10_000_000),
       perAddress: integer(env, "RATE_LIMIT_PER_ADDRESS", 12_000, 0, 10_000_000),
+    },
+    changeLog: {
+      enabled: onOff(env, "CHANGE_LOG") ?? true,
+      retention: integer(env, "CHANGE_LOG_RETENTION", 30 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+      pruneInterval: integer(env, "CHANGE_LOG_PRUNE_INTERVAL", 600, 1, 7 * 24 * 3600),
     },
   };
 }

@@ -13,6 +13,7 @@ import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
+import { ChangeLogPruner } from "./lifecycle/change-log-pruner.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { flushed, hostLogger } from "./observability/host-logger.js";
@@ -49,6 +50,7 @@ export async function startHost(
     dataDir: config.dataDir,
     ...config.postgres,
     readReplicas: config.readReplicas,
+    changeLog: config.changeLog.enabled,
   };
   const db = await openDatabase(dbOptions);
   for (const advice of migrationAdvice(await migrateService(db, model))) logger.warn(advice);
@@ -64,6 +66,7 @@ export async function startHost(
         db.query({ sql: "ANALYZE", params: [] }).catch((err: unknown) => logger.warn({ err }, "ANALYZE failed"));
       }, 10 * 60_000).unref()
     : undefined;
+  const pruner = new ChangeLogPruner(db, config.changeLog, (err) => logger.warn({ err }, "change log not pruned"));
   const keys = await loadSigningKeys(db, config.signingKey);
   // the app is made once the port is known: the OAuth server's issuer defaults to this address
   let app: ReturnType<typeof createApp> | undefined;
@@ -113,6 +116,7 @@ export async function startHost(
       if (cut) logger.warn({ graceMs }, "requests still in flight after the grace period were cut");
       rateLimits.close();
       await rateLimits.flush();
+      await pruner.close();
       await db.close();
       logger.info("stopped");
       await flushed(logger);

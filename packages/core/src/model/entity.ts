@@ -116,7 +116,17 @@ export interface EntityDefinition<
   readonly storage?: VirtualStorage;
   /** secondary indexes, each a list of property paths (`Status`, `MailingAddress/State`), always led by the tenant */
   readonly indexes: readonly (readonly string[])[];
+  /** what the change log keeps of the entity's changes (EntityConfig.changeLog) */
+  readonly changeLog: ChangeLogDetail;
 }
+
+/**
+ * What the change log keeps of a change besides the record, its kind, who and when: `names`, the
+ * names of the properties an update changed; `values`, their new values too (and a created
+ * record's), kept as long as the log keeps the change (CHANGE_LOG_RETENTION) and shown in the
+ * record's history.
+ */
+export type ChangeLogDetail = "names" | "values";
 
 /** what a virtual entity's `save` may do: write real records through the full write pipeline */
 export interface VirtualSaveContext {
@@ -176,6 +186,13 @@ export interface EntityConfig<F extends Fields, V extends Virtuals, M extends Me
    * for a composite index. `migrate` creates them, always led by the tenant.
    */
   readonly indexes?: readonly (IndexPath<F> | readonly IndexPath<F>[])[];
+  /**
+   * What the change log keeps of the entity's changes: `"names"` (the default) the names of the
+   * properties an update changed, `"values"` also their new values and those of a created record.
+   * Values stay in the log for its retention and show in the record's history: keep them for
+   * entities whose history readers may see them (prices, statuses), not for personal data.
+   */
+  readonly changeLog?: ChangeLogDetail;
 }
 
 /** a property path an index can name: a top-level property or a member of a complex property */
@@ -268,6 +285,7 @@ export function entity<
     // the declarations themselves: their record type is the compiler's alone
     methods: (config.methods ?? {}) as EntityMethods<M, PersistedRecord<F> & VirtualValues<V>>,
     indexes,
+    changeLog: config.changeLog ?? "names",
     ...(config.storage !== undefined && { storage: config.storage }),
     ...(config.description !== undefined && { description: config.description }),
     ...(config.label !== undefined && { label: config.label }),

@@ -51,8 +51,10 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
-import { type ServiceContext, storeOf } from "./service-context.js";
+import { historyOf, readRecordHistory } from "./record-history.js";
+import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
+import { readTracked, trackingOf } from "./track-changes.js";
 
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
@@ -160,17 +162,24 @@ function writeResult(
   return payloadResult(service, request, status, result.body, control, all);
 }
 
-/** `GET`: a collection, its `$count`, one record, or a Read method's result */
+/** `GET`: a collection, its `$count`, one record, or a Read method's result; a tracked one (track-changes.ts) */
 export async function readEntities(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
+  const history = historyOf(request.path);
+  if (history !== undefined) return readRecordHistory(service, request, history);
+  const tracking = trackingOf(service, request);
   const read = service.planner.plan({
     path: request.path,
-    search: request.search,
+    search: tracking?.search ?? request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (read.kind === "method") return callMethod(service, request, read);
+  if (tracking !== undefined) {
+    const tracked = await readTracked(service, request, tracking, read);
+    if (tracked !== undefined) return tracked;
+  }
   request.authorize?.({ kind: "read", entities: read.reads });
   const args = { tenantId, ...(read.key !== undefined && { key: read.key }) };
   // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)
@@ -249,11 +258,17 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   request.authorize?.({ kind: "create", entity: entity.name });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    const { ctx, prompts } = await writing(service, tx, request);
-    const guid = await createRecord(ctx, entity, body);
-    return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
-  });
+  const result = await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      const { ctx, prompts } = await writing(service, tx, request);
+      const guid = await createRecord(ctx, entity, body);
+      return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
+    },
+    writeOptions(service, request),
+  );
   return writeResult(service, request, 201, result, {
     Location: recordUrl(service.basePath, entity.name, result.guid),
   });
@@ -285,13 +300,19 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
   const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    await checkOwners(tx, owners, { tenantId });
-    await checkWrite(tx, entity, tenantId, guid, conditions);
-    const { ctx, prompts } = await writing(service, tx, request);
-    await updateRecord(ctx, entity, guid, body);
-    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
-  });
+  const result = await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId });
+      await checkWrite(tx, entity, tenantId, guid, conditions);
+      const { ctx, prompts } = await writing(service, tx, request);
+      await updateRecord(ctx, entity, guid, body);
+      return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    },
+    writeOptions(service, request),
+  );
   return writeResult(service, request, 200, result);
 }
 
@@ -301,14 +322,20 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
   const cache = service.unit?.cache;
-  await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    await checkOwners(tx, owners, { tenantId });
-    await checkWrite(tx, entity, tenantId, guid, conditions);
-    await deleteRecord(
-      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
-      entity,
-      guid,
-    );
-  });
+  await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId });
+      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await deleteRecord(
+        { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
+        entity,
+        guid,
+      );
+    },
+    writeOptions(service, request),
+  );
   return noContent();
 }

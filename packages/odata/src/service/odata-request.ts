@@ -4,7 +4,7 @@
  * preferences, and the caller's permissions as a check the service calls before it reads or
  * writes anything. `odataRequestOf` builds one from a fetch `Request`.
  */
-import type { Database } from "@bizdata/core";
+import type { ChangeAuthor, Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
@@ -14,6 +14,8 @@ import { responseFormat } from "./response-format.js";
 export type Access =
   /** every entity whose records the read returns (its `$expand` included) */
   | { readonly kind: "read"; readonly entities: readonly string[] }
+  /** a record's change history (record-history.ts) */
+  | { readonly kind: "history"; readonly entity: string }
   | { readonly kind: "create" | "update" | "delete"; readonly entity: string }
   | { readonly kind: "call"; readonly entity: string; readonly method: string; readonly type: "read" | "modify" };
 
@@ -58,11 +60,19 @@ export interface ODataRequest {
    * it, e.g. one that counts the request's statements.
    */
   readonly db?: Database;
+  /** who makes the request's changes (the caller, the request id): what their change log rows say */
+  readonly author?: ChangeAuthor;
+  /** `Prefer: odata.track-changes` (track-changes.ts): a collection read answers with a delta link */
+  readonly trackChanges?: boolean;
 }
 
 /** `return=minimal` in a `Prefer` header (api-conventions: 204 instead of the entity) */
 export const wantsMinimal = (prefer: string | null | undefined): boolean =>
   /(^|[,;\s])return=minimal\b/i.test(prefer ?? "");
+
+/** `odata.track-changes` in a `Prefer` header (OData 4.01 Protocol §8.2.8.7), with or without the `odata.` prefix */
+export const wantsChanges = (prefer: string | null | undefined): boolean =>
+  /(^|[,;\s])(odata\.)?track-changes\b/i.test(prefer ?? "");
 
 /**
  * Whether a request carries a JSON body to read: one with a Content-Type and not declared
@@ -91,6 +101,7 @@ export interface ServiceRequestOptions {
   readonly tenantId: string;
   readonly authorize?: (access: Access) => void;
   readonly db?: Database;
+  readonly author?: ChangeAuthor;
 }
 
 /**
@@ -124,12 +135,14 @@ export function serviceRequest(
     tenantId: options.tenantId,
     ...(body !== undefined ? { body } : headers.get("content-type") !== null && { emptyBody: true }),
     returnMinimal: wantsMinimal(headers.get("prefer")),
+    ...(wantsChanges(headers.get("prefer")) && { trackChanges: true }),
     ieee754Compatible: format.ieee754Compatible,
     metadata: format.metadata,
     ...(ifMatch !== null && { ifMatch }),
     ...(ifNoneMatch !== null && { ifNoneMatch }),
     ...(options.authorize && { authorize: options.authorize }),
     ...(options.db && { db: options.db }),
+    ...(options.author && { author: options.author }),
   };
 }
 
