@@ -36,7 +36,7 @@ const Address: EdmComplexType = {
     { name: "Zip", ...one("Edm.String", { nullable: true }), annotations: [] },
   ],
   navigation: [
-    { name: "Country", type: "ns.Country", collection: false, nullable: true, containsTarget: false, annotations: [] },
+    { name: "Country", type: "ns.Country", collection: false, nullable: true, annotations: [] },
   ],
   annotations: [],
 };
@@ -58,7 +58,6 @@ const Order: EdmEntityType = {
       type: "ns.Country",
       collection: false,
       nullable: false,
-      containsTarget: false,
       annotations: [description("Where it goes.")],
     },
     {
@@ -67,7 +66,7 @@ const Order: EdmEntityType = {
       collection: true,
       nullable: false,
       partner: "Order",
-      containsTarget: true,
+      onDelete: "Cascade",
       annotations: [],
     },
   ],
@@ -85,7 +84,6 @@ const Line: EdmEntityType = {
       collection: false,
       nullable: false,
       partner: "Lines",
-      containsTarget: false,
       annotations: [],
     },
   ],

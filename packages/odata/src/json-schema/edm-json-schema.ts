@@ -176,7 +176,8 @@ export class EdmJsonSchemas {
     for (const t of schema.types) {
       if (t.kind === "enumType") continue;
       for (const n of t.navigation) {
-        if (!n.containsTarget) continue;
+        // a collection is an owned one, its items deleted with the owner (edm-structured-types.ts)
+        if (n.onDelete !== "Cascade") continue;
         const inverses = this.#inverses.get(n.type) ?? new Set();
         if (n.partner !== undefined) inverses.add(n.partner);
         this.#inverses.set(n.type, inverses);

@@ -35,7 +35,6 @@ function value(v: AnnotationValue): Json {
     case "bool":
     case "string":
     case "propertyPath":
-    case "navigationPropertyPath":
       return v.value;
     case "collection":
       return v.items.map(value);
@@ -59,7 +58,7 @@ const navigationProperty = (n: EdmNavigationProperty): JsonObject => ({
   ...(n.collection && { $Collection: true }),
   ...(!n.collection && n.nullable && { $Nullable: true }),
   ...(n.partner !== undefined && { $Partner: n.partner }),
-  ...(n.containsTarget && { $ContainsTarget: true }),
+  ...(n.onDelete !== undefined && { $OnDelete: n.onDelete }),
   ...annotations(n.annotations),
 });
 

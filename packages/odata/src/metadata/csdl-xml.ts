@@ -63,8 +63,6 @@ function inline(value: AnnotationValue): Record<string, string> | undefined {
       return { String: value.value };
     case "propertyPath":
       return { PropertyPath: value.value };
-    case "navigationPropertyPath":
-      return { NavigationPropertyPath: value.value };
     default:
       return undefined;
   }
@@ -112,9 +110,8 @@ const navigationProperty = (n: EdmNavigationProperty) =>
       Type: n.collection ? `Collection(${n.type})` : n.type,
       Nullable: n.collection || n.nullable ? undefined : false,
       Partner: n.partner,
-      ContainsTarget: n.containsTarget ? true : undefined,
     },
-    annotations(n.annotations),
+    [...(n.onDelete ? [element("OnDelete", { Action: n.onDelete })] : []), ...annotations(n.annotations)],
   );
 
 const members = (s: EdmStructure) => [

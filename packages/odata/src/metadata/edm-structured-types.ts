@@ -1,7 +1,9 @@
 /**
  * Entity types and complex types from the entity definitions: scalar fields as properties with
  * their facets, references as navigation properties (partnered with the owner's collection
- * where the reference is a collection's inverse), owned collections as containment, complex
+ * where the reference is a collection's inverse), owned collections as collection-valued
+ * navigation properties whose items are deleted with their owner (OnDelete Cascade; the items
+ * have an entity set of their own, so the navigation is no containment: edm-container.ts), complex
  * fields (`MailingAddress`) as complex types, and the properties computed on read — virtuals and
  * `RecordReadOnly` — annotated Core.Computed.
  */
@@ -80,7 +82,6 @@ export class StructuredTypes {
             collection: false,
             nullable: !field.required,
             ...(inverse?.inverse === name && { partner: inverse.collection }),
-            containsTarget: false,
             annotations,
           });
           break;
@@ -91,7 +92,7 @@ export class StructuredTypes {
             collection: true,
             nullable: false,
             partner: field.inverse,
-            containsTarget: true,
+            onDelete: "Cascade",
             annotations,
           });
           break;

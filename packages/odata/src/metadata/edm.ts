@@ -23,7 +23,6 @@ export type AnnotationValue =
   | { readonly kind: "bool"; readonly value: boolean }
   | { readonly kind: "string"; readonly value: string }
   | { readonly kind: "propertyPath"; readonly value: string }
-  | { readonly kind: "navigationPropertyPath"; readonly value: string }
   | { readonly kind: "collection"; readonly items: readonly AnnotationValue[] }
   | { readonly kind: "record"; readonly properties: Readonly<Record<string, AnnotationValue>> };
 
@@ -49,7 +48,11 @@ export interface EdmNavigationProperty extends Annotated {
   /** single-valued only; a collection is never null */
   readonly nullable: boolean;
   readonly partner?: string;
-  readonly containsTarget: boolean;
+  /**
+   * what deleting the record does to the records this property leads to: an owned collection's
+   * items go with their owner (CSDL 4.01 §8.5 OnDelete)
+   */
+  readonly onDelete?: "Cascade";
 }
 
 export interface EdmStructure extends Annotated {

@@ -65,7 +65,7 @@ describe("GET an owned item under its owner", () => {
       await api.call("GET", `/api/SalesOrder(${guid})/Details(${line})?$select=Quantity&$expand=Product($select=SKU)`),
     );
     expect(shaped).toEqual({
-      "@odata.context": "/api/$metadata#bizdata.SalesOrderDetail(Quantity,Product(SKU))",
+      "@odata.context": "/api/$metadata#SalesOrderDetail(Quantity,Product(SKU))/$entity",
       "@odata.etag": 'W/"1"',
       Guid: line,
       Quantity: 4,
@@ -147,7 +147,7 @@ describe("PATCH and DELETE an owned item under its owner", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("ETag")).toBe('W/"2"');
     expect(await json(res)).toEqual({
-      "@odata.context": "/api/$metadata#bizdata.SalesOrderDetail(Quantity)",
+      "@odata.context": "/api/$metadata#SalesOrderDetail(Quantity)/$entity",
       "@odata.etag": 'W/"2"',
       Guid: lines[0],
       Quantity: 5,
