@@ -6,11 +6,17 @@
  * A single record's answers carry its ETag, and `If-Match`/`If-None-Match` are checked against
  * it (conditional/preconditions.ts). An owned item named under its owner (`SalesOrder(…)/
  * Details(…)`) is read, updated and deleted as at its own address, once the owner is found to
- * hold it (read/owner-checks.ts).
+ * hold it (read/owner-checks.ts); a POST to the owner's collection (`SalesOrder(…)/Details`)
+ * creates an item of that owner. Wherever it is addressed, an item is written as a deep write of
+ * its owner (core's createItem, updateItem, deleteItem), so the owner's logic runs on it.
+ * `Prefer: return=representation` answers with every property (`$select=*`) unless `$select`
+ * or `$expand` say what, `return=minimal` with no body (OData 4.01 §8.2.8.7).
  */
 import {
   type AnyEntity,
+  createItem,
   createRecord,
+  deleteItem,
   deleteRecord,
   FIRST_VERSION,
   inUnit,
@@ -19,13 +25,15 @@ import {
   ServiceError,
   type Session,
   unitPrompts,
+  updateItem,
   updateRecord,
+  validationError,
   type WriteContext,
 } from "@bizdata/core";
 import { checkWrite, evaluate, preconditionsOf } from "../conditional/preconditions.js";
 import { emptyBody } from "../json-body/parse-json.js";
 import { checkOwners, ownerReads, planOwnerChecks } from "../read/owner-checks.js";
-import { resolveResource } from "../read/read-planner.js";
+import { type PlannedRead, resolveResource } from "../read/read-planner.js";
 import {
   runCollection,
   runContained,
@@ -57,17 +65,37 @@ import { tenantInfo } from "./tenant-info.js";
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
 
-/** the prepared read that shapes a write's response body, and its context URL */
+/** the shaping options that put more than the Guid into an answer */
+const SHAPING = new Set(["$select", "$expand", "$compute"]);
+
+const names = (search: URLSearchParams) => new Set([...search.keys()].map((name) => systemQueryOption(name)));
+
+/**
+ * The options that shape a write's answer: the request's, and for `return=representation`
+ * without a `$select` every property (`$select=*`) beside what `$expand` adds
+ */
+function shapingOf(request: ODataRequest): URLSearchParams {
+  if (request.returnPreference !== "representation" || names(request.search).has("$select")) return request.search;
+  const search = new URLSearchParams(request.search);
+  search.set("$select", "*");
+  return search;
+}
+
+/** whether the answer to a write is the Guid alone (spec 2.1: the default projection) */
+const guidOnly = (search: URLSearchParams) => ![...names(search)].some((name) => SHAPING.has(name ?? ""));
+
+/** the prepared read that shapes a write's response body, its context URL, and the options it was planned for */
 function shapeOf(service: ServiceContext, entity: string, request: ODataRequest) {
+  const search = shapingOf(request);
   const planned = service.planner.plan({
     path: `${entity}(${ANY_KEY})`,
-    search: request.search,
+    search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
-  return planned;
+  return { ...planned, search };
 }
 
 /** what a write needs: its context (tenant features, its unit's lookups) and where its prompts go */
@@ -101,18 +129,12 @@ const bodyOf = (request: ODataRequest): Promise<unknown> => {
   return request.body();
 };
 
-/** the shaping options that put more than the Guid into an answer */
-const SHAPING = new Set(["$select", "$expand", "$compute"]);
-
-/** whether the answer to a write is the Guid alone (spec 2.1: the default projection) */
-const guidOnly = (request: ODataRequest) =>
-  ![...request.search.keys()].some((name) => SHAPING.has(systemQueryOption(name) ?? ""));
-
 /**
  * A written record as the answer shows it: its body shaped by `$select`/`$expand` (the Guid
- * alone without them), or with `return=minimal` no body; its version for the ETag either way.
- * A record that cannot be read back — a virtual entity's, which its `save` turned into others
- * on a plain request — answers with its Guid alone, without an ETag or a context.
+ * alone without them, every property for `return=representation`), or with `return=minimal` no
+ * body; its version for the ETag either way. A record that cannot be read back — a virtual
+ * entity's, which its `save` turned into others on a plain request — answers with its Guid
+ * alone, without an ETag or a context, and without saying `return=representation` was applied.
  */
 async function written(
   tx: Session,
@@ -121,43 +143,52 @@ async function written(
   guid: string,
   shape: ReturnType<typeof shapeOf>,
   fresh = false,
-): Promise<{ body?: string; version?: string; context?: string }> {
+): Promise<{ body?: string; version?: string; context?: string; represented?: boolean }> {
   const { tenantId } = request;
   const { guidAlias, versionAlias } = shape.prepared;
+  const minimal = request.returnPreference === "minimal";
   const fromBase = entity.storage === undefined && tx.store.view === undefined;
-  if (fresh && fromBase && versionAlias !== undefined && guidOnly(request)) {
+  if (fresh && fromBase && versionAlias !== undefined && guidOnly(shape.search)) {
     // a record this request just created in the base tables is at its first version, and the
     // answer holds its Guid alone: written without reading it back, so that the insert can wait
     // (write-behind.ts) and the creates of a changeset go out in one statement per table
     const version = String(FIRST_VERSION);
-    if (request.returnMinimal) return { version };
+    if (minimal) return { version };
     return {
       body: shape.prepared.write({ [guidAlias]: guid, [versionAlias]: version }),
       version,
       context: shape.context,
     };
   }
-  if (request.returnMinimal) {
+  if (minimal) {
     const version = await recordVersion(tx, entity, tenantId, guid);
     return version === undefined ? {} : { version };
   }
   const record = await runSingle(tx, shape.prepared, { tenantId, key: guid });
   if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
-  return { ...record, context: shape.context };
+  return { ...record, context: shape.context, represented: request.returnPreference === "representation" };
 }
 
-/** the answer to a write: 204 with `return=minimal`, else its body with its context and prompts */
+/**
+ * The answer to a write: 204 with `return=minimal` (a create's with `OData-EntityId`, OData 4.01
+ * §8.3.4), else its body with its context and prompts, saying `return=representation` was applied
+ */
 function writeResult(
   service: ServiceContext,
   request: ODataRequest,
   status: number,
   result: Awaited<ReturnType<typeof written>> & { readonly prompts: PayloadControl["prompts"] },
-  headers: Record<string, string> = {},
+  created?: string,
 ): ODataResult {
-  const all = { ...headers, ...(result.version !== undefined && etagHeader(result.version)) };
-  if (result.body === undefined) return minimalResult(all);
+  const all = {
+    ...(created !== undefined && { Location: created }),
+    ...(result.version !== undefined && etagHeader(result.version)),
+  };
+  if (result.body === undefined)
+    return minimalResult({ ...all, ...(created !== undefined && { "OData-EntityId": created }) });
   const control = { ...(result.context !== undefined && { context: result.context }), prompts: result.prompts };
-  return payloadResult(service, request, status, result.body, control, all);
+  const applied = result.represented ? { "Preference-Applied": "return=representation" } : {};
+  return payloadResult(service, request, status, result.body, control, { ...all, ...applied });
 }
 
 /** `GET`: a collection, its `$count`, one record, or a Read method's result */
@@ -234,29 +265,92 @@ export async function readEntities(service: ServiceContext, request: ODataReques
   return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 
-/** `POST`: creates a record on an entity set, or calls a Modify method */
+/** the entities whose records hold `entity`'s: none for a record that is nobody's item */
+const isItem = (service: ServiceContext, entity: AnyEntity) => service.model.owner(entity.name) !== undefined;
+
+/**
+ * The owner a POST to its collection adds an item to (`SalesOrder(…)` of `SalesOrder(…)/
+ * Details`), planned as a GET of it for its Guid: the record it names, or the one its
+ * references lead to, once any owners on the way are found to hold their items.
+ */
+function ownerRead(service: ServiceContext, request: ODataRequest): PlannedRead & { kind: "entity" } {
+  const planned = service.planner.plan({
+    path: request.path.slice(0, request.path.lastIndexOf("/")),
+    search: new URLSearchParams({ $select: "Guid" }),
+    ieee754Compatible: false,
+    store: storeOf(service),
+    metadata: "none",
+  });
+  if (planned.kind !== "entity") throw new Error("the record before a collection plans as an entity read");
+  return planned;
+}
+
+/** the Guid of the owner `owner` reads, in `tx`; 404 when there is none */
+async function ownerGuid(tx: Session, owner: PlannedRead & { kind: "entity" }, tenantId: string): Promise<string> {
+  const args = { tenantId, ...(owner.key !== undefined && { key: owner.key }) };
+  await checkOwners(tx, owner.owners ?? [], args);
+  const body = owner.related
+    ? await runRelated(tx, owner.prepared, args)
+    : (await runSingle(tx, owner.prepared, args))?.body;
+  if (body === undefined) throw notFound(`${owner.root.name}(${owner.key ?? ""}) does not exist.`);
+  if (body === null) throw notFound(`The ${owner.entity.name} the path leads to is not set.`);
+  return (JSON.parse(body) as { Guid: string }).Guid;
+}
+
+/**
+ * The body of an item POSTed to its owner's collection, with the owner set: the address names
+ * it, so a body that names another one is refused (and a body that is no object is left to
+ * validation to refuse)
+ */
+function withOwner(body: unknown, inverse: string, guid: string): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  const given = (body as Record<string, unknown>)[inverse];
+  if (given !== undefined && (typeof given !== "string" || given.toLowerCase() !== guid)) {
+    throw validationError([
+      {
+        code: "InvalidValue",
+        message: `${inverse} is the record the address names (${guid}); leave it out of the body.`,
+        target: inverse,
+      },
+    ]);
+  }
+  return { ...body, [inverse]: guid };
+}
+
+/**
+ * `POST`: creates a record on an entity set, or an item in its owner's collection
+ * (`SalesOrder(…)/Details`, OData 4.01 §11.4.2: the new entity is related to the one the path
+ * names), or calls a Modify method
+ */
 export async function createEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
   const path = service.planner.resolve(request.path);
   if (path.kind === "method") return callMethod(service, request, path);
-  if (path.kind !== "collection") {
+  if (path.kind !== "collection" && (path.kind !== "contained" || path.count)) {
     throw new ServiceError(
       "MethodNotAllowed",
-      `POST creates records on an entity set: POST ${service.basePath}/{Entity}.`,
+      `POST creates records on an entity set or an owned collection: POST ${service.basePath}/{Entity} or ${service.basePath}/{Entity}({guid})/{Collection}.`,
     );
   }
   const { entity } = path;
   request.authorize?.({ kind: "create", entity: entity.name });
+  const owner = path.kind === "contained" ? ownerRead(service, request) : undefined;
+  if (owner !== undefined) request.authorize?.({ kind: "read", entities: owner.reads });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
   const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
     const { ctx, prompts } = await writing(service, tx, request);
-    const guid = await createRecord(ctx, entity, body);
+    const inverse = service.model.owner(entity.name)?.inverse;
+    const given =
+      owner === undefined || inverse === undefined
+        ? body
+        : withOwner(body, inverse, await ownerGuid(tx, owner, tenantId));
+    const guid = isItem(service, entity)
+      ? await createItem(ctx, entity, given)
+      : await createRecord(ctx, entity, given);
     return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
   });
-  return writeResult(service, request, 201, result, {
-    Location: recordUrl(service.basePath, entity.name, result.guid),
-  });
+  return writeResult(service, request, 201, result, recordUrl(service.basePath, entity.name, result.guid));
 }
 
 /**
@@ -289,7 +383,7 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     await checkOwners(tx, owners, { tenantId });
     await checkWrite(tx, entity, tenantId, guid, conditions);
     const { ctx, prompts } = await writing(service, tx, request);
-    await updateRecord(ctx, entity, guid, body);
+    await (isItem(service, entity) ? updateItem : updateRecord)(ctx, entity, guid, body);
     return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
   return writeResult(service, request, 200, result);
@@ -300,10 +394,12 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { tenantId } = request;
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
-  const cache = service.unit?.cache;
   await inUnit(service.db, tenantId, service.unit, async (tx) => {
     await checkOwners(tx, owners, { tenantId });
     await checkWrite(tx, entity, tenantId, guid, conditions);
+    // an item goes as a write of its owner, whose logic runs; a record that is nobody's item simply goes
+    if (isItem(service, entity)) return deleteItem((await writing(service, tx, request)).ctx, entity, guid);
+    const cache = service.unit?.cache;
     await deleteRecord(
       { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
       entity,
