@@ -35,9 +35,7 @@ const Address: EdmComplexType = {
     { name: "Street", ...one("Edm.String"), annotations: [] },
     { name: "Zip", ...one("Edm.String", { nullable: true }), annotations: [] },
   ],
-  navigation: [
-    { name: "Country", type: "ns.Country", collection: false, nullable: true, annotations: [] },
-  ],
+  navigation: [{ name: "Country", type: "ns.Country", collection: false, nullable: true, annotations: [] }],
   annotations: [],
 };
 const Order: EdmEntityType = {

@@ -31,11 +31,7 @@ export interface Operations {
  */
 export const NO_RESULT: EdmTypeRef = Object.freeze({ type: "Edm.String", collection: false, nullable: true });
 
-export function buildOperations(
-  model: Model,
-  names: SchemaNames,
-  features: ReadonlySet<string>,
-): Operations {
+export function buildOperations(model: Model, names: SchemaNames, features: ReadonlySet<string>): Operations {
   const importNames = new Map(
     [...operationImports(model)].map(([importName, { entity, method }]) => [`${entity}.${method}`, importName]),
   );

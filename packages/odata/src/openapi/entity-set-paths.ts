@@ -49,7 +49,15 @@ const minimal = (headers: Response["headers"] = {}): Response => ({
   headers: { ...headers, ...nextIndexHeader },
 });
 
-export function entitySetPaths(set: EdmEntitySet, description: string | undefined): Paths {
+/**
+ * The paths of `set`, whose create and update bodies `body` gives (an owned item's names its
+ * owner, which the item's component leaves to the owner that holds it inline)
+ */
+export function entitySetPaths(
+  set: EdmEntitySet,
+  description: string | undefined,
+  body: (shape: "create" | "update") => Schema,
+): Paths {
   const { name, entityType: type } = set;
   const tags = [name];
   const location = { Location: { description: "The new record's address.", schema: { type: "string" } } } as const;
@@ -79,7 +87,7 @@ export function entitySetPaths(set: EdmEntitySet, description: string | undefine
         requestBody: {
           required: true,
           description: "Owned collections are written inline; a reference is the target's Guid or natural key.",
-          content: json(schemaRef(schemaName(type, "create"))),
+          content: json(body("create")),
         },
         responses: {
           "201": {
@@ -130,7 +138,7 @@ export function entitySetPaths(set: EdmEntitySet, description: string | undefine
           required: true,
           description:
             "Only the properties to change; complex values merge member by member, a collection given is the new list of items (items with a known Guid are updated).",
-          content: json(schemaRef(schemaName(type, "update"))),
+          content: json(body("update")),
         },
         responses: {
           "200": {
