@@ -37,13 +37,15 @@ beforeAll(async () => {
   expect((await admin.request("POST", "/api/Product", { SKU: "OK-P", Cost: 1, Price: 2 })).status).toBe(201);
 });
 
-describe("PATCH and DELETE an owned item under its owner", () => {
+describe("POST, PATCH and DELETE an owned item under its owner", () => {
   it("are refused to a reader, as at the item's own address", async () => {
     const { guid, lines } = await order("OK-10", [1]);
     expect(
       (await reader.request("PATCH", `/api/SalesOrder(${guid})/Details(${lines[0]})`, { Quantity: 2 })).status,
     ).toBe(403);
     expect((await reader.request("DELETE", `/api/SalesOrder(${guid})/Details(${lines[0]})`)).status).toBe(403);
+    const line = { LineNumber: 2, Product: "OK-P", Quantity: 1 };
+    expect((await reader.request("POST", `/api/SalesOrder(${guid})/Details`, line)).status).toBe(403);
     expect((await reader.request("GET", `/api/SalesOrder(${guid})/Details(${lines[0]})`)).status).toBe(200);
   });
 });
