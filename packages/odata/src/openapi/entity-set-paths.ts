@@ -61,6 +61,9 @@ export function entitySetPaths(
   const { name, entityType: type } = set;
   const tags = [name];
   const location = { Location: { description: "The new record's address.", schema: { type: "string" } } } as const;
+  const entityId = {
+    "OData-EntityId": { description: "The new record's id, its address.", schema: { type: "string" } },
+  };
   return {
     [`/${name}`]: {
       parameters: stepParameters,
@@ -91,11 +94,12 @@ export function entitySetPaths(
         },
         responses: {
           "201": {
-            description: "Created: the record shaped by `$select` (its Guid alone without it).",
+            description:
+              "Created: the record shaped by `$select` (its Guid alone without it, every property with `Prefer: return=representation`).",
             headers: { ...location, ...nextIndexHeader },
             content: json(written(type)),
           },
-          "204": minimal(location),
+          "204": minimal({ ...location, ...entityId }),
           ...errorResponses({ workflow: true }),
         },
       },
