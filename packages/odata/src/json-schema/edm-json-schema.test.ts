@@ -233,15 +233,22 @@ describe("EdmJsonSchemas shapes of entity and complex types", () => {
     }
   });
 
-  it("leaves an owned item's reference to its owner out of both write shapes, and names the item by its Guid on update", () => {
+  it("leaves an owned item's reference to its owner out of its components, which its owner's body holds, and names the item by its Guid on update", () => {
+    const all = components.components();
+    expect(all["ns.OrderLine-create"]!.properties).toEqual({
+      Guid: { type: "string", format: "uuid" },
+      Quantity: expect.anything(),
+    });
+    expect(all["ns.OrderLine-create"]!.required).toEqual(["Quantity"]);
+    expect(Object.keys(all["ns.OrderLine-update"]!.properties!)).toEqual(["Guid", "Quantity"]);
+  });
+
+  it("names the owner in the writes at an owned item's own set (required on create), the record by its address", () => {
     for (const schemas of [components, inline]) {
-      expect(schemas.write(Line, "create").properties).toEqual({
-        Guid: { type: "string", format: "uuid" },
-        Quantity: expect.anything(),
-      });
-      expect(schemas.write(Line, "create").required).toEqual(["Quantity"]);
-      expect(Object.keys(schemas.write(Line, "update").properties!)).toEqual(["Guid", "Quantity"]);
+      expect(Object.keys(schemas.write(Line, "create").properties!)).toEqual(["Guid", "Quantity", "Order"]);
+      expect(schemas.write(Line, "create").required).toEqual(["Quantity", "Order"]);
       // the record itself is named by the URL or the tool's key, never by a Guid in the body
+      expect(Object.keys(schemas.write(Line, "update").properties!)).toEqual(["Quantity", "Order"]);
       expect(Object.keys(schemas.write(Order, "update").properties!)).not.toContain("Guid");
       expect(schemas.write(Order, "update").required).toBeUndefined();
     }
