@@ -3,7 +3,7 @@
  * answers to it are tested in packages/odata, its staging in a workflow in packages/workflow): a
  * reader's role, as at the item's own address.
  */
-import { type Caller, dataOf, signedInTenant } from "@bizdata/test-kit/host-app";
+import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const json = async (res: Response) => (await res.json()) as any;
@@ -21,15 +21,6 @@ async function order(doc: string, quantities: readonly number[]) {
   const body = await json(res);
   return { guid: body.Guid as string, lines: body.Details.map((d: { Guid: string }) => d.Guid) as string[] };
 }
-
-const quantityOf = async (line: string) =>
-  (await json(await admin.request("GET", `/api/SalesOrderDetail(${line})?$select=Quantity`))).Quantity;
-
-const refused = async (res: Response, status: number, message: string) => {
-  expect(res.status).toBe(status);
-  const { error } = await json(res);
-  expect(error.message).toBe(message);
-};
 
 beforeAll(async () => {
   ({ admin, reader } = await signedInTenant("owned-key"));
