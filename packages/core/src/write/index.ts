@@ -6,7 +6,6 @@ export {
   resolveAllReferences,
   resolveReferences,
 } from "./natural-keys.js";
-export { createItem, deleteItem, updateItem } from "./owned-item-writes.js";
 export { type KeyLookups, ReadCache } from "./read-cache.js";
 export {
   type CommitRejection,

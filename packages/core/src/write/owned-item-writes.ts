@@ -6,7 +6,9 @@
  * the item's logic runs, then its owners' up to the root (an order's total follows its lines),
  * save logic and the collection bounds hold on the owner as stored, parallel writes to one
  * owner's items wait for each other, and the session's store takes it (a workflow stages it):
- * what a PATCH of the owner with that collection does, for one item.
+ * what a PATCH of the owner with that collection does, for one item. createRecord, updateRecord
+ * and deleteRecord write an item so, whoever calls them (a request, a method body, a virtual
+ * entity's save); a set of creates (createRecords: an import) writes each item on its own.
  */
 import { randomUUID } from "node:crypto";
 import { notFound, ServiceError, validationError } from "../errors.js";

@@ -27,6 +27,7 @@ import {
   type WriteLimits,
 } from "./collection-limits.js";
 import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
+import { createItem, deleteItem, updateItem } from "./owned-item-writes.js";
 import { saveTrees } from "./persist-tree.js";
 import { ReadCache } from "./read-cache.js";
 import { decimalsAsNumbers } from "./record-numbers.js";
@@ -330,15 +331,26 @@ export async function checkBeforeCommit(
   return rejections;
 }
 
-/** Creates a record (and its collection items) from a client's body; returns its Guid. */
+/** whether records of `def` are items of an owned collection: each is written as part of its owner (owned-item-writes.ts) */
+const isItem = (ctx: WriteContext, def: AnyEntity) => ctx.model.owner(def.name) !== undefined;
+
+/**
+ * Creates a record (and its collection items) from a client's body; returns its Guid. An owned
+ * collection's item (its body names its owner) is created as a deep write of its owner.
+ */
 export async function createRecord(ctx: WriteContext, def: AnyEntity, body: unknown): Promise<string> {
+  if (isItem(ctx, def)) return createItem(ctx, def, body);
   const [outcome] = await createRecords(ctx, def, [body]);
   if (outcome!.error !== undefined) throw outcome!.error;
   return outcome!.guid;
 }
 
-/** Applies a client's partial update (PATCH) to a record and its collections; 404 when it does not exist. */
+/**
+ * Applies a client's partial update (PATCH) to a record and its collections; 404 when it does
+ * not exist. An owned collection's item is updated as a deep write of its owner.
+ */
 export async function updateRecord(context: WriteContext, def: AnyEntity, guid: string, body: unknown): Promise<void> {
+  if (isItem(context, def)) return updateItem(context, def, guid, body);
   const ctx = withCache(context);
   const value = validated(ctx, def, body, false);
   await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value, ctx.cache);
@@ -356,13 +368,11 @@ export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: strin
 
 /**
  * Deletes a record with its owned collection items through the session's store (inside a
- * workflow: tombstones until commit); 404 when it does not exist.
+ * workflow: tombstones until commit); 404 when it does not exist. An owned collection's item is
+ * deleted as a deep write of its owner, whose logic runs.
  */
-export async function deleteRecord(
-  ctx: Pick<WriteContext, "session" | "tenant" | "cache">,
-  def: AnyEntity,
-  guid: string,
-) {
+export async function deleteRecord(ctx: WriteContext, def: AnyEntity, guid: string) {
+  if (isItem(ctx, def)) return deleteItem(ctx, def, guid);
   const deleted = await ctx.session.store.remove(ctx.session, def, ctx.tenant.id, [guid]);
   if (deleted.length === 0) throw notFound(`${def.name}(${guid}) does not exist.`);
   // the record and its items are gone for the rest of the unit of work too

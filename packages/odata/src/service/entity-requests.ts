@@ -7,16 +7,14 @@
  * it (conditional/preconditions.ts). An owned item named under its owner (`SalesOrder(…)/
  * Details(…)`) is read, updated and deleted as at its own address, once the owner is found to
  * hold it (read/owner-checks.ts); a POST to the owner's collection (`SalesOrder(…)/Details`)
- * creates an item of that owner. Wherever it is addressed, an item is written as a deep write of
- * its owner (core's createItem, updateItem, deleteItem), so the owner's logic runs on it.
+ * creates an item of that owner. Wherever it is addressed, core writes an item as a deep write of
+ * its owner (createRecord, updateRecord, deleteRecord), so the owner's logic runs on it.
  * `Prefer: return=representation` answers with every property (`$select=*`) unless `$select`
  * or `$expand` say what, `return=minimal` with no body (OData 4.01 §8.2.8.7).
  */
 import {
   type AnyEntity,
-  createItem,
   createRecord,
-  deleteItem,
   deleteRecord,
   FIRST_VERSION,
   inUnit,
@@ -25,7 +23,6 @@ import {
   ServiceError,
   type Session,
   unitPrompts,
-  updateItem,
   updateRecord,
   type WriteContext,
 } from "@bizdata/core";
@@ -265,9 +262,6 @@ export async function readEntities(service: ServiceContext, request: ODataReques
   return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 
-/** the entities whose records hold `entity`'s: none for a record that is nobody's item */
-const isItem = (service: ServiceContext, entity: AnyEntity) => service.model.owner(entity.name) !== undefined;
-
 /**
  * `POST`: creates a record on an entity set, or an item in its owner's collection
  * (`SalesOrder(…)/Details`, OData 4.01 §11.4.2: the new entity is related to the one the path
@@ -296,9 +290,7 @@ export async function createEntity(service: ServiceContext, request: ODataReques
       owner === undefined || inverse === undefined
         ? body
         : withOwner(body, inverse, await ownerGuid(tx, owner, tenantId));
-    const guid = isItem(service, entity)
-      ? await createItem(ctx, entity, given)
-      : await createRecord(ctx, entity, given);
+    const guid = await createRecord(ctx, entity, given);
     return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
   });
   return writeResult(service, request, 201, result, recordUrl(service.basePath, entity.name, result.guid));
@@ -334,7 +326,7 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     await checkOwners(tx, owners, { tenantId });
     await checkWrite(tx, entity, tenantId, guid, conditions);
     const { ctx, prompts } = await writing(service, tx, request);
-    await (isItem(service, entity) ? updateItem : updateRecord)(ctx, entity, guid, body);
+    await updateRecord(ctx, entity, guid, body);
     return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
   });
   return writeResult(service, request, 200, result);
@@ -348,14 +340,8 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   await inUnit(service.db, tenantId, service.unit, async (tx) => {
     await checkOwners(tx, owners, { tenantId });
     await checkWrite(tx, entity, tenantId, guid, conditions);
-    // an item goes as a write of its owner, whose logic runs; a record that is nobody's item simply goes
-    if (isItem(service, entity)) return deleteItem((await writing(service, tx, request)).ctx, entity, guid);
-    const cache = service.unit?.cache;
-    await deleteRecord(
-      { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
-      entity,
-      guid,
-    );
+    // an owned item goes as a write of its owner, whose logic runs (core's deleteRecord)
+    await deleteRecord((await writing(service, tx, request)).ctx, entity, guid);
   });
   return noContent();
 }
