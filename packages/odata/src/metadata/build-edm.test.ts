@@ -1,7 +1,7 @@
 /**
  * What `$metadata` says about the sample model, element by element, read from its CSDL JSON form
  * (csdl-schemas.test.ts shows the XML says the same): types and facets, keys, navigation and
- * containment, annotations, functions and actions with their parameters, the entity container.
+ * owned collections, annotations, functions and actions with their parameters, the entity container.
  * Each expectation is the whole element, so anything extra shows as a failure.
  */
 import { defineModel, entity, method, text } from "@bizdata/core";
@@ -62,20 +62,6 @@ const restrictions = (...paths: string[]) => ({
 });
 /** an entity with no searchable property refuses $search */
 const notSearchable = { "@Capabilities.SearchRestrictions": { Searchable: false } };
-const containedRestrictions = (navigation: string, searchable: boolean) => ({
-  "@Capabilities.NavigationRestrictions": {
-    RestrictedProperties: [
-      {
-        NavigationProperty: navigation,
-        OptimisticConcurrencyControl: true,
-        FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
-        SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
-        ...(!searchable && { SearchRestrictions: { Searchable: false } }),
-      },
-    ],
-  },
-});
-
 describe("$metadata of the sample model", () => {
   const doc = csdl();
 
@@ -129,7 +115,7 @@ describe("$metadata of the sample model", () => {
     ],
     // virtual properties: computed on read
     ["Contact/FullName", { $Nullable: true, $MaxLength: 255, "@Core.Computed": true }],
-    // references, and owned collections as containment partnered with their inverse
+    // references, and owned collections partnered with their inverse, whose items go with their owner
     [
       "Customer/PrimaryContact",
       { $Kind: "NavigationProperty", $Type: "bizdata.Contact", $Nullable: true, "@Common.Label": "Primary contact" },
@@ -151,7 +137,7 @@ describe("$metadata of the sample model", () => {
         $Type: "bizdata.SalesOrderDetail",
         $Collection: true,
         $Partner: "SalesOrder",
-        $ContainsTarget: true,
+        $OnDelete: "Cascade",
         "@Common.Label": "Lines",
       },
     ],
@@ -298,9 +284,8 @@ describe("$metadata of the sample model", () => {
       {
         $Collection: true,
         $Type: "bizdata.Product",
-        $NavigationPropertyBinding: { "Uoms/Product": "Product" },
+        $NavigationPropertyBinding: { Uoms: "ProductUom" },
         ...restrictions(),
-        ...containedRestrictions("Uoms", false),
       },
     ],
     [
@@ -311,12 +296,10 @@ describe("$metadata of the sample model", () => {
         $NavigationPropertyBinding: {
           SellToCustomer: "Customer",
           PriceLevel: "PriceLevel",
-          "Details/SalesOrder": "SalesOrder",
-          "Details/Product": "Product",
+          Details: "SalesOrderDetail",
         },
         ...restrictions(),
         ...notSearchable,
-        ...containedRestrictions("Details", true),
       },
     ],
     [
@@ -341,9 +324,26 @@ describe("$metadata of the sample model", () => {
         "@Capabilities.DeleteRestrictions": { Deletable: false },
       },
     ],
-    // owned items are reached through their owner
-    ["SalesOrderDetail", undefined],
-    ["ProductUom", undefined],
+    // owned items have sets of their own, bound from the item back to its owner's set
+    [
+      "SalesOrderDetail",
+      {
+        $Collection: true,
+        $Type: "bizdata.SalesOrderDetail",
+        $NavigationPropertyBinding: { SalesOrder: "SalesOrder", Product: "Product" },
+        ...restrictions(),
+      },
+    ],
+    [
+      "ProductUom",
+      {
+        $Collection: true,
+        $Type: "bizdata.ProductUom",
+        $NavigationPropertyBinding: { Product: "Product" },
+        ...restrictions(),
+        ...notSearchable,
+      },
+    ],
     [
       "GetOpenOrders",
       { $Function: "bizdata.GetOpenOrders", $EntitySet: "SalesOrder", $IncludeInServiceDocument: true },
@@ -372,7 +372,7 @@ describe("$metadata of the sample model", () => {
     });
   });
 
-  it("lists every entity but the owned items in the container", () => {
+  it("lists every entity in the container, owned items too", () => {
     const sets = Object.keys(doc.bizdata.Container).filter((k) => doc.bizdata.Container[k].$Collection);
     expect(sets).toEqual([
       "Country",
@@ -380,8 +380,11 @@ describe("$metadata of the sample model", () => {
       "Customer",
       "PriceLevel",
       "Product",
+      "ProductUom",
       "SalesOrder",
+      "SalesOrderDetail",
       "SalesInvoice",
+      "SalesInvoiceDetail",
       "Journal",
       "SalesOrderImport",
     ]);
@@ -431,36 +434,21 @@ describe("$metadata of the edge model", () => {
     ["GadgetModeResult", { $Kind: "EnumType", Idle: 0, Busy: 1 }],
     // the container avoids the entity named Container
     ["EntityContainer/$Kind", "EntityContainer"],
-    // bindings through complex properties and containment, none to owned items
+    // bindings through complex properties, and to owned items' sets
     [
       "EntityContainer/Gadget/$NavigationPropertyBinding",
-      { "Address/Country": "Country", "Shipping/Country": "Country", "Lines/Gadget": "Gadget" },
+      { "Address/Country": "Country", "Shipping/Country": "Country", "Kind/Detail": "Line", Lines: "Line" },
     ],
-    [
-      "EntityContainer/Gadget/@Capabilities.NavigationRestrictions/RestrictedProperties",
-      [
-        {
-          NavigationProperty: "Lines",
-          OptimisticConcurrencyControl: true,
-          FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
-          SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
-          SearchRestrictions: { Searchable: false },
-        },
-        {
-          NavigationProperty: "Lines/Parts",
-          OptimisticConcurrencyControl: true,
-          FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
-          SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
-          SearchRestrictions: { Searchable: false },
-        },
-      ],
-    ],
+    ["EntityContainer/Line/$NavigationPropertyBinding", { Gadget: "Gadget", Parts: "Part" }],
     // two static methods named Find: the imports take their entity's name
     [
       "EntityContainer/Gadget_Find",
       { $Function: "edge.Gadget_Find", $EntitySet: "Gadget", $IncludeInServiceDocument: true },
     ],
-    ["EntityContainer/Container_Find", { $Function: "edge.Container_Find", $IncludeInServiceDocument: true }],
+    [
+      "EntityContainer/Container_Find",
+      { $Function: "edge.Container_Find", $EntitySet: "Part", $IncludeInServiceDocument: true },
+    ],
     ["EntityContainer/Make", { $Action: "edge.Make", $EntitySet: "Gadget" }],
     ["Find/0/$Parameter/0", { $Name: "_it", $Type: "edge.Gadget", $Collection: true }],
     ["Find/1/$Parameter/0", { $Name: "_it", $Type: "edge.Container", $Collection: true }],

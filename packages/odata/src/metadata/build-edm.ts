@@ -9,7 +9,7 @@
  */
 import type { Model } from "@bizdata/core";
 import type { EdmAnnotation, EdmDocument, EdmType, EdmVersion } from "./edm.js";
-import { buildContainer, entitySetsOf } from "./edm-container.js";
+import { buildContainer } from "./edm-container.js";
 import { buildOperations } from "./edm-operations.js";
 import { StructuredTypes } from "./edm-structured-types.js";
 import { SchemaNames } from "./schema-names.js";
@@ -26,9 +26,9 @@ export function buildEdm(model: Model, { features, version = "4.0" }: EdmOptions
   // with an alias, names inside the document are qualified by it (as the OASIS converter writes them)
   const names = new SchemaNames(model.alias ?? model.namespace);
   for (const name of model.entities.keys()) names.claim(name, `entity type ${name}`);
-  const structured = new StructuredTypes(model, names, entitySetsOf(model));
+  const structured = new StructuredTypes(model, names);
   const entityTypes = [...model.entities.values()].map((entity) => structured.entityType(entity));
-  const { operations, imports } = buildOperations(model, names, features, entitySetsOf(model));
+  const { operations, imports } = buildOperations(model, names, features);
   const container = buildContainer(model, names, imports);
   const types = [...entityTypes, ...structured.complexTypes, ...names.enumTypes];
   const used = aliasesUsed(types);

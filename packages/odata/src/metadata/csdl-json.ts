@@ -79,7 +79,7 @@ const navigationProperty = (n: EdmNavigationProperty, r: RecordTypes): JsonObjec
   ...(n.collection && { $Collection: true }),
   ...(!n.collection && n.nullable && { $Nullable: true }),
   ...(n.partner !== undefined && { $Partner: n.partner }),
-  ...(n.containsTarget && { $ContainsTarget: true }),
+  ...(n.onDelete !== undefined && { $OnDelete: n.onDelete }),
   ...annotations(n.annotations, r),
 });
 

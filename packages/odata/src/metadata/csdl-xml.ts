@@ -114,9 +114,8 @@ const navigationProperty = (n: EdmNavigationProperty) =>
       Type: n.collection ? `Collection(${n.type})` : n.type,
       Nullable: n.collection || n.nullable ? undefined : false,
       Partner: n.partner,
-      ContainsTarget: n.containsTarget ? true : undefined,
     },
-    annotations(n.annotations),
+    [...(n.onDelete ? [element("OnDelete", { Action: n.onDelete })] : []), ...annotations(n.annotations)],
   );
 
 const members = (s: EdmStructure) => [

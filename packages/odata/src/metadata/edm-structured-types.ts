@@ -1,7 +1,9 @@
 /**
  * Entity types and complex types from the entity definitions: scalar fields as properties with
  * their facets, references as navigation properties (partnered with the owner's collection
- * where the reference is a collection's inverse), owned collections as containment, complex
+ * where the reference is a collection's inverse), owned collections as collection-valued
+ * navigation properties whose items are deleted with their owner (OnDelete Cascade; the items
+ * have an entity set of their own, so the navigation is no containment: edm-container.ts), complex
  * fields (`MailingAddress`) as complex types, and the properties computed on read — virtuals and
  * `RecordReadOnly` — annotated Core.Computed.
  */
@@ -63,8 +65,6 @@ export class StructuredTypes {
   constructor(
     private readonly model: Model,
     private readonly names: SchemaNames,
-    /** the entities with a set of their own: a value help lists one */
-    private readonly entitySets: ReadonlySet<string>,
   ) {}
 
   entityType(entity: AnyEntity): EdmEntityType {
@@ -113,7 +113,6 @@ export class StructuredTypes {
             collection: false,
             nullable: !field.required,
             ...(inverse?.inverse === name && { partner: inverse.collection }),
-            containsTarget: false,
             annotations,
           });
           break;
@@ -124,7 +123,7 @@ export class StructuredTypes {
             collection: true,
             nullable: false,
             partner: field.inverse,
-            containsTarget: true,
+            onDelete: "Cascade",
             annotations,
           });
           break;
@@ -147,7 +146,8 @@ export class StructuredTypes {
   /** the reference's value help, when it declares one and its target has a set to list */
   #valueHelp(navigation: string, field: ReferenceField): EdmAnnotation[] {
     const target = this.model.entity(field.target)!;
-    if (field.valueHelp === undefined || !this.entitySets.has(target.name)) return [];
+    // every entity has a set of its own (edm-container.ts), whose records a value help lists
+    if (field.valueHelp === undefined) return [];
     return [
       valueList({
         navigation,

@@ -58,7 +58,11 @@ export interface EdmNavigationProperty extends Annotated {
   /** single-valued only; a collection is never null */
   readonly nullable: boolean;
   readonly partner?: string;
-  readonly containsTarget: boolean;
+  /**
+   * what deleting the record does to the records this property leads to: an owned collection's
+   * items go with their owner (CSDL 4.01 §8.5 OnDelete)
+   */
+  readonly onDelete?: "Cascade";
 }
 
 export interface EdmStructure extends Annotated {

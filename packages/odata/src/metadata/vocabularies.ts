@@ -80,37 +80,15 @@ const optimisticConcurrency: EdmAnnotation = {
   value: { kind: "collection", items: [] },
 };
 
-/**
- * The restrictions of an entity set (its own properties, and `$search` where it has nothing
- * searchable) and of the collections it contains (Capabilities.NavigationRestrictions, one entry
- * per containment path, whose items take ETags as the set's records do).
- */
-export function queryRestrictions(
-  own: Restricted,
-  contained: readonly (Restricted & { readonly path: string })[],
-): EdmAnnotation[] {
+/** The restrictions of an entity set: its own properties, and `$search` where it has nothing searchable */
+export function queryRestrictions(own: Restricted): EdmAnnotation[] {
   const { FilterRestrictions, SortRestrictions } = filterAndSort(own.properties);
-  const annotations: EdmAnnotation[] = [
+  return [
     optimisticConcurrency,
     { term: "Capabilities.FilterRestrictions", value: FilterRestrictions },
     { term: "Capabilities.SortRestrictions", value: SortRestrictions },
     ...(own.searchable ? [] : [{ term: "Capabilities.SearchRestrictions", value: notSearchable }]),
   ];
-  if (contained.length > 0) {
-    const restricted = contained.map(({ path, properties, searchable }) =>
-      record({
-        NavigationProperty: { kind: "navigationPropertyPath", value: path },
-        OptimisticConcurrencyControl: { kind: "bool", value: true },
-        ...filterAndSort(properties),
-        ...(!searchable && { SearchRestrictions: notSearchable }),
-      }),
-    );
-    annotations.push({
-      term: "Capabilities.NavigationRestrictions",
-      value: record({ RestrictedProperties: { kind: "collection", items: restricted } }),
-    });
-  }
-  return annotations;
 }
 
 const bool = (value: boolean): AnnotationValue => ({ kind: "bool", value });
