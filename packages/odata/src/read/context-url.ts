@@ -32,8 +32,10 @@ function target(model: Model, entity: AnyEntity, single: boolean): { name: strin
 function members(query: ReadQuery): string[] {
   const names = query.select.map((p) => p.name);
   const selected = names.length > 1 ? names.filter((n) => n !== "Guid") : names;
-  const expanded = query.expand.map(
-    (e) => `${e.kind === "collection" ? e.name : e.path.join("/")}(${members(e.query).join(",")})`,
+  const expanded = query.expand.map((e) =>
+    e.kind === "collection"
+      ? `${e.name}(${e.apply ? applyMembers(e.apply) : members(e.query).join(",")})`
+      : `${e.path.join("/")}(${members(e.query).join(",")})`,
   );
   return [...selected, ...expanded];
 }
@@ -51,6 +53,11 @@ interface Node {
 
 /** `Sales(Customer(Country),Total)`: groups nested along their navigation steps, then the aggregates */
 export function applyContext(model: Model, query: ApplyQuery): string {
+  return `${target(model, query.entity, false).name}(${applyMembers(query)})`;
+}
+
+/** the select-list of an `$apply` result, without the parentheses: `Customer(Country),Total` */
+function applyMembers(query: ApplyQuery): string {
   const root: Node = { name: "", children: [] };
   for (const group of query.groups) {
     const steps =
@@ -71,5 +78,5 @@ export function applyContext(model: Model, query: ApplyQuery): string {
   for (const aggregate of query.aggregates) root.children.push({ name: aggregate.alias, children: [] });
   const list = (node: Node): string =>
     node.children.map((c) => (c.children.length > 0 ? `${c.name}(${list(c)})` : c.name)).join(",");
-  return `${target(model, query.entity, false).name}(${list(root)})`;
+  return list(root);
 }

@@ -8,6 +8,7 @@ export { parseApply } from "./parse-apply.js";
 export { parseCompute, parseFilter, parseOrderBy } from "./parse-expression.js";
 export { parseCount, parseSkip, parseTop } from "./parse-paging.js";
 export { parseQueryOptions, systemQueryOption } from "./parse-query-options.js";
+export { queryParameters } from "./query-parameters.js";
 export { parseResourcePath } from "./parse-resource-path.js";
 export { parseSearch } from "./parse-search.js";
 export { parseExpand, parseSelect } from "./parse-select-expand.js";

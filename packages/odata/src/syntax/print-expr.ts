@@ -50,6 +50,8 @@ export function printExpr(expr: Expr): string {
         : `-(${printExpr(expr.operand)})`;
     case "call":
       return `${expr.name}(${expr.args.map(printExpr).join(",")})`;
+    case "case":
+      return `case(${expr.branches.map((b) => `${printExpr(b.when)}:${printExpr(b.then)}`).join(",")})`;
     case "lambda": {
       const body =
         expr.variable === null || expr.predicate === null ? "" : `${expr.variable}:${printExpr(expr.predicate)}`;

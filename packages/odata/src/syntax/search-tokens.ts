@@ -3,7 +3,9 @@
  * and parentheses. Its words are not the names of the expression grammar (`100%`, `C#`, `O'Brien`
  * are words), so it has lexers of its own: one for a `$search` value, and a mode of the `$expand`
  * lexer entered at `$search=` inside an expand item, where `;` and the item's closing `)` end it.
- * The operators are upper case only: `and`, `or` and `not` are words to search for.
+ * The operators are upper case only: `and`, `or` and `not` are words to search for, and so are
+ * `AND`, `OR` and `NOT` where no term follows them to operate on (search-parser.ts): every token
+ * of them is also a search word.
  */
 import { createToken, Lexer, type TokenType } from "chevrotain";
 import { RParen, Semicolon, WhiteSpace } from "./tokens.js";
@@ -27,16 +29,36 @@ export const SearchPhrase = createToken({
   label: "a phrase",
 });
 
-/** any run of characters but blanks, parentheses, `"` and `;` */
+/**
+ * any run of characters but blanks, parentheses, `"` and `;`, not starting with `'` (ABNF
+ * `searchWord`: `O'Brien` is a word, `'…'` the quoted form below)
+ */
 export const SearchWord = createToken({
   name: "SearchWord",
-  pattern: /[^\s()";]+/,
+  pattern: /[^\s()";'][^\s()";]*/,
   categories: [SearchWordCategory],
   label: "a search term",
 });
 
+/**
+ * ABNF `searchExpr-incomplete`: a whole search value in single quotes (`''` for a quote), which
+ * may hold what a search expression may not, such as an unbalanced `"` or `(`: what a search box
+ * sends while its user is still typing
+ */
+export const SearchIncomplete = createToken({
+  name: "SearchIncomplete",
+  pattern: /'(?:[^']|'')*'/,
+  label: "a quoted search",
+});
+
 const operator = (name: string, image: string): TokenType =>
-  createToken({ name, pattern: new RegExp(image), longer_alt: SearchWord, label: `'${image}'` });
+  createToken({
+    name,
+    pattern: new RegExp(image),
+    longer_alt: SearchWord,
+    categories: [SearchWordCategory],
+    label: `'${image}'`,
+  });
 
 export const SearchAnd = operator("SearchAnd", "AND");
 export const SearchOr = operator("SearchOr", "OR");
@@ -47,7 +69,7 @@ export const SearchNot = operator("SearchNot", "NOT");
 const LParenInSearch = createToken({ name: "LParenInSearch", pattern: "(", categories: [SearchOpen], label: "'('" });
 const RParenInSearch = createToken({ name: "RParenInSearch", pattern: ")", categories: [SearchClose], label: "')'" });
 
-const common = [SearchPhrase, SearchAnd, SearchOr, SearchNot, SearchWord];
+const common = [SearchPhrase, SearchIncomplete, SearchAnd, SearchOr, SearchNot, SearchWord];
 
 /** the tokens of a `$search` value */
 export const searchTokens: TokenType[] = [WhiteSpace, LParenInSearch, RParenInSearch, ...common];
