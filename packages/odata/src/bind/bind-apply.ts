@@ -74,7 +74,7 @@ function groupedOnly(expr: BoundExpr, groups: readonly GroupProperty[]): boolean
     case "call":
       return expr.args.every((a) => groupedOnly(a, groups));
     case "case":
-      return expr.branches.every((b) => groupedOnly(b.when, groups) && groupedOnly(b.then, groups));
+      return expr.branches.every((b) => groupedOnly(b.when, groups) && groupedOnly(b.value, groups));
     case "lambda":
     case "count":
       return false;
@@ -97,7 +97,11 @@ export function bindApply(
   bindOptions: BindOptions = {},
 ): ApplyQuery {
   const parameters = parameterAliases(options.aliases, bindOptions.aliases);
-  return bindApplyIn({ model, limits: bindOptions.limits ?? defaultQueryLimits, parameters, prefix: "" }, entity, options);
+  return bindApplyIn(
+    { model, limits: bindOptions.limits ?? defaultQueryLimits, parameters, prefix: "" },
+    entity,
+    options,
+  );
 }
 
 /** `$apply` with the options beside it over `entity`, in `context` */

@@ -276,26 +276,26 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
 function bindCase(scope: BindScope, expr: CaseExpr): BoundExpr {
   const branches = expr.branches.map((branch) => ({
     when: bindPredicate(scope, branch.when),
-    then: bindExpr(scope, branch.then),
-    source: branch.then,
+    value: bindExpr(scope, branch.value),
+    source: branch.value,
   }));
   let type: ValueType = "null";
   let first: Expr | undefined;
-  for (const { then, source } of branches) {
-    if (then.kind === "lambda") throw invalidExpression(scope.option, `case() cannot return ${describe(source)}`);
-    if (then.type === "null" || then.type === type) continue;
+  for (const { value, source } of branches) {
+    if (value.kind === "lambda") throw invalidExpression(scope.option, `case() cannot return ${describe(source)}`);
+    if (value.type === "null" || value.type === type) continue;
     if (type === "null") {
-      type = then.type;
+      type = value.type;
       first = source;
-    } else if (isNumeric(type) && isNumeric(then.type)) type = "decimal";
+    } else if (isNumeric(type) && isNumeric(value.type)) type = "decimal";
     else {
       throw invalidExpression(
         scope.option,
-        `the values of case() must be of one type, and ${describe(first!)} is ${type} while ${describe(source)} is ${then.type}`,
+        `the values of case() must be of one type, and ${describe(first!)} is ${type} while ${describe(source)} is ${value.type}`,
       );
     }
   }
-  return { kind: "case", type, branches: branches.map(({ when, then }) => ({ when, then })) };
+  return { kind: "case", type, branches: branches.map(({ when, value }) => ({ when, value })) };
 }
 
 /** a `$filter` (or `filter()` in `$apply`): must be true/false */

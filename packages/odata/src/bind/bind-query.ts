@@ -79,7 +79,7 @@ function bindExpand(
     if (item.options.apply !== undefined) {
       // the expanded items aggregated (Data Aggregation 4.0 §3.15): their rows are the groups
       const apply = bindApplyIn({ ...context, prefix: nested }, field.target, item.options);
-      const query = { entity: field.target, select: [], expand: [], orderBy: [], count: false };
+      const query = { entity: field.target, select: [], expand: [], orderBy: [], count: apply.count };
       return { kind: "collection", name: head, inverse, query, apply };
     }
     const query = bindRead(context, field.target, item.options, nested, depth + 1);

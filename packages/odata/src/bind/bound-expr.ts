@@ -61,7 +61,7 @@ export type BoundExpr =
   | {
       readonly kind: "case";
       readonly type: ValueType;
-      readonly branches: readonly { readonly when: BoundExpr; readonly then: BoundExpr }[];
+      readonly branches: readonly { readonly when: BoundExpr; readonly value: BoundExpr }[];
     }
   | {
       readonly kind: "lambda";

@@ -54,7 +54,7 @@ export interface CollectionExpand {
   readonly kind: "collection";
   readonly name: string;
   readonly inverse: ColumnMapping;
-  /** the items' read; with `apply`, only its entity counts (nothing of the items is selected) */
+  /** the items' read; with `apply`, only its entity and `count` count (nothing of the items is selected) */
   readonly query: ReadQuery;
   /** `$apply` inside the `$expand`: the array holds the aggregated rows instead of the items */
   readonly apply?: ApplyQuery;

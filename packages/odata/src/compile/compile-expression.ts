@@ -158,7 +158,7 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
     case "case": {
       // a condition that SQL leaves unknown does not hold, as in a WHERE; no branch: null
       const branches = expr.branches.map(
-        (b) => sql`WHEN ${compileExpr(b.when, { ...ctx, condition: true })} THEN ${value(b.then)}`,
+        (b) => sql`WHEN ${compileExpr(b.when, { ...ctx, condition: true })} THEN ${value(b.value)}`,
       );
       const result = sql`(CASE ${sql.join(branches, sql` `)} END)`;
       return expr.type === "null" ? result : sql`${result}::${sql.raw(casts[expr.type])}`;

@@ -118,7 +118,8 @@ export function serviceRequest(
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
     method: method === "HEAD" ? "GET" : method,
     path: resourcePath(url.pathname, options.basePath),
-    search: formatName === undefined ? query : new URLSearchParams([...query].filter(([name]) => !isFormatOption(name))),
+    search:
+      formatName === undefined ? query : new URLSearchParams([...query].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
     ...(body !== undefined ? { body } : headers.get("content-type") !== null && { emptyBody: true }),

@@ -106,7 +106,7 @@ export interface ParameterAliasExpr extends Node {
 /** `case(A gt 0:1, true:0)` (ABNF `caseExpr`): the value of the first branch whose condition holds, else null */
 export interface CaseExpr extends Node {
   readonly kind: "case";
-  readonly branches: readonly { readonly when: Expr; readonly then: Expr }[];
+  readonly branches: readonly { readonly when: Expr; readonly value: Expr }[];
 }
 
 export type Expr =

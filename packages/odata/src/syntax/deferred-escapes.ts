@@ -13,4 +13,4 @@ export const deferEscapes = (raw: string): string => raw.replace(/%(25|3B)/gi, "
 
 /** the `%3B` and `%25` that deferEscapes kept, decoded */
 export const decodeDeferred = (text: string): string =>
-  text.includes("%") ? text.replace(/%(25|3B)/gi, (escape) => (escape === "%25" ? "%" : ";")) : text;
+  text.includes("%") ? text.replace(/%(25|3B)/gi, (kept) => (kept === "%25" ? "%" : ";")) : text;

@@ -14,11 +14,11 @@
 import { EmbeddedActionsParser, type IOrAlt, type IToken } from "chevrotain";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { BinaryOperator, CallExpr, CaseExpr, Expr, LambdaExpr, Literal, ParameterAliasExpr } from "./ast.js";
+import { decodeDeferred } from "./deferred-escapes.js";
 import { errorMessageProvider } from "./error-messages.js";
 import { foldOperators, type Operand, type OperatorSequence } from "./fold-operators.js";
 import { literalOf, literalProblem } from "./literals.js";
 import { printExpr } from "./print-expr.js";
-import { decodeDeferred } from "./deferred-escapes.js";
 import { allSearchTokens } from "./search-tokens.js";
 import { QuerySyntaxError } from "./syntax-error.js";
 import {
@@ -45,10 +45,10 @@ import {
 const pathSegment = (token: IToken): string =>
   token.tokenType === DollarIt ? "$it" : token.tokenType === DollarCount ? "$count" : token.image;
 
-/** An argument of a call; `then` is the value after `:` of a `case` branch. */
+/** An argument of a call; `branch` is the value after `:` of a `case` branch. */
 interface CallArgument {
   readonly value: Expr;
-  readonly then: { readonly expr: Expr; readonly colon: number } | null;
+  readonly branch: { readonly expr: Expr; readonly colon: number } | null;
 }
 
 /** One `operator operand` step of a `commonExpr`. */
@@ -294,12 +294,12 @@ export class ExpressionParser extends EmbeddedActionsParser {
    */
   protected callArgument = this.RULE("callArgument", (): CallArgument => {
     const value = this.SUBRULE(this.commonExpr);
-    let then: CallArgument["then"] = null;
+    let branch: CallArgument["branch"] = null;
     this.OPTION(() => {
       const colon = this.CONSUME(Colon);
-      then = { expr: this.SUBRULE2(this.commonExpr), colon: colon.startOffset };
+      branch = { expr: this.SUBRULE2(this.commonExpr), colon: colon.startOffset };
     });
-    return { value, then };
+    return { value, branch };
   });
 
   /** `name(args)` as a call, or as `case` when the name is `case` and every argument a branch */
@@ -308,15 +308,18 @@ export class ExpressionParser extends EmbeddedActionsParser {
     if (name.image.toLowerCase() === "case") {
       if (args.length === 0) this.fail(pos, "case() needs at least one branch, condition:value");
       const branches = args.map((arg) => {
-        if (arg.then === null) {
-          return this.fail(arg.value.pos, `each argument of case() is condition:value, and '${printExpr(arg.value)}' has no ':'`);
+        if (arg.branch === null) {
+          return this.fail(
+            arg.value.pos,
+            `each argument of case() is condition:value, and '${printExpr(arg.value)}' has no ':'`,
+          );
         }
-        return { when: arg.value, then: arg.then.expr };
+        return { when: arg.value, value: arg.branch.expr };
       });
       return { kind: "case", branches, pos };
     }
-    const branch = args.find((arg) => arg.then !== null);
-    if (branch?.then) this.fail(branch.then.colon, `only case() takes condition:value arguments, not ${name.image}()`);
+    const branch = args.find((arg) => arg.branch !== null)?.branch;
+    if (branch) this.fail(branch.colon, `only case() takes condition:value arguments, not ${name.image}()`);
     return { kind: "call", name: name.image, args: args.map((arg) => arg.value), pos };
   }
 

@@ -36,7 +36,7 @@ function tree(expr: Expr): string {
     case "call":
       return `${expr.name}(${expr.args.map(tree).join(" ")})`;
     case "case":
-      return `(case ${expr.branches.map((b) => `${tree(b.when)}:${tree(b.then)}`).join(" ")})`;
+      return `(case ${expr.branches.map((b) => `${tree(b.when)}:${tree(b.value)}`).join(" ")})`;
     case "lambda":
       return `(${expr.op} ${tree(expr.collection)}${expr.variable === null ? "" : ` ${expr.variable}:`}${
         expr.predicate === null ? "" : ` ${tree(expr.predicate)}`

@@ -68,7 +68,7 @@ describe("parseSearch", () => {
     ['"NOT" OR "OR"', '(or "NOT" "OR")'],
     // the whole value in single quotes (searchExpr-incomplete): its words, unbalanced quotes and all
     ["'\"blue'", "blue"],
-    ["'\"blue\" \"green'", "(and blue green)"],
+    ['\'"blue" "green\'', "(and blue green)"],
     ["'gr(een'", "(and gr een)"],
     ["'O''Brien'", "O'Brien"],
     ["'\"'", '"'],

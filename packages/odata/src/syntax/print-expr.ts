@@ -51,7 +51,7 @@ export function printExpr(expr: Expr): string {
     case "call":
       return `${expr.name}(${expr.args.map(printExpr).join(",")})`;
     case "case":
-      return `case(${expr.branches.map((b) => `${printExpr(b.when)}:${printExpr(b.then)}`).join(",")})`;
+      return `case(${expr.branches.map((b) => `${printExpr(b.when)}:${printExpr(b.value)}`).join(",")})`;
     case "lambda": {
       const body =
         expr.variable === null || expr.predicate === null ? "" : `${expr.variable}:${printExpr(expr.predicate)}`;

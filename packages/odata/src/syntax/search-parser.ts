@@ -27,6 +27,7 @@ import {
   SearchPhrase,
   SearchWordCategory,
 } from "./search-tokens.js";
+import { RParen, Semicolon } from "./tokens.js";
 
 /** `"a \"b\" \\ c"` → `a "b" \ c` */
 const phraseText = (image: string) => image.slice(1, -1).replace(/\\(.)/g, "$1");
@@ -70,7 +71,10 @@ export class SearchExpressionParser extends ExpressionParser {
       IGNORE_AMBIGUITIES: true,
       ALT: () => {
         const quoted = this.CONSUME(SearchIncomplete);
-        if (!this.RECORDING_PHASE && !tokenMatcher(this.LA(1), EOF)) this.quotedNotWhole(this.LA(1));
+        // the end of the value: of the text, or of the search inside `$expand` (`;` or `)`)
+        const next = this.LA(1);
+        const end = tokenMatcher(next, EOF) || tokenMatcher(next, Semicolon) || tokenMatcher(next, RParen);
+        if (!this.RECORDING_PHASE && !end) this.quotedNotWhole(next);
         return this.incomplete(quoted);
       },
     },
