@@ -273,7 +273,11 @@ export class ExpressionParser extends EmbeddedActionsParser {
           this.CONSUME(Colon);
           predicate = this.SUBRULE3(this.commonExpr);
         });
-        this.CONSUME2(RParen);
+        const close = this.CONSUME2(RParen);
+        // ABNF allExpr: unlike any(), all() has no form without a condition
+        if (!this.RECORDING_PHASE && lambdaOp === "all" && variable === null) {
+          this.fail(close.startOffset, "all() needs a condition, as in all(d: d/Quantity gt 0)");
+        }
         lambda = {
           kind: "lambda",
           op: lambdaOp === "all" ? "all" : "any",
@@ -305,7 +309,12 @@ export class ExpressionParser extends EmbeddedActionsParser {
   /** `name(args)` as a call, or as `case` when the name is `case` and every argument a branch */
   private callOf(name: IToken, args: readonly CallArgument[]): CallExpr | CaseExpr {
     const pos = name.startOffset;
-    if (name.image.toLowerCase() === "case") {
+    const lower = name.image.toLowerCase();
+    // ABNF anyExpr/allExpr: a lambda follows the path of a collection
+    if (lower === "any" || lower === "all") {
+      this.fail(pos, `${name.image}() follows the path of a collection, as in Details/${lower}(d: d/Quantity gt 0)`);
+    }
+    if (lower === "case") {
       if (args.length === 0) this.fail(pos, "case() needs at least one branch, condition:value");
       const branches = args.map((arg) => {
         if (arg.branch === null) {

@@ -33,7 +33,6 @@ describe("parseSearch", () => {
     ["NOT blue OR red", "(or (not blue) red)"],
     ["NOT blue red", "(and (not blue) red)"],
     ["(blue OR red) widget", "(and (or blue red) widget)"],
-    ["(blue OR red)(widget)", "(and (or blue red) widget)"],
     ["NOT (blue OR red)", "(not (or blue red))"],
     ['"blue widget"', '"blue widget"'],
     ['"blue widget" OR gadget', '(or "blue widget" gadget)'],
@@ -102,6 +101,11 @@ describe("parseSearch", () => {
     ["'a' b", 4, "a search in single quotes is the whole value, with nothing before or after it"],
     ["a 'b'", 2, "a search in single quotes is the whole value, with nothing before or after it"],
     ['"blue%22green', 0, "unterminated phrase"],
+    // terms are apart (ABNF RWS), operators too
+    ["(blue OR red)(widget)", 13, "search terms are separated by a blank"],
+    ['"blue"green', 6, "search terms are separated by a blank"],
+    ["NOT(blue)", 3, "search terms are separated by a blank"],
+    ["(a)OR b", 3, "search terms are separated by a blank"],
   ])("rejects %j at %d: %s", (text, position, problem) => {
     expect(() => parseSearch(text)).toThrow(new QuerySyntaxError("$search", position, problem));
   });

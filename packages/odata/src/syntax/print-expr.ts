@@ -51,7 +51,7 @@ export function printExpr(expr: Expr): string {
     case "call":
       return `${expr.name}(${expr.args.map(printExpr).join(",")})`;
     case "case":
-      return `case(${expr.branches.map((b) => `${printExpr(b.when)}:${printExpr(b.value)}`).join(",")})`;
+      return `case(${expr.branches.map((b) => branch(printExpr(b.when), printExpr(b.value))).join(",")})`;
     case "lambda": {
       const body =
         expr.variable === null || expr.predicate === null ? "" : `${expr.variable}:${printExpr(expr.predicate)}`;
@@ -64,3 +64,7 @@ function operand(expr: Expr, minPrecedence: number): string {
   const text = printExpr(expr);
   return exprPrecedence(expr) < minPrecedence ? `(${text})` : text;
 }
+
+/** `when:value`, with blanks when digits meet at the colon: `10:00:15` would read as one time of day */
+const branch = (when: string, value: string) =>
+  /\d$/.test(when) && /^\d/.test(value) ? `${when} : ${value}` : `${when}:${value}`;

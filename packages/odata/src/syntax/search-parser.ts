@@ -32,6 +32,9 @@ import { RParen, Semicolon } from "./tokens.js";
 /** `"a \"b\" \\ c"` → `a "b" \ c` */
 const phraseText = (image: string) => image.slice(1, -1).replace(/\\(.)/g, "$1");
 
+/** whether something (a blank, as the lexer skips only those) lies between two tokens */
+const apart = (before: IToken, after: IToken) => after.startOffset > before.startOffset + before.image.length;
+
 /**
  * whether `token` can begin a search term (an operator word included: it is a word there; a
  * quoted search too, to be refused as one that is not the whole value)
@@ -57,9 +60,21 @@ export class SearchExpressionParser extends ExpressionParser {
     }
   }
 
-  /** the operator `op` at the next token, with a term after it to operate on */
+  /**
+   * the operator `op` at the next token, with a term after it to operate on, a blank after it
+   * and, for `AND` and `OR`, before it (ABNF: `RWS "OR" RWS`, `"NOT" RWS`)
+   */
   private operatorAhead(op: typeof SearchOr): boolean {
-    return tokenMatcher(this.LA(1), op) && startsTerm(this.LA(2));
+    const operator = this.LA(1);
+    if (!tokenMatcher(operator, op) || !startsTerm(this.LA(2)) || !apart(operator, this.LA(2))) return false;
+    return op === SearchNot || apart(this.LA(0), operator);
+  }
+
+  /** ABNF `searchAndExpr`: terms are apart, `blue"green"` and `(a)(b)` are not two terms */
+  private blankBefore(term: IToken): void {
+    if (!this.RECORDING_PHASE && !apart(this.LA(0), term)) {
+      this.fail(term.startOffset, "search terms are separated by a blank");
+    }
   }
 
   /** ABNF `search` value: a search expression, or the whole value in single quotes */
@@ -106,6 +121,7 @@ export class SearchExpressionParser extends ExpressionParser {
       GATE: () => startsTerm(this.LA(1)) && !this.operatorAhead(SearchOr),
       DEF: () => {
         this.OPTION({ GATE: () => this.operatorAhead(SearchAnd), DEF: () => this.CONSUME(SearchAnd) });
+        this.blankBefore(this.LA(1));
         const right = this.SUBRULE2(this.searchNot);
         left = { kind: "and", left, right, pos: left.pos };
       },
