@@ -1,11 +1,13 @@
 /**
  * In a search word `%3B` is a semicolon of the word (ABNF `searchWord`: `pct-encoded-no-DQUOTE`),
- * while a raw `;` may not stand in one and, in a search inside `$expand`, ends it before the
- * item's next option. Decoding the whole value first would make the two the same, so `$search`
- * and `$expand` values reach the parser with `%3B` still encoded, and `%25` too (else `%253B`, an
- * encoded `%3B`, would turn into one). Between the options of an `$expand` item `%3B` is a
- * separator like `;` (ABNF `SEMI`, tokens.ts); the values the parser reads (search words and
- * phrases, string literals) decode the two. query-parameters.ts does the first half.
+ * while a raw `;` may not stand in one. Decoding the whole value first would make the two the
+ * same, so a `$search` value reaches the parser with `%3B` still encoded, and `%25` too (else
+ * `%253B`, an encoded `%3B`, would turn into one); the words and phrases it reads decode the two.
+ * query-parameters.ts does the first half.
+ *
+ * `$expand` is decoded whole: there `%3B` is the `;` between an item's options (ABNF `SEMI`), as
+ * clients that encode the whole value (URLSearchParams, encodeURIComponent) write it, also after
+ * a nested `$search`, whose own `;` goes in quotes (`$search="a;b"` or `$search='a;b'`).
  */
 
 /** `raw`, still percent-encoded, made so that one decoding leaves `%3B` and `%25` as they are */

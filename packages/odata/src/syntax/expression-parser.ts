@@ -66,7 +66,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
   protected textLength = 0;
   /** nesting of `commonExpr` and unary operators, capped by `maxExpressionDepth` before the stack is */
   protected depth = 0;
-  /** the text keeps `%25` and `%3B` encoded (query-parameters.ts): values decode them */
+  /** the text (a `$search`) keeps `%25` and `%3B` encoded (deferred-escapes.ts): its terms decode them */
   private deferredEscapes = false;
 
   constructor() {
@@ -170,10 +170,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
       const problem = literalProblem(token);
       if (problem !== undefined) this.fail(token.startOffset, problem);
     }
-    const literal = literalOf(token);
-    return literal.kind === "string" && this.deferredEscapes
-      ? { ...literal, value: decodeDeferred(literal.value) }
-      : literal;
+    return literalOf(token);
   }
 
   /** ABNF `parameterAlias`: `@name` */

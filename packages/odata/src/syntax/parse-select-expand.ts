@@ -16,11 +16,10 @@ export function parseSelect(text: string, limits: QueryLimits = defaultQueryLimi
  * Parses an `$expand` value with its nested options in parentheses, separated by `;`
  * (`$select $filter $orderby $top $skip $count $expand $compute $search`). Depth and items per level are
  * capped by `maxExpandDepth`/`maxExpandWidth`. Errors in nested options are reported for
- * `$expand` at their offset in the whole `$expand` value. `%3B` and `%25` in the text are a `;`
- * and a `%` inside a value (a search term, a string), as queryParameters leaves them.
+ * `$expand` at their offset in the whole `$expand` value.
  *
  * @example parseExpand("Details($select=Quantity;$filter=Quantity gt 5;$expand=Product($select=SKU))")
  */
 export function parseExpand(text: string, limits: QueryLimits = defaultQueryLimits): ExpandItem[] {
-  return runRule("$expand", text, limits, (p) => p.expand(), expandLexer, true);
+  return runRule("$expand", text, limits, (p) => p.expand(), expandLexer);
 }

@@ -65,6 +65,6 @@ function operand(expr: Expr, minPrecedence: number): string {
   return exprPrecedence(expr) < minPrecedence ? `(${text})` : text;
 }
 
-/** `when:value`, with blanks when digits meet at the colon: `10:00:15` would read as one time of day */
+/** `when:value`, with blanks where two digits meet two at the colon: `A eq 10:00` would read as a time of day */
 const branch = (when: string, value: string) =>
-  /\d$/.test(when) && /^\d/.test(value) ? `${when} : ${value}` : `${when}:${value}`;
+  /\d\d$/.test(when) && /^\d\d/.test(value) ? `${when} : ${value}` : `${when}:${value}`;

@@ -25,6 +25,7 @@ import {
   SearchOpen,
   SearchOr,
   SearchPhrase,
+  SearchTermStart,
   SearchWordCategory,
 } from "./search-tokens.js";
 import { RParen, Semicolon } from "./tokens.js";
@@ -35,15 +36,8 @@ const phraseText = (image: string) => image.slice(1, -1).replace(/\\(.)/g, "$1")
 /** whether something (a blank, as the lexer skips only those) lies between two tokens */
 const apart = (before: IToken, after: IToken) => after.startOffset > before.startOffset + before.image.length;
 
-/**
- * whether `token` can begin a search term (an operator word included: it is a word there; a
- * quoted search too, to be refused as one that is not the whole value)
- */
-const startsTerm = (token: IToken) =>
-  tokenMatcher(token, SearchWordCategory) ||
-  tokenMatcher(token, SearchPhrase) ||
-  tokenMatcher(token, SearchOpen) ||
-  tokenMatcher(token, SearchIncomplete);
+/** whether `token` can begin a search term (an operator word included: it is a word there) */
+const startsTerm = (token: IToken) => tokenMatcher(token, SearchTermStart);
 
 export class SearchExpressionParser extends ExpressionParser {
   /** words and phrases read so far, capped by `maxSearchTerms` */
@@ -61,13 +55,13 @@ export class SearchExpressionParser extends ExpressionParser {
   }
 
   /**
-   * the operator `op` at the next token, with a term after it to operate on, a blank after it
-   * and, for `AND` and `OR`, before it (ABNF: `RWS "OR" RWS`, `"NOT" RWS`)
+   * `AND` or `OR` (`op`) at the next token as an operator: apart from a term on either side
+   * (ABNF: `RWS "OR" RWS searchExpr`)
    */
   private operatorAhead(op: typeof SearchOr): boolean {
     const operator = this.LA(1);
-    if (!tokenMatcher(operator, op) || !startsTerm(this.LA(2)) || !apart(operator, this.LA(2))) return false;
-    return op === SearchNot || apart(this.LA(0), operator);
+    const next = this.LA(2);
+    return tokenMatcher(operator, op) && startsTerm(next) && apart(operator, next) && apart(this.LA(0), operator);
   }
 
   /** ABNF `searchAndExpr`: terms are apart, `blue"green"` and `(a)(b)` are not two terms */
@@ -82,8 +76,6 @@ export class SearchExpressionParser extends ExpressionParser {
 
   private readonly searchAlternatives: IOrAlt<SearchExpr>[] = [
     {
-      // before searchExpr, which refuses the quoted form where it is not the whole value
-      IGNORE_AMBIGUITIES: true,
       ALT: () => {
         const quoted = this.CONSUME(SearchIncomplete);
         // the end of the value: of the text, or of the search inside `$expand` (`;` or `)`)
@@ -93,77 +85,94 @@ export class SearchExpressionParser extends ExpressionParser {
         return this.incomplete(quoted);
       },
     },
-    { ALT: () => this.SUBRULE(this.searchExpr) },
+    {
+      ALT: () => {
+        const expr = this.SUBRULE(this.searchExpr);
+        if (!this.RECORDING_PHASE && tokenMatcher(this.LA(1), SearchIncomplete)) this.quotedNotWhole(this.LA(1));
+        return expr;
+      },
+    },
   ];
 
   private quotedNotWhole(at: IToken): never {
     return this.fail(at.startOffset, "a search in single quotes is the whole value, with nothing before or after it");
   }
 
+  /**
+   * The expression a `searchExpr` or `searchAnd` is building: the steps of their loops are
+   * objects made once (a closure per call costs an allocation and, under esbuild's keepNames, a
+   * `__name` call: a third of a short search's time), so they build on this field, which each
+   * rule sets on entry and gives back on exit.
+   */
+  private building: SearchExpr = { kind: "word", value: "", pos: 0 };
+
   /** ABNF `searchExpr`: terms joined by `OR` */
   public searchExpr = this.RULE("searchExpr", (): SearchExpr => {
-    let left = this.SUBRULE(this.searchAnd);
-    this.MANY({
-      GATE: () => this.operatorAhead(SearchOr),
-      DEF: () => {
-        this.CONSUME(SearchOr);
-        const right = this.SUBRULE2(this.searchAnd);
-        left = { kind: "or", left, right, pos: left.pos };
-      },
-    });
-    return left;
+    const outer = this.building;
+    this.building = this.SUBRULE(this.searchAnd);
+    this.MANY(this.orStep);
+    const expr = this.building;
+    this.building = outer;
+    return expr;
   });
+
+  private readonly orStep = {
+    GATE: () => this.operatorAhead(SearchOr),
+    DEF: () => {
+      this.CONSUME(SearchOr);
+      const right = this.SUBRULE2(this.searchAnd);
+      this.building = { kind: "or", left: this.building, right, pos: this.building.pos };
+    },
+  };
 
   /** terms joined by `AND` or by nothing but a blank; an `OR` between two terms ends the run */
   protected searchAnd = this.RULE("searchAnd", (): SearchExpr => {
-    let left = this.SUBRULE(this.searchNot);
-    this.MANY({
-      GATE: () => startsTerm(this.LA(1)) && !this.operatorAhead(SearchOr),
-      DEF: () => {
-        this.OPTION({ GATE: () => this.operatorAhead(SearchAnd), DEF: () => this.CONSUME(SearchAnd) });
-        this.blankBefore(this.LA(1));
-        const right = this.SUBRULE2(this.searchNot);
-        left = { kind: "and", left, right, pos: left.pos };
-      },
-    });
-    return left;
+    const outer = this.building;
+    this.building = this.SUBRULE(this.searchNot);
+    this.MANY(this.andStep);
+    const expr = this.building;
+    this.building = outer;
+    return expr;
   });
+
+  private readonly andStep = {
+    GATE: () => startsTerm(this.LA(1)) && !this.operatorAhead(SearchOr),
+    DEF: () => {
+      this.OPTION(this.andOperator);
+      this.blankBefore(this.LA(1));
+      const right = this.SUBRULE2(this.searchNot);
+      this.building = { kind: "and", left: this.building, right, pos: this.building.pos };
+    },
+  };
+
+  private readonly andOperator = {
+    GATE: () => this.operatorAhead(SearchAnd),
+    DEF: () => this.CONSUME(SearchAnd),
+  };
 
   protected searchNot = this.RULE("searchNot", (): SearchExpr => this.OR2(this.searchNotAlternatives));
 
+  /**
+   * The alternatives are told apart by their first token alone (LL(1)): `NOT`, `AND` and `OR` have
+   * alternatives of their own that read them as words where they operate on nothing, rather than
+   * being words too, which would make Chevrotain look two tokens ahead over every pair of tokens.
+   */
   private readonly searchNotAlternatives: IOrAlt<SearchExpr>[] = [
     {
-      // before the word alternative, which `NOT` is a token of too
-      GATE: () => this.operatorAhead(SearchNot),
-      IGNORE_AMBIGUITIES: true,
       ALT: () => {
         const not = this.CONSUME(SearchNot);
-        if (!this.RECORDING_PHASE) this.enterNesting(not.startOffset);
-        const operand = this.SUBRULE(this.searchNot);
-        if (!this.RECORDING_PHASE) this.depth--;
-        return { kind: "not", operand, pos: not.startOffset };
+        const operand = this.OPTION(this.negated);
+        return operand === undefined ? this.word(not) : { kind: "not", operand, pos: not.startOffset };
       },
     },
-    {
-      ALT: () => {
-        const word = this.CONSUME(SearchWordCategory);
-        if (!this.RECORDING_PHASE) this.countTerm(word.startOffset);
-        return { kind: "word", value: this.unescaped(word.image), pos: word.startOffset };
-      },
-    },
+    { ALT: () => this.word(this.CONSUME(SearchWordCategory)) },
+    { ALT: () => this.word(this.CONSUME(SearchAnd)) },
+    { ALT: () => this.word(this.CONSUME(SearchOr)) },
     {
       ALT: () => {
         const phrase = this.CONSUME(SearchPhrase);
         if (!this.RECORDING_PHASE) this.countTerm(phrase.startOffset);
         return { kind: "phrase", value: this.unescaped(phraseText(phrase.image)), pos: phrase.startOffset };
-      },
-    },
-    {
-      // only ever the whole value (`search` above): here it is an error that says so
-      ALT: () => {
-        const quoted = this.CONSUME2(SearchIncomplete);
-        if (!this.RECORDING_PHASE) this.quotedNotWhole(quoted);
-        return { kind: "word", value: "", pos: quoted.startOffset };
       },
     },
     {
@@ -177,6 +186,23 @@ export class SearchExpressionParser extends ExpressionParser {
       },
     },
   ];
+
+  /** what a `NOT` just read operates on: a term apart from it (ABNF `"NOT" RWS`) */
+  private readonly negated = {
+    GATE: () => apart(this.LA(0), this.LA(1)),
+    DEF: (): SearchExpr => {
+      const not = this.LA(0);
+      if (!this.RECORDING_PHASE) this.enterNesting(not.startOffset);
+      const operand = this.SUBRULE(this.searchNot);
+      if (!this.RECORDING_PHASE) this.depth--;
+      return operand;
+    },
+  };
+
+  private word(token: IToken): SearchExpr {
+    if (!this.RECORDING_PHASE) this.countTerm(token.startOffset);
+    return { kind: "word", value: this.unescaped(token.image), pos: token.startOffset };
+  }
 
   /**
    * `'…'`: the service may read an incomplete expression as it sees fit (URL conventions 5.1.7);

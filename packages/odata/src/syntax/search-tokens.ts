@@ -4,8 +4,7 @@
  * are words), so it has lexers of its own: one for a `$search` value, and a mode of the `$expand`
  * lexer entered at `$search=` inside an expand item, where `;` and the item's closing `)` end it.
  * The operators are upper case only: `and`, `or` and `not` are words to search for, and so are
- * `AND`, `OR` and `NOT` where no term follows them to operate on (search-parser.ts): every token
- * of them is also a search word.
+ * `AND`, `OR` and `NOT` where no term follows them to operate on (search-parser.ts).
  */
 import { createToken, Lexer, type TokenType } from "chevrotain";
 import { RParen, Semicolon, WhiteSpace } from "./tokens.js";
@@ -18,6 +17,8 @@ export const SearchWordCategory = createToken({
   label: "a search term",
 });
 export const SearchOpen = createToken({ name: "SearchOpen", pattern: Lexer.NA, label: "'('" });
+/** every token a search term can begin with, the operator words included (they are words where they operate on nothing) */
+export const SearchTermStart = createToken({ name: "SearchTermStart", pattern: Lexer.NA, label: "a search term" });
 export const SearchClose = createToken({ name: "SearchClose", pattern: Lexer.NA, label: "')'" });
 
 // ---------------------------------------------------------------- shared by both lexers
@@ -26,6 +27,7 @@ export const SearchClose = createToken({ name: "SearchClose", pattern: Lexer.NA,
 export const SearchPhrase = createToken({
   name: "SearchPhrase",
   pattern: /"(?:[^"\\]|\\.)*"/,
+  categories: [SearchTermStart],
   label: "a phrase",
 });
 
@@ -36,7 +38,7 @@ export const SearchPhrase = createToken({
 export const SearchWord = createToken({
   name: "SearchWord",
   pattern: /[^\s()";'][^\s()";]*/,
-  categories: [SearchWordCategory],
+  categories: [SearchWordCategory, SearchTermStart],
   label: "a search term",
 });
 
@@ -56,7 +58,7 @@ const operator = (name: string, image: string): TokenType =>
     name,
     pattern: new RegExp(image),
     longer_alt: SearchWord,
-    categories: [SearchWordCategory],
+    categories: [SearchTermStart],
     label: `'${image}'`,
   });
 
@@ -66,7 +68,12 @@ export const SearchNot = operator("SearchNot", "NOT");
 
 // ---------------------------------------------------------------- a `$search` value
 
-const LParenInSearch = createToken({ name: "LParenInSearch", pattern: "(", categories: [SearchOpen], label: "'('" });
+const LParenInSearch = createToken({
+  name: "LParenInSearch",
+  pattern: "(",
+  categories: [SearchOpen, SearchTermStart],
+  label: "'('",
+});
 const RParenInSearch = createToken({ name: "RParenInSearch", pattern: ")", categories: [SearchClose], label: "')'" });
 
 const common = [SearchPhrase, SearchIncomplete, SearchAnd, SearchOr, SearchNot, SearchWord];
@@ -89,7 +96,7 @@ const GroupOpen = createToken({
   name: "GroupOpen",
   pattern: "(",
   push_mode: "search",
-  categories: [SearchOpen],
+  categories: [SearchOpen, SearchTermStart],
   label: "'('",
 });
 
@@ -117,6 +124,7 @@ export const nestedSearchTokens: TokenType[] = [WhiteSpace, GroupOpen, GroupClos
 /** every token type above, for the parser's vocabulary */
 export const allSearchTokens: TokenType[] = [
   SearchWordCategory,
+  SearchTermStart,
   SearchOpen,
   SearchClose,
   ...searchTokens.slice(1),

@@ -246,11 +246,7 @@ export const LParen = createToken({ name: "LParen", pattern: "(", label: "'('" }
 export const RParen = createToken({ name: "RParen", pattern: ")", label: "')'" });
 export const Comma = createToken({ name: "Comma", pattern: ",", label: "','" });
 export const Slash = createToken({ name: "Slash", pattern: "/", label: "'/'" });
-/**
- * `;` between the options of an `$expand` item, also as `%3B`, which the ABNF's `SEMI` allows and
- * the `$expand` text keeps encoded (deferred-escapes.ts): only a nested search word keeps it as data
- */
-export const Semicolon = createToken({ name: "Semicolon", pattern: /;|%3[Bb]/, label: "';'" });
+export const Semicolon = createToken({ name: "Semicolon", pattern: ";", label: "';'" });
 export const Equals = createToken({ name: "Equals", pattern: "=", label: "'='" });
 export const Colon = createToken({ name: "Colon", pattern: ":", label: "':'" });
 export const Star = createToken({ name: "Star", pattern: "*", label: "'*'" });
