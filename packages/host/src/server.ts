@@ -5,8 +5,9 @@
  */
 import type { Server } from "node:http";
 import { describeDatabase, openDatabase } from "@bizdata/core";
+import { webAppFiles } from "@bizdata/web";
 import { serve } from "@hono/node-server";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
@@ -14,6 +15,7 @@ import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { RateLimits } from "./limits/rate-limits.js";
+import { flushed, hostLogger } from "./observability/host-logger.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
 
@@ -39,8 +41,8 @@ export interface StartOptions {
  */
 export async function startHost(
   config: HostConfig,
-  { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
-  { logger = pino({ level: config.logLevel }) }: StartOptions = {},
+  { model, seed, demo: demoSet, oauthServer, webApp }: BizdataConfig,
+  { logger = hostLogger(config.logLevel) }: StartOptions = {},
 ) {
   const dbOptions = {
     url: config.databaseUrl,
@@ -90,6 +92,7 @@ export async function startHost(
     logger,
     rateLimits,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
+    ...((config.webApp.enabled ?? webApp ?? false) && { webApp: webAppFiles() }),
   });
   logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");
   if (demo) {
@@ -112,6 +115,7 @@ export async function startHost(
       await rateLimits.flush();
       await db.close();
       logger.info("stopped");
+      await flushed(logger);
     },
   };
 }
