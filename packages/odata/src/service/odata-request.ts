@@ -8,6 +8,7 @@ import type { ChangeAuthor, Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import { queryParameters } from "../syntax/query-parameters.js";
 import { responseFormat } from "./response-format.js";
 
 /** what the service asks permission for, before any record is read or written */
@@ -136,8 +137,10 @@ export function serviceRequest(
   body: (() => Promise<unknown>) | undefined,
   options: ServiceRequestOptions,
 ): ODataRequest {
-  const formatName = formatOptionName(url.searchParams);
-  const formatOption = formatOptionOf(url.searchParams);
+  // `$search` and `$expand` keep `%3B` and `%25` for the parser (queryParameters)
+  const query = queryParameters(url.search);
+  const formatName = formatOptionName(query);
+  const formatOption = formatOptionOf(query);
   const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
   const ifMatch = headers.get("if-match");
   const ifNoneMatch = headers.get("if-none-match");
@@ -146,11 +149,8 @@ export function serviceRequest(
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
     method: method === "HEAD" ? "GET" : method,
     path: resourcePath(url.pathname, options.basePath),
-    // the URL's own parameters when there is no `$format` to leave out (the URL is not used again)
     search:
-      formatName === undefined
-        ? url.searchParams
-        : new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
+      formatName === undefined ? query : new URLSearchParams([...query].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
     ...(body !== undefined ? { body } : headers.get("content-type") !== null && { emptyBody: true }),
