@@ -6,13 +6,14 @@
  * an agent host that does OAuth sees. A recording `fetch` shows which requests the SDK made.
  */
 import { randomBytes } from "node:crypto";
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
+  FetchLike,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+} from "@modelcontextprotocol/client";
 import type { Browser } from "playwright-core";
 import { authorizeInBrowser, type SignInAnswers } from "./oauth-browser.js";
 

@@ -12,7 +12,7 @@ import { connect, content, type Listening, listen } from "@bizdata/test-kit/mcp-
 import {
   discoverOAuthProtectedResourceMetadata,
   extractResourceMetadataUrl,
-} from "@modelcontextprotocol/sdk/client/auth.js";
+} from "@modelcontextprotocol/client";
 import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";

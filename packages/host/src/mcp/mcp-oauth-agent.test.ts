@@ -14,10 +14,7 @@ import { type Caller, dataOf, PASSWORD, signedInTenant } from "@bizdata/test-kit
 import { BrowserAuthorization, recordingFetch } from "@bizdata/test-kit/mcp-oauth-provider";
 import { launchBrowser } from "@bizdata/test-kit/oauth-browser";
 import { type OAuthHost, serveOAuthHost } from "@bizdata/test-kit/oauth-client";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setFeature } from "../tenants/tenant-admin.js";
 
@@ -146,7 +143,7 @@ describe("an MCP agent that does OAuth itself", () => {
         expect(seen(reconnected)[0]).toBe("POST /api/mcp 200");
         expect(authorization.redirects).toBe(1);
         const call = async (name: string, args: Record<string, unknown>) => {
-          const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+          const result = await client.callTool({ name, arguments: args });
           return { isError: result.isError === true, content: result.structuredContent as any };
         };
 

@@ -7,7 +7,7 @@
  */
 import type { Model } from "@bizdata/core";
 import { descriptionOf, type EdmEntitySet, EdmJsonSchemas, type EdmOperation, type JsonSchema } from "@bizdata/odata";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { EdmLookup } from "./edm-lookup.js";
 import { toolSchemaStyle } from "./tool-schema-style.js";
 
@@ -70,9 +70,10 @@ const OPTIONS = {
   skip: { type: "integer", minimum: 0, description: "$skip: records to skip (paging)." },
 } as const;
 
+// the schemas are JSON through and through; the SDK types a tool's input schema as JSON values
 const object = (properties: Record<string, JsonSchema>, required: readonly string[] = []): Tool["inputSchema"] => ({
   type: "object",
-  properties,
+  properties: properties as NonNullable<Tool["inputSchema"]["properties"]>,
   ...(required.length > 0 && { required: [...required] }),
   additionalProperties: false,
 });
