@@ -113,7 +113,7 @@ export function mcpRoutes(options: McpOptions) {
     const caller: McpCaller = { principal, api };
     const token = c.get("accessToken");
     const request = c.req.raw;
-    const modern = request.method === "POST" && !(await isLegacyRequest(request, { maxRequestBodySize }));
+    const modern = request.method === "POST" && !(await isLegacyRequest(request, undefined, { maxRequestBodySize }));
     const response = modern
       ? await perRequest.fetch(request, { authInfo: authInfoOf(caller, token) })
       : await sessions.handle(request, caller, token);
