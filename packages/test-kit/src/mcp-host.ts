@@ -12,6 +12,7 @@ import {
   type CallToolResult,
   Client,
   type ElicitResult,
+  type FetchLike,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   type LoggingMessageNotification,
@@ -69,6 +70,8 @@ export interface ConnectOptions {
   readonly headers?: Record<string, string>;
   /** default: the current revision */
   readonly revision?: Revision;
+  /** the transport's fetch (to watch the requests it sends) */
+  readonly fetch?: FetchLike;
 }
 
 /** an SDK client connected to `{url}{basePath}/mcp` with `token` (and `headers` on every request) */
@@ -95,6 +98,7 @@ export async function connect(url: string, token: string, options: ConnectOption
   });
   const transport = new StreamableHTTPClientTransport(new URL(`${url}${options.basePath ?? "/api"}/mcp`), {
     requestInit: { headers: { ...options.headers, Authorization: `Bearer ${token}` } },
+    ...(options.fetch && { fetch: options.fetch }),
   });
   await client.connect(transport);
   return {

@@ -9,10 +9,7 @@ import { sampleModel } from "@bizdata/examples";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { type Caller, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { connect, content, type Listening, listen } from "@bizdata/test-kit/mcp-host";
-import {
-  discoverOAuthProtectedResourceMetadata,
-  extractResourceMetadataUrl,
-} from "@modelcontextprotocol/client";
+import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } from "@modelcontextprotocol/client";
 import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";

@@ -9,7 +9,12 @@
  * record set the caller may not read completes to nothing.
  */
 import { odataString, type ScalarField } from "@bizdata/core";
-import { type CompleteRequest, type CompleteResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import {
+  type CompleteRequest,
+  type CompleteResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
 import { ApiFailure } from "./api-calls.js";
 import { methodToolOf, parametersOf } from "./method-prompts.js";
 import { ENTITY_SET_TEMPLATE } from "./model-resources.js";
@@ -127,8 +132,9 @@ async function startingWith(
     search.set("@prefix", odataString(prefix));
   }
   try {
-    const rows = ((await ctx.api.send("GET", ctx.api.path(entity, search))).body as { value: Record<string, unknown>[] })
-      .value;
+    const rows = (
+      (await ctx.api.send("GET", ctx.api.path(entity, search))).body as { value: Record<string, unknown>[] }
+    ).value;
     const values = [...new Set(rows.map((r) => r[property]).filter((v): v is string => typeof v === "string"))];
     const hasMore = rows.length > MAX_VALUES;
     return { completion: { values: values.slice(0, MAX_VALUES), ...(!hasMore && { total: values.length }), hasMore } };

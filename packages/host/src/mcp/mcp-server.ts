@@ -10,8 +10,8 @@
  */
 import type { Database, Model } from "@bizdata/core";
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type InputRequiredResult,
   isInputRequiredResult,
@@ -26,7 +26,7 @@ import type { Logger } from "pino";
 import { tenantFeaturesOf } from "../api/metadata-routes.js";
 import { can, type Roles } from "../auth/permissions.js";
 import { type ApiCalls, ApiFailure } from "./api-calls.js";
-import { type McpCaller, callerOf } from "./mcp-caller.js";
+import { callerOf, type McpCaller } from "./mcp-caller.js";
 import { complete } from "./mcp-completions.js";
 import { methodPrompt, methodPrompts, methodToolOf } from "./method-prompts.js";
 import { modelResources, readResource, resourceTemplates } from "./model-resources.js";
@@ -68,7 +68,9 @@ const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.Invalid
 /** lists come in one page: a cursor is none this server gave */
 function onePage(params: { cursor?: string | undefined } | undefined): void {
   if (params?.cursor !== undefined) {
-    throw invalid(`The cursor ${JSON.stringify(params.cursor)} is not one of this server's: its lists come in one page.`);
+    throw invalid(
+      `The cursor ${JSON.stringify(params.cursor)} is not one of this server's: its lists come in one page.`,
+    );
   }
 }
 
@@ -114,7 +116,9 @@ export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWor
     const caller = callerOf(ctx);
     const catalog = await catalogOf(caller);
     const tools = permittedTools(catalog, roles, caller.principal);
-    const readable = catalog.lookup.entitySets.map((s) => s.name).filter((s) => can(roles, caller.principal, "read", s));
+    const readable = catalog.lookup.entitySets
+      .map((s) => s.name)
+      .filter((s) => can(roles, caller.principal, "read", s));
     return { caller, catalog, tools, methods: new Map(tools.map((t) => [t.tool.name, t])), readable };
   };
 

@@ -58,11 +58,13 @@ function typed(prompt: string, name: string, field: ScalarField, value: string):
     case "integer":
     case "decimal": {
       const number = Number(value);
-      if (value.trim() === "" || !Number.isFinite(number)) throw invalid(`${prompt}: ${name} must be a number, not "${value}".`);
+      if (value.trim() === "" || !Number.isFinite(number))
+        throw invalid(`${prompt}: ${name} must be a number, not "${value}".`);
       return number;
     }
     case "boolean":
-      if (value !== "true" && value !== "false") throw invalid(`${prompt}: ${name} must be true or false, not "${value}".`);
+      if (value !== "true" && value !== "false")
+        throw invalid(`${prompt}: ${name} must be true or false, not "${value}".`);
       return value === "true";
     default:
       return value;

@@ -37,7 +37,9 @@ export const recordTemplates: ResourceTemplateType[] = [
 ];
 
 /** a property a records resource can be about: a persisted scalar or a reference */
-export type Narrowing = { readonly kind: "scalar"; readonly field: ScalarField } | { readonly kind: "reference"; readonly target: string };
+export type Narrowing =
+  | { readonly kind: "scalar"; readonly field: ScalarField }
+  | { readonly kind: "reference"; readonly target: string };
 
 /** what `property` of `entity` is to a records resource, or undefined when it cannot narrow one */
 export function narrowingOf(model: Model, entity: string, property: string): Narrowing | undefined {
@@ -115,7 +117,8 @@ function equalTo(model: Model, entity: string, property: string, narrowing: Narr
   const targetKey = naturalKeyOf(model, narrowing.target);
   const field = model.entity(narrowing.target)?.fields[targetKey];
   if (isGuid(value) || targetKey === "Guid" || field === undefined || !isScalar(field)) {
-    if (!isGuid(value)) throw ApiFailure.named("InvalidKey", `"${value}" is not a Guid of a ${narrowing.target}.`, "value");
+    if (!isGuid(value))
+      throw ApiFailure.named("InvalidKey", `"${value}" is not a Guid of a ${narrowing.target}.`, "value");
     return { $filter: `${property}/Guid eq @value`, "@value": value };
   }
   return {

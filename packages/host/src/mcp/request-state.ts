@@ -47,4 +47,6 @@ export function requestStates(db: Database): RequestStates {
 
 /** which call a state belongs to: the tool and its arguments, as the retry repeats them */
 export const callDigest = (tool: string, args: unknown): string =>
-  createHash("sha256").update(JSON.stringify([tool, args])).digest("base64url");
+  createHash("sha256")
+    .update(JSON.stringify([tool, args]))
+    .digest("base64url");

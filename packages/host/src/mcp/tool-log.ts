@@ -12,7 +12,16 @@ import type { ObservedCall } from "./api-calls.js";
 import type { Message } from "./tool-results.js";
 
 /** the syslog levels in order of severity (RFC 5424, as MCP orders them) */
-const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
 
 const rank = (level: LoggingLevel) => LEVELS.indexOf(level);
 

@@ -11,7 +11,12 @@
  * (workflow_answer). Everything a round needs is in the request and the database: any host serves
  * the retry.
  */
-import { type CallToolResult, type InputRequiredResult, inputRequired, inputResponse } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+} from "@modelcontextprotocol/server";
 import type { WorkflowHandle } from "./session-workflows.js";
 import type { ToolContext } from "./tool-context.js";
 import { type Message, messages, type Question, questions, success } from "./tool-results.js";
@@ -72,9 +77,16 @@ const NEXT: Readonly<Record<Then, string>> = {
   commit: "Answer each question with workflow_answer (promptId and the key of a choice), then commit again.",
 };
 
-/** the report with more messages and answers, their fields left out while empty */
+/**
+ * The report with more messages and answers, their fields left out while empty. A message said
+ * again (an answer's step and the commit after it both run the logic that says it) is kept once.
+ */
 export function withMore(report: Report, said: readonly Message[], answered: readonly Answer[] = []): Report {
-  const allSaid = [...(report.messages ?? []), ...said];
+  const seen = new Set<string>();
+  const allSaid = [...(report.messages ?? []), ...said].filter((m) => {
+    const key = JSON.stringify([m.group, m.severity, m.text]);
+    return !seen.has(key) && seen.add(key);
+  });
   const allAnswered = [...(report.answered ?? []), ...answered];
   const { messages: _m, answered: _a, ...rest } = report;
   return {
@@ -91,7 +103,9 @@ export function reportOrAsk(
   asked: readonly Question[],
   then: Then = "report",
 ): ToolOutcome {
-  return asked.length === 0 ? success(report) : { kind: "asking", workflowId: workflow.id, report, questions: asked, then };
+  return asked.length === 0
+    ? success(report)
+    : { kind: "asking", workflowId: workflow.id, report, questions: asked, then };
 }
 
 /** the questions for the agent to answer, with what to do */

@@ -42,7 +42,11 @@ export async function commit(ctx: ToolContext, workflow: WorkflowHandle, prior: 
   const result = await ctx.workflows.commit(workflow);
   const { prompts: envelope, body } = result.response;
   const { messages: said = [], answered = [] } = prior;
-  const report = withMore({ workflowId: workflow.id, status: result.status }, [...said, ...messages(envelope)], answered);
+  const report = withMore(
+    { workflowId: workflow.id, status: result.status },
+    [...said, ...messages(envelope)],
+    answered,
+  );
   switch (result.status) {
     case "saved":
       return success(report);

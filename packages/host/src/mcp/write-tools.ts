@@ -48,7 +48,10 @@ export async function stageTool(ctx: ToolContext, action: WriteAction, args: Arg
       break;
     }
   }
-  const report = withMore({ workflowId: workflow.id, staged: stagedWhat(action), ...outcome }, messages(response.prompts));
+  const report = withMore(
+    { workflowId: workflow.id, staged: stagedWhat(action), ...outcome },
+    messages(response.prompts),
+  );
   return reportOrAsk(workflow, report, questions(response.prompts));
 }
 

@@ -61,7 +61,8 @@ const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 export const isLoopbackUri = (uri: string) => URL.canParse(uri) && LOOPBACK.has(new URL(uri).hostname);
 
 /** a client id that names a client metadata document: an https URL with a path */
-export const isClientIdUrl = (id: string) => URL.canParse(id) && new URL(id).protocol === "https:" && new URL(id).pathname !== "/";
+export const isClientIdUrl = (id: string) =>
+  URL.canParse(id) && new URL(id).protocol === "https:" && new URL(id).pathname !== "/";
 
 /** how long a fetched metadata document is kept, seconds: its Cache-Control within these bounds */
 const METADATA_DOCUMENT_CACHE = { min: 60, max: 24 * 3600 };
@@ -159,7 +160,10 @@ export async function createProvider(
         else metadata.scope = scope;
         // a metadata document's client has no secret: the default method (client_secret_basic)
         // becomes none, a shared-secret method it names itself having been refused on fetch
-        if (isClientIdUrl(String(metadata.client_id)) && metadata.token_endpoint_auth_method === "client_secret_basic") {
+        if (
+          isClientIdUrl(String(metadata.client_id)) &&
+          metadata.token_endpoint_auth_method === "client_secret_basic"
+        ) {
           metadata.token_endpoint_auth_method = "none";
         }
       },

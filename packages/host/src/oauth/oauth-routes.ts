@@ -12,10 +12,12 @@ import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { InteractionResults, default as Provider } from "oidc-provider";
 import type { Logger } from "pino";
+import { serverSecret } from "../auth/server-secret.js";
 import { checkSignIn } from "../auth/sign-in-check.js";
 import type { ThrottleSettings } from "../auth/sign-in-throttle.js";
 import type { SigningKeys } from "../auth/signing-keys.js";
 import { requestClientAddress, requestOf } from "../observability/request-context.js";
+import { formTokens } from "./form-tokens.js";
 import { type ClientView, consentPage, errorPage, PAGE_POLICY, signInPage } from "./oauth-pages.js";
 import {
   accountId,
@@ -26,8 +28,6 @@ import {
   parseAccountId,
 } from "./oauth-provider.js";
 import { defaultRegistration, type RegistrationSettings, registrationGate } from "./registration-limit.js";
-import { serverSecret } from "../auth/server-secret.js";
-import { formTokens } from "./form-tokens.js";
 
 export interface OAuthServerOptions {
   readonly db: Database;
