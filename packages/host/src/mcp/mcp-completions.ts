@@ -3,7 +3,8 @@
  * prompts, as a person types them — entity sets by name; records by natural-key prefix (read
  * through the API as the caller, ordered by the key, the prefix a parameter alias); enum members;
  * true and false; a records resource's properties, and the values of the one chosen (a
- * reference's by its target's natural key). At most 100 values, with `total` and `hasMore`. An
+ * reference's by its target's natural key). At most 100 values (read ones: MCP_ROW_LIMIT), with
+ * `total` and `hasMore`. An
  * argument that depends on another (a key on its entity set) takes it from `context.arguments`.
  * A reference, argument or entity set that is not there is a JSON-RPC error (-32602) naming it; a
  * record set the caller may not read completes to nothing.
@@ -126,7 +127,9 @@ async function startingWith(
   property: string,
   prefix: string,
 ): Promise<CompleteResult> {
-  const search = new URLSearchParams({ $select: property, $orderby: property, $top: String(MAX_VALUES + 1) });
+  // one more than shown tells whether there are more; the row limit is under the server's page size
+  const shown = Math.min(MAX_VALUES, ctx.rowLimit);
+  const search = new URLSearchParams({ $select: property, $orderby: property, $top: String(shown + 1) });
   if (prefix !== "") {
     search.set("$filter", `startswith(${property},@prefix)`);
     search.set("@prefix", odataString(prefix));
@@ -136,8 +139,8 @@ async function startingWith(
       (await ctx.api.send("GET", ctx.api.path(entity, search))).body as { value: Record<string, unknown>[] }
     ).value;
     const values = [...new Set(rows.map((r) => r[property]).filter((v): v is string => typeof v === "string"))];
-    const hasMore = rows.length > MAX_VALUES;
-    return { completion: { values: values.slice(0, MAX_VALUES), ...(!hasMore && { total: values.length }), hasMore } };
+    const hasMore = rows.length > shown;
+    return { completion: { values: values.slice(0, shown), ...(!hasMore && { total: values.length }), hasMore } };
   } catch (err) {
     // what the caller may not read, it gets no suggestions from
     if (err instanceof ApiFailure && err.status === 403) return NOTHING;
