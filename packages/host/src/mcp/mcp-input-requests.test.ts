@@ -155,7 +155,7 @@ describe("MCP 2026-07-28: questions as multi-round-trip input requests", () => {
         .map((a) => a.replace(/^(event|data): /gm, ""))
         .find((a) => a.includes("input_required"))!;
       const result = JSON.parse(interim.split("\n").find((l) => l.includes("input_required"))!).result;
-      const promptId = committed.structuredContent!.answered[0].promptId;
+      const promptId = content(committed).answered[0].promptId;
       expect(result).toMatchObject({ resultType: "input_required", requestState: expect.any(String) });
       expect(Object.keys(result.inputRequests)).toEqual([promptId]);
       expect(retry.id).not.toBe(first.id);
