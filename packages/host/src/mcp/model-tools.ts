@@ -44,7 +44,7 @@ const WORKFLOW_ID = {
   type: "string",
   format: "uuid",
   description:
-    "The workflow to work in. Left out: the one this session started last (one is started when there is none).",
+    "The workflow to work in: the workflowId a change's answer carries. Left out: a new one is started (on a 2025 session, the one it used last).",
 };
 const READ_IN_WORKFLOW = {
   ...WORKFLOW_ID,
@@ -251,7 +251,11 @@ function methodTool(
 }
 
 function workflowTools(): ModelTool[] {
-  const workflowId = { ...WORKFLOW_ID, description: "The workflow. Left out: the one this session used last." };
+  const workflowId = {
+    ...WORKFLOW_ID,
+    description:
+      "The workflow: the workflowId a change's answer carries (on a 2025 session, left out: the one it used last).",
+  };
   const make = (step: WorkflowStep, title: string, description: string, schema: Tool["inputSchema"], hints: object) => {
     const action = { kind: "workflow", step } as const;
     return {
