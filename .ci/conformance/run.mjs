@@ -1,8 +1,9 @@
 // The MCP conformance suite (@modelcontextprotocol/conformance from npm) against the reference
 // host, on both revisions the host serves: the suite's server scenarios of 2025-11-25 (with the
-// 2025 revisions before it) and of 2026-07-28. The suite needs Node 22 or later, which comes from
-// npm too (node-linux-<arch>); both are installed with `npm ci` from package-lock.json beside this
-// file into a cache folder, once per lock. The host runs as `pnpm start` runs it, on an in-memory
+// 2025 revisions before it) and of 2026-07-28. The suite is installed with `npm ci` from
+// package-lock.json beside this file into a cache folder, once per lock; it needs Node 22 or
+// later: this Node when it is one, else the one CONFORMANCE_NODE names (.ci/run passes the Node 24
+// it installs from npm for its step 1b). The host runs as `pnpm start` runs it, on an in-memory
 // database seeded with the demo tenants, on a free loopback port; the suite's client sends no
 // token, so it reaches the host through a proxy here that adds the demo user's (every other header,
 // Host and Origin among them, as the client sent it). Then each check the suite reports is
@@ -27,7 +28,7 @@ const RUNS = [
   ["2026-07-28", ["--suite", "all", "--spec-version", "2026-07-28"]],
 ];
 
-/** the suite and Node 22+, installed once per lock into the cache */
+/** the suite, installed once per lock into the cache, and a Node 22+ to run it */
 function toolchain() {
   const lock = readFileSync(join(here, "package-lock.json"));
   const stamp = createHash("sha256").update(lock).digest("hex").slice(0, 16);
@@ -35,13 +36,16 @@ function toolchain() {
   if (!existsSync(join(cache, "installed"))) {
     mkdirSync(cache, { recursive: true });
     for (const file of ["package.json", "package-lock.json"]) cpSync(join(here, file), join(cache, file));
-    console.log(`installing the conformance suite and Node into ${cache}`);
+    console.log(`installing the conformance suite into ${cache}`);
     execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: cache, stdio: "inherit" });
     writeFileSync(join(cache, "installed"), stamp);
   }
-  const major = Number(process.versions.node.split(".")[0]);
-  const arch = process.arch === "arm64" ? "arm64" : "x64";
-  const node = major >= 22 ? process.execPath : join(cache, "node_modules", `node-linux-${arch}`, "bin", "node");
+  const node = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : process.env.CONFORMANCE_NODE;
+  if (node === undefined || !existsSync(node)) {
+    throw new Error(
+      `the conformance suite needs Node 22 or later: this is ${process.version}, and CONFORMANCE_NODE names none`,
+    );
+  }
   return { node, suite: join(cache, "node_modules/@modelcontextprotocol/conformance/dist/index.js") };
 }
 

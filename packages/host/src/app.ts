@@ -17,7 +17,7 @@ import {
 } from "@bizdata/odata";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { callService, entityRoutes, send } from "./api/entity-routes.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
@@ -35,6 +35,7 @@ import { sharedByTenants, TenantShare } from "./limits/tenant-share.js";
 import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
+import { hostLogger } from "./observability/host-logger.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
 import { requestDatabase, requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
@@ -62,7 +63,7 @@ export interface AppOptions {
     | "rateLimits"
   > &
     ObservabilitySettings;
-  /** defaults to a pino logger at `config.logLevel` */
+  /** defaults to the host's logger (host-logger.ts): pino at `config.logLevel` on standard output, written asynchronously */
   readonly logger?: Logger;
   /** where the API is mounted (default `/api`); every URL the service writes starts with it */
   readonly basePath?: string;
@@ -99,7 +100,7 @@ export function createApp({
   model,
   keys,
   config,
-  logger = pino({ level: config.logLevel }),
+  logger = hostLogger(config.logLevel),
   basePath: base = "/api",
   oauthServer,
   mcpAllowedHosts,

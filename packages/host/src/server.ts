@@ -6,7 +6,7 @@
 import type { Server } from "node:http";
 import { describeDatabase, openDatabase } from "@bizdata/core";
 import { serve } from "@hono/node-server";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
@@ -14,6 +14,7 @@ import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { RateLimits } from "./limits/rate-limits.js";
+import { flushed, hostLogger } from "./observability/host-logger.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
 
@@ -55,7 +56,7 @@ export interface StartOptions {
 export async function startHost(
   config: HostConfig,
   { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
-  { logger = pino({ level: config.logLevel }) }: StartOptions = {},
+  { logger = hostLogger(config.logLevel) }: StartOptions = {},
 ) {
   const dbOptions = {
     url: config.databaseUrl,
@@ -129,6 +130,7 @@ export async function startHost(
       await rateLimits.flush();
       await db.close();
       logger.info("stopped");
+      await flushed(logger);
     },
   };
 }
