@@ -15,15 +15,18 @@ import {
   odataVersion,
   runBatch,
 } from "@bizdata/odata";
+import { WEB_APP_CLIENT_ID, type WebAppFiles } from "@bizdata/web";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { Logger } from "pino";
 import { callService, entityRoutes, send } from "./api/entity-routes.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
+import { WEB_APP_PATH, webAppRoutes } from "./api/web-app-routes.js";
 import { stepHeadersOf, workflowCallerOf, workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import { callerRights } from "./auth/caller-rights.js";
 import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
 import { grantStanding } from "./auth/token-grants.js";
@@ -93,6 +96,11 @@ export interface AppOptions {
   readonly rateLimits?: RateLimits;
   /** the places each tenant's requests take (default: made from `config.tenantShare`) */
   readonly tenantShare?: TenantShare;
+  /**
+   * Serves the web app (@bizdata/web's built files) at `/app/` (off when left out). With the
+   * OAuth server on, the host registers it as a public client that returns to `/app/`.
+   */
+  readonly webApp?: WebAppFiles;
 }
 
 export function createApp({
@@ -104,6 +112,7 @@ export function createApp({
   basePath: base = "/api",
   oauthServer,
   mcpAllowedHosts,
+  webApp,
   rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed")),
   tenantShare = new TenantShare(config.tenantShare),
 }: AppOptions) {
@@ -160,6 +169,15 @@ export function createApp({
     accessTokenTtl: auth.accessTokenTtl,
     refreshTokenTtl: auth.refreshTokenTtl,
     ...(oauthServer.fetch && { fetch: oauthServer.fetch }),
+    ...(webApp && {
+      clients: [
+        {
+          clientId: WEB_APP_CLIENT_ID,
+          name: "bizdata web app",
+          redirectUris: [`${oauthServer.publicUrl}${WEB_APP_PATH}/`],
+        },
+      ],
+    }),
   };
   if (oauth !== undefined) {
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
@@ -205,6 +223,15 @@ export function createApp({
   app.get(WELL_KNOWN, (c) =>
     c.json(resourceMetadata(oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`, issuers, "bizdata API")),
   );
+  if (webApp)
+    app.route(
+      "/",
+      webAppRoutes({
+        files: webApp,
+        config: { service: basePath, ...(oauth && { clientId: WEB_APP_CLIENT_ID }) },
+        connectOrigins: issuerOriginsOf(issuers),
+      }),
+    );
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
   const thirdParty = thirdPartyVerifier(issuers, userRoles);
   app.use(
@@ -212,6 +239,7 @@ export function createApp({
     authenticate(keys, auth, { resourceMetadata: metadataOf, standing, ...(thirdParty && { thirdParty }) }),
   );
   app.use(`${basePath}/*`, limitedByToken(rateLimits));
+  app.get(`${basePath}/auth/me`, callerRights(model, config.roles));
   const shared = tenantShare.settings.perTenant > 0;
   // an MCP call's tools take a place for each of their calls of the services (mcpRoutes' `place`)
   if (shared)
@@ -303,3 +331,12 @@ export function createApp({
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** the origins of the issuers' token endpoints, which a browser app signed in by them calls */
+const issuerOriginsOf = (issuers: readonly { readonly issuer: string; readonly tokenEndpoint?: string }[]) => [
+  ...new Set(
+    issuers.flatMap(({ issuer, tokenEndpoint }) =>
+      [issuer, tokenEndpoint].flatMap((url) => (url !== undefined && URL.canParse(url) ? [new URL(url).origin] : [])),
+    ),
+  ),
+];

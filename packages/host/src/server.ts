@@ -5,6 +5,7 @@
  */
 import type { Server } from "node:http";
 import { describeDatabase, openDatabase } from "@bizdata/core";
+import { webAppFiles } from "@bizdata/web";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { adminContext } from "./admin/admin-context.js";
@@ -55,7 +56,7 @@ export interface StartOptions {
  */
 export async function startHost(
   config: HostConfig,
-  { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
+  { model, seed, demo: demoSet, oauthServer, webApp }: BizdataConfig,
   { logger = hostLogger(config.logLevel) }: StartOptions = {},
 ) {
   const dbOptions = {
@@ -108,6 +109,7 @@ export async function startHost(
     rateLimits,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
     ...(mcpHosts && { mcpAllowedHosts: mcpHosts }),
+    ...((config.webApp.enabled ?? webApp ?? false) && { webApp: webAppFiles() }),
   });
   logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");
   if (demo) {

@@ -11,13 +11,25 @@ import {
   type ComplexField,
   type Model,
   type PersistedField,
+  type ReferenceField,
   type ScalarField,
+  searchColumns,
   type Virtuals,
 } from "@bizdata/core";
 import type { EdmAnnotation, EdmComplexType, EdmEntityType, EdmNavigationProperty, EdmProperty } from "./edm.js";
 import { defaultOf, scalarTypeRef } from "./edm-types.js";
 import type { SchemaNames } from "./schema-names.js";
-import { alternateKeys, computed, description, immutable } from "./vocabularies.js";
+import {
+  alternateKeys,
+  computed,
+  description,
+  fieldGroup,
+  headerInfo,
+  immutable,
+  label,
+  lineItem,
+  valueList,
+} from "./vocabularies.js";
 
 /** selectable on every entity (spec 2.1): the names of the methods disabled for the record */
 const RECORD_READ_ONLY = "RecordReadOnly";
@@ -27,6 +39,23 @@ export const computedOnRead = (entity: AnyEntity): string[] => [...Object.keys(e
 
 const described = (text: string | undefined): EdmAnnotation[] => (text === undefined ? [] : [description(text)]);
 
+/** a field's own annotations: its description and its caption */
+const fieldAnnotations = (field: { readonly description?: string; readonly label?: string }): EdmAnnotation[] => [
+  ...described(field.description),
+  ...(field.label === undefined ? [] : [label(field.label)]),
+];
+
+/** how a generic client shows the entity: its names, its list's columns, its form's groups */
+function presentation(entity: AnyEntity): EdmAnnotation[] {
+  const annotations: EdmAnnotation[] = [];
+  if (entity.label !== undefined)
+    annotations.push(label(entity.label), headerInfo(entity.label, entity.pluralLabel ?? entity.label));
+  if (entity.lineItem !== undefined) annotations.push(lineItem(entity.lineItem));
+  for (const [qualifier, group] of Object.entries(entity.fieldGroups ?? {}))
+    annotations.push(fieldGroup(qualifier, group.label, group.fields));
+  return annotations;
+}
+
 export class StructuredTypes {
   readonly complexTypes: EdmComplexType[] = [];
   readonly #complexNames = new Map<ComplexField, string>();
@@ -34,6 +63,8 @@ export class StructuredTypes {
   constructor(
     private readonly model: Model,
     private readonly names: SchemaNames,
+    /** the entities with a set of their own: a value help lists one */
+    private readonly entitySets: ReadonlySet<string>,
   ) {}
 
   entityType(entity: AnyEntity): EdmEntityType {
@@ -42,7 +73,7 @@ export class StructuredTypes {
       properties.push({
         name,
         ...scalarTypeRef(virtual.type, true, this.names, [`${entity.name}${name}`]),
-        annotations: [computed, ...described(virtual.description)],
+        annotations: [computed, ...fieldAnnotations(virtual)],
       });
     }
     properties.push({
@@ -62,6 +93,7 @@ export class StructuredTypes {
       annotations: [
         ...described(entity.description),
         ...(unique && property !== "Guid" ? [alternateKeys([property])] : []),
+        ...presentation(entity),
       ],
     };
   }
@@ -71,9 +103,10 @@ export class StructuredTypes {
     const navigation: EdmNavigationProperty[] = [];
     const inverse = entity && this.model.owner(entity.name);
     for (const [name, field] of Object.entries(fields)) {
-      const annotations = described(field.description);
+      const annotations = fieldAnnotations(field);
       switch (field.kind) {
         case "reference":
+          annotations.push(...this.#valueHelp(name, field));
           navigation.push({
             name,
             type: this.names.qualified(field.target),
@@ -109,6 +142,21 @@ export class StructuredTypes {
       }
     }
     return { properties, navigation };
+  }
+
+  /** the reference's value help, when it declares one and its target has a set to list */
+  #valueHelp(navigation: string, field: ReferenceField): EdmAnnotation[] {
+    const target = this.model.entity(field.target)!;
+    if (field.valueHelp === undefined || !this.entitySets.has(target.name)) return [];
+    return [
+      valueList({
+        navigation,
+        collection: target.name,
+        key: target.naturalKey.property,
+        shown: field.valueHelp,
+        searchable: searchColumns(target).length > 0,
+      }),
+    ];
   }
 
   #scalar(owner: string, name: string, field: ScalarField, annotations: EdmAnnotation[]): EdmProperty {
