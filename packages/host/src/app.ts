@@ -76,7 +76,20 @@ export interface AppOptions {
    * out). `publicUrl` is the origin clients reach the host at: the issuer, and with the base path
    * the API's resource indicator. Needs the app served by @hono/node-server.
    */
-  readonly oauthServer?: { readonly publicUrl: string };
+  readonly oauthServer?: {
+    readonly publicUrl: string;
+    /**
+     * How the server fetches a client's metadata document (a client id that is an https URL):
+     * default Node's fetch, refusing addresses of this machine and of private networks
+     */
+    readonly fetch?: typeof fetch;
+  };
+  /**
+   * The host names the MCP endpoint answers to (lower case), for a host listening on a loopback
+   * address, so a page that rebinds its own name to this machine is refused; any name when left
+   * out (startHost sets it from HOST and PUBLIC_URL)
+   */
+  readonly mcpAllowedHosts?: readonly string[];
   /**
    * The request counts the rate limits keep (default: made from `config.rateLimits` on `db`):
    * hosts that share a database share them; give one to flush it or close it yourself
@@ -99,6 +112,7 @@ export function createApp({
   logger = hostLogger(config.logLevel),
   basePath: base = "/api",
   oauthServer,
+  mcpAllowedHosts,
   webApp,
   rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed")),
   tenantShare = new TenantShare(config.tenantShare),
@@ -156,6 +170,7 @@ export function createApp({
     prefix: `${basePath}/oauth`,
     accessTokenTtl: auth.accessTokenTtl,
     refreshTokenTtl: auth.refreshTokenTtl,
+    ...(oauthServer.fetch && { fetch: oauthServer.fetch }),
     ...(webApp && {
       clients: [
         {
@@ -259,6 +274,7 @@ export function createApp({
       bodyLimits: config.bodyLimits,
       oauthIssuers: issuers,
       ...(oauth && { resource: oauth.resources[1] }),
+      ...(mcpAllowedHosts && { allowedHosts: mcpAllowedHosts }),
     }),
   );
   app.route(basePath, workflowRoutes(workflows, config.roles));

@@ -30,6 +30,21 @@ const httpServerOptions = ({ headersTimeout, requestTimeout }: HttpTimeouts) => 
   connectionsCheckingInterval: Math.max(250, Math.floor(headersTimeout / 10)),
 });
 
+/** the names of this machine a host on a loopback address is reached by */
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+/**
+ * The host names the MCP endpoint answers to: on a loopback address (the default HOST) those of
+ * this machine and PUBLIC_URL's, so that a page that rebinds its own name to 127.0.0.1 is refused
+ * (MCP transport security); any name on another address, where clients reach the host by names
+ * it cannot know.
+ */
+function mcpHostsFor(host: string, publicUrl: string | undefined): readonly string[] | undefined {
+  const listening = host.startsWith("[") ? host : host.includes(":") ? `[${host}]` : host;
+  if (!LOOPBACK_NAMES.includes(listening.toLowerCase())) return undefined;
+  return [...LOOPBACK_NAMES, ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname.toLowerCase()])];
+}
+
 export interface StartOptions {
   /** where the host logs (default: pino on standard output at LOG_LEVEL): a server it is embedded in may pass its own */
   readonly logger?: Logger;
@@ -87,6 +102,7 @@ export async function startHost(
   const url = `http://${config.host}:${port}`;
   const oauth = config.oauthServer.enabled ?? oauthServer ?? false;
   const rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed"));
+  const mcpHosts = mcpHostsFor(config.host, config.oauthServer.publicUrl);
   app = createApp({
     db,
     model,
@@ -95,6 +111,7 @@ export async function startHost(
     logger,
     rateLimits,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
+    ...(mcpHosts && { mcpAllowedHosts: mcpHosts }),
     ...((config.webApp.enabled ?? webApp ?? false) && { webApp: webAppFiles() }),
   });
   logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");

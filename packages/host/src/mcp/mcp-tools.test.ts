@@ -10,7 +10,7 @@ import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { type Caller, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { connect, content, type Listening, listen, type McpTestClient } from "@bizdata/test-kit/mcp-host";
 import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
