@@ -1,14 +1,16 @@
 /**
  * The run's results: Markdown tables on stdout (pasteable into an issue), one for the parsers and
- * one for HTTP, one for the import, one for workflows, one for the soak and one for fairness, and the same numbers with the machine and settings as JSON in
+ * one for HTTP, one for the import, one for workflows, one for the soak, one for fairness and one for
+ * the outbox, and the same numbers with the machine and settings as JSON in
  * bench/results/latest.json (ignored by git: results belong to a machine and a moment, not to the
  * source).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import type { FairnessResult, FairnessRun } from "./fairness.js";
-import type { ImportResult, ImportRun } from "./import.js";
+import { IMPORT_BATCH_SIZE, type ImportResult, type ImportRun } from "./import.js";
 import type { Measurement } from "./load.js";
+import type { OutboxResult } from "./outbox.js";
 import type { ParserResult } from "./parser.js";
 import type { BenchSettings, Floor } from "./settings.js";
 import type { SoakResult } from "./soak.js";
@@ -32,6 +34,7 @@ export interface ScaleRun {
   readonly workflow: WorkflowResult | undefined;
   readonly soak: SoakResult | undefined;
   readonly fairness: FairnessResult | undefined;
+  readonly outbox: OutboxResult | undefined;
 }
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -342,6 +345,38 @@ export function fairnessTable(r: FairnessResult, m: Machine): string {
   ].join("\n");
 }
 
+export function outboxTable(r: OutboxResult, m: Machine): string {
+  const head = ["write", "change log on", "off", "on/off", "cost", "CPU µs on (host + PostgreSQL)", "off"];
+  const cpu = (host: number | undefined, postgres: number | undefined) =>
+    [host, postgres].map((x) => (x === undefined ? "–" : x.toFixed(0))).join(" + ");
+  const cost = (ratio: number) => `${((1 - ratio) * 100).toFixed(1)} %`;
+  const rows = [
+    [
+      "create: POST /api/Product (req/s)",
+      ops(r.create.on.rps),
+      ops(r.create.off.rps),
+      r.create.ratio.toFixed(3),
+      cost(r.create.ratio),
+      cpu(r.create.on.cpuPerRequest, r.create.on.postgresCpuPerRequest),
+      cpu(r.create.off.cpuPerRequest, r.create.off.postgresCpuPerRequest),
+    ],
+    [
+      `$batch import: ${IMPORT_BATCH_SIZE} orders a changeset (orders/s)`,
+      ops(r.import.on.ordersPerSecond),
+      ops(r.import.off.ordersPerSecond),
+      r.import.ratio.toFixed(3),
+      cost(r.import.ratio),
+      cpu(r.import.on.cpuPerOrder.host, r.import.on.cpuPerOrder.postgres),
+      cpu(r.import.off.cpuPerOrder.host, r.import.off.cpuPerOrder.postgres),
+    ],
+  ];
+  return [
+    `${machineLine(m)} · outbox: the host with its change log (CHANGE_LOG on) and one with CHANGE_LOG=off on the same database, taking turns; the import of ${r.import.orders} orders × ${r.import.on.records / r.import.on.orders - 1} lines each way; CPU per request (create) or per order (import)`,
+    "",
+    ...markdown(head, rows),
+  ].join("\n");
+}
+
 export async function writeJson(
   runs: readonly ScaleRun[],
   parser: readonly ParserResult[],
@@ -367,6 +402,7 @@ export async function writeJson(
       workflow: run.workflow ?? null,
       soak: run.soak ?? null,
       fairness: run.fairness ?? null,
+      outbox: run.outbox ?? null,
     })),
     loadAverageAfter: os.loadavg().map((l) => Number(l.toFixed(2))),
   };

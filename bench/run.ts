@@ -15,7 +15,8 @@
  * (soak.ts: BENCH_SOAK_REQUESTS point reads against one host, throughput and p99 per 100,000),
  * which runs only when named; BENCH_ONLY=fairness the fairness part (fairness.ts: another
  * tenant's point reads while one tenant sends heavy batches, against an idle host), also only when
- * named; BENCH_HOST=installed measures the host as npm installs the packed packages
+ * named; BENCH_ONLY=outbox the outbox part (outbox.ts: the create scenario and the `$batch` import on
+ * the host with its change log and on one with CHANGE_LOG=off), also only when named; BENCH_HOST=installed measures the host as npm installs the packed packages
  * (installed-host.ts) instead of the workspace's; BENCH_PROFILE=<folder> writes CPU profiles of
  * the host and the floor processes into its subfolders host/ and floor-<kind>/. It fails
  * before measuring a scenario when the host and a floor disagree on its answer, exits non-zero
@@ -28,6 +29,7 @@ import { FAIRNESS_PART, runFairness } from "./fairness.js";
 import { IMPORT_PART, importTenant, prepareImport, runImport } from "./import.js";
 import { type InstalledHost, installHost } from "./installed-host.js";
 import { benchTurns, measureInTurns, mostlyFailed, probe, type Target, warmUp } from "./load.js";
+import { OUTBOX_PART, runOutbox } from "./outbox.js";
 import { type ParserResult, runParserBench } from "./parser.js";
 import { benchTenant, prepareDatabase, scaleDatabase } from "./prepare.js";
 import {
@@ -35,6 +37,7 @@ import {
   fairnessTable,
   growthTable,
   importTables,
+  outboxTable,
   parserTable,
   type ScaleRun,
   type ScenarioResult,
@@ -59,11 +62,12 @@ const unknown =
       name !== WORKFLOW_PART &&
       name !== SOAK_PART &&
       name !== FAIRNESS_PART &&
+      name !== OUTBOX_PART &&
       !scenarios.some((s) => s.name === name),
   ) ?? [];
 if (unknown.length > 0)
   throw new Error(
-    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part, ${WORKFLOW_PART} the workflow part, ${SOAK_PART} the soak part and ${FAIRNESS_PART} the fairness part.`,
+    `BENCH_ONLY names no scenario ${unknown.join(", ")}; the scenarios are ${scenarios.map((s) => s.name).join(", ")}, ${IMPORT_PART} is the import part, ${WORKFLOW_PART} the workflow part, ${SOAK_PART} the soak part, ${FAIRNESS_PART} the fairness part and ${OUTBOX_PART} the outbox part.`,
   );
 const selected = settings.parser === "only" ? [] : scenarios.filter((s) => settings.only?.includes(s.name) ?? true);
 const importing =
@@ -73,6 +77,7 @@ const workflowing =
 // minutes long: only when named
 const soaking = settings.parser !== "only" && (settings.only?.includes(SOAK_PART) ?? false);
 const fair = settings.parser !== "only" && (settings.only?.includes(FAIRNESS_PART) ?? false);
+const outboxing = settings.parser !== "only" && (settings.only?.includes(OUTBOX_PART) ?? false);
 const machine = describeMachine();
 
 const parser: ParserResult[] = settings.parser === "off" ? [] : runParserBench(settings.parserSeconds);
@@ -81,10 +86,10 @@ if (parser.length > 0) console.log(`${parserTable(parser, machine, settings)}\n`
 async function runScale(scale: number, installed: InstalledHost | undefined): Promise<ScaleRun> {
   // the workflow part stages changes to the bench tenant's products
   const data =
-    selected.length > 0 || workflowing || soaking || fair
+    selected.length > 0 || workflowing || soaking || fair || outboxing
       ? await prepareDatabase(settings.databaseUrl, scale)
       : { databaseUrl: await scaleDatabase(settings.databaseUrl, scale), guids: [], orders: 0, lines: 0 };
-  if (importing) await prepareImport(data.databaseUrl);
+  if (importing || outboxing) await prepareImport(data.databaseUrl);
   const runId = Date.now().toString(36);
   let skus = 0;
   const scenarioData = { ...data, uniqueSku: () => `bench-${runId}-${skus++}` };
@@ -176,14 +181,15 @@ async function runScale(scale: number, installed: InstalledHost | undefined): Pr
       ? await runSoak(host.url, host.pid, await signIn(host.url, benchTenant), scenarioData, settings)
       : undefined;
     const fairness = fair ? await runFairness(host.url, env, data, settings) : undefined;
-    return { scale, orders: data.orders, lines: data.lines, results, imported, workflow, soak, fairness };
+    const outbox = outboxing ? await runOutbox(host, env, scenarioData, settings) : undefined;
+    return { scale, orders: data.orders, lines: data.lines, results, imported, workflow, soak, fairness, outbox };
   } finally {
     await Promise.all([host.stop(), ...floors.map((f) => f.server.stop())]);
   }
 }
 
 const runs: ScaleRun[] = [];
-if (selected.length > 0 || importing || workflowing || soaking || fair) {
+if (selected.length > 0 || importing || workflowing || soaking || fair || outboxing) {
   // once for the run: installing packs the packages, which builds them afresh
   const installed = settings.host === "installed" ? await installHost() : undefined;
   // the host runs as it ships: compiled (servers.ts, BUILT_PACKAGES)
@@ -198,6 +204,7 @@ if (selected.length > 0 || importing || workflowing || soaking || fair) {
       if (run.workflow !== undefined) console.log(`\n${workflowTable(run.workflow, machine)}`);
       if (run.soak !== undefined) console.log(`\n${soakTable(run.soak, machine, settings)}`);
       if (run.fairness !== undefined) console.log(`\n${fairnessTable(run.fairness, machine)}`);
+      if (run.outbox !== undefined) console.log(`\n${outboxTable(run.outbox, machine)}`);
     }
   } finally {
     installed?.remove();

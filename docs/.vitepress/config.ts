@@ -28,8 +28,10 @@ export const sidebar: DefaultTheme.SidebarItem[] = [
     items: [
       { text: "Batch", link: "/guide/batch" },
       { text: "Importing data", link: "/guide/importing" },
+      { text: "Syncing with delta links", link: "/guide/change-tracking" },
       { text: "Service document and $metadata", link: "/guide/metadata" },
       { text: "OpenAPI and docs page", link: "/guide/openapi" },
+      { text: "The web app", link: "/guide/web-app" },
       { text: "Connecting OData clients", link: "/guide/clients" },
       { text: "Connecting an MCP client", link: "/guide/mcp" },
       { text: "Error codes", link: "/guide/errors" },

@@ -59,6 +59,16 @@ export const ERROR_CODES = {
   NotAcceptable: { status: 406, meaning: "Accept or $format asks for no format the service answers in." },
   AnswerTooLarge: { status: 400, meaning: "The answer would be larger than the limit; ask for less." },
 
+  // change tracking
+  InvalidDeltaToken: {
+    status: 400,
+    meaning: "A $deltatoken or $skiptoken is malformed, or belongs to another query than the one it is sent with.",
+  },
+  DeltaTokenExpired: {
+    status: 410,
+    meaning: "A delta token is older than the change log keeps changes; read the collection again to start over.",
+  },
+
   // methods
   InvalidMethodCall: { status: 400, meaning: "A method is called in the wrong form (static or bound, parentheses)." },
   MissingParameter: { status: 400, meaning: "A required parameter or parameter alias has no value." },

@@ -11,6 +11,20 @@
  * await migrate(db, model);
  */
 export { BoundedMap } from "./bounded-map.js";
+export {
+  type ChangePosition,
+  type ChangeRange,
+  type ChangeRow,
+  changeWatermark,
+  type HistoryQuery,
+  isTransactionId,
+  readChanges,
+  readHistory,
+} from "./changes/change-reads.js";
+export { type ChangeAuthor, type ChangeSource, changeSource, ownerColumn } from "./changes/change-source.js";
+export { CHANGE_TABLE, type ChangeKind, changeTable } from "./changes/change-table.js";
+export { cascadedItems, createdValues, logWritten, valuesJson, type WrittenRows } from "./changes/logged-writes.js";
+export { PRUNE_MARGIN_SECONDS, pruneChanges } from "./changes/prune-changes.js";
 export * from "./errors.js";
 export * from "./methods/index.js";
 export * from "./model/entity.js";
@@ -18,6 +32,7 @@ export * from "./model/fields.js";
 export type * from "./model/hook-context.js";
 export type * from "./model/hooks.js";
 export * from "./model/model.js";
+export type { FieldGroup, Presentation } from "./model/presentation.js";
 export type { EntityRef, ReadRecord } from "./model/typed-read.js";
 export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";
@@ -35,7 +50,7 @@ export {
   tableName,
   VERSION_COLUMN,
 } from "./storage/naming.js";
-export { describeDatabase, type OpenOptions, openDatabase } from "./storage/open-database.js";
+export { describeDatabase, type OpenOptions, openDatabase, type StoreOptions } from "./storage/open-database.js";
 export { type GateRefusals, PoolGate } from "./storage/pool-gate.js";
 export type { PoolStats } from "./storage/pool-usage.js";
 export { defaultPostgresOptions, type PostgresOptions } from "./storage/postgres-options.js";
@@ -48,7 +63,14 @@ export {
 } from "./storage/read-replicas.js";
 export { type RecordStore, type StoredRecord, withStore } from "./storage/record-port.js";
 export { assignPath, collectionsOf, fromColumnValue, rowToRecord } from "./storage/record-rows.js";
-export { baseStore, insertRecords, loadRecords, recordSelectList, recordVersion } from "./storage/record-store.js";
+export {
+  baseStore,
+  insertRecords,
+  loadRecords,
+  recordSelectList,
+  recordVersion,
+  tableStore,
+} from "./storage/record-store.js";
 export type { ReplicaState } from "./storage/replica-freshness.js";
 export { missingTables } from "./storage/schema-check.js";
 export { SEARCH_CONFIGURATION, searchColumns, searchDocument } from "./storage/search-document.js";

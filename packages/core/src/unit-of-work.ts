@@ -9,8 +9,8 @@
 import type { MethodCall } from "./methods/invoke-method.js";
 import { PromptCollector } from "./prompts/prompt-collector.js";
 import type { QuestionInput } from "./prompts/prompts.js";
-import type { Database, Session, TransactionOptions } from "./storage/database.js";
-import { inTenant } from "./storage/tenant-scope.js";
+import type { Database, Session } from "./storage/database.js";
+import { inTenant, type TenantTransactionOptions } from "./storage/tenant-scope.js";
 import type { ReadCache } from "./write/read-cache.js";
 
 /**
@@ -36,13 +36,16 @@ export interface UnitOfWork<P extends RequestPrompts = RequestPrompts> {
   readonly annotation: PromptAnnotation;
 }
 
-/** runs `fn` in the unit's transaction, or without one in a new transaction of the tenant */
+/**
+ * Runs `fn` in the unit's transaction (whose session says who makes its changes), or without one
+ * in a new transaction of the tenant with `options` (their `changes` among them).
+ */
 export function inUnit<T>(
   db: Database,
   tenantId: string,
   unit: UnitOfWork | undefined,
   fn: (session: Session) => Promise<T>,
-  options?: TransactionOptions,
+  options?: TenantTransactionOptions,
 ): Promise<T> {
   if (unit !== undefined) {
     if (unit.tenantId !== tenantId) throw new Error(`A unit of work of tenant ${unit.tenantId} serves ${tenantId}.`);

@@ -5,7 +5,7 @@
  * takes an open database and a model, so it can
  * be embedded in another Node server or driven in tests through `app.request`.
  */
-import { type Database, type Model, notFound, ServiceError } from "@bizdata/core";
+import { changeSource, type Database, type Model, notFound, ServiceError } from "@bizdata/core";
 import {
   createODataService,
   errorResponse,
@@ -15,15 +15,18 @@ import {
   odataVersion,
   runBatch,
 } from "@bizdata/odata";
+import { WEB_APP_CLIENT_ID, type WebAppFiles } from "@bizdata/web";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
 import type { Logger } from "pino";
-import { callService, entityRoutes, send } from "./api/entity-routes.js";
+import { authorOf, callService, entityRoutes, send } from "./api/entity-routes.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
+import { WEB_APP_PATH, webAppRoutes } from "./api/web-app-routes.js";
 import { stepHeadersOf, workflowCallerOf, workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import { callerRights } from "./auth/caller-rights.js";
 import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
 import { grantStanding } from "./auth/token-grants.js";
@@ -61,6 +64,7 @@ export interface AppOptions {
     | "oauthRegistration"
     | "tenantShare"
     | "rateLimits"
+    | "changeLog"
   > &
     ObservabilitySettings;
   /** defaults to the host's logger (host-logger.ts): pino at `config.logLevel` on standard output, written asynchronously */
@@ -80,6 +84,11 @@ export interface AppOptions {
   readonly rateLimits?: RateLimits;
   /** the places each tenant's requests take (default: made from `config.tenantShare`) */
   readonly tenantShare?: TenantShare;
+  /**
+   * Serves the web app (@bizdata/web's built files) at `/app/` (off when left out). With the
+   * OAuth server on, the host registers it as a public client that returns to `/app/`.
+   */
+  readonly webApp?: WebAppFiles;
 }
 
 export function createApp({
@@ -90,6 +99,7 @@ export function createApp({
   logger = hostLogger(config.logLevel),
   basePath: base = "/api",
   oauthServer,
+  webApp,
   rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed")),
   tenantShare = new TenantShare(config.tenantShare),
 }: AppOptions) {
@@ -101,6 +111,7 @@ export function createApp({
     basePath: base,
     queryLimits: config.queryLimits,
     writeLimits: config.writeLimits,
+    changeRetention: config.changeLog.retention,
   });
   const { basePath } = service;
   // first: request ids, the request log line, metrics with each request's statements counted
@@ -145,6 +156,15 @@ export function createApp({
     prefix: `${basePath}/oauth`,
     accessTokenTtl: auth.accessTokenTtl,
     refreshTokenTtl: auth.refreshTokenTtl,
+    ...(webApp && {
+      clients: [
+        {
+          clientId: WEB_APP_CLIENT_ID,
+          name: "bizdata web app",
+          redirectUris: [`${oauthServer.publicUrl}${WEB_APP_PATH}/`],
+        },
+      ],
+    }),
   };
   if (oauth !== undefined) {
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
@@ -190,6 +210,15 @@ export function createApp({
   app.get(WELL_KNOWN, (c) =>
     c.json(resourceMetadata(oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`, issuers, "bizdata API")),
   );
+  if (webApp)
+    app.route(
+      "/",
+      webAppRoutes({
+        files: webApp,
+        config: { service: basePath, ...(oauth && { clientId: WEB_APP_CLIENT_ID }) },
+        connectOrigins: issuerOriginsOf(issuers),
+      }),
+    );
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
   const thirdParty = thirdPartyVerifier(issuers, userRoles);
   app.use(
@@ -197,6 +226,7 @@ export function createApp({
     authenticate(keys, auth, { resourceMetadata: metadataOf, standing, ...(thirdParty && { thirdParty }) }),
   );
   app.use(`${basePath}/*`, limitedByToken(rateLimits));
+  app.get(`${basePath}/auth/me`, callerRights(model, config.roles));
   const shared = tenantShare.settings.perTenant > 0;
   // an MCP call's tools take a place for each of their calls of the services (mcpRoutes' `place`)
   if (shared)
@@ -270,7 +300,8 @@ export function createApp({
             headers: { ...result.headers, "OData-Version": versionFor(headers.get("odata-maxversion")) },
           }));
       },
-      changeset: (prefetch, parts) => inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts),
+      changeset: (prefetch, parts) =>
+        inChangeset(requestDatabase(c).db ?? db, tenantId, prefetch, parts, changeSource(model, authorOf(c))),
     });
     return send(c, result);
   });
@@ -287,3 +318,12 @@ export function createApp({
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** the origins of the issuers' token endpoints, which a browser app signed in by them calls */
+const issuerOriginsOf = (issuers: readonly { readonly issuer: string; readonly tokenEndpoint?: string }[]) => [
+  ...new Set(
+    issuers.flatMap(({ issuer, tokenEndpoint }) =>
+      [issuer, tokenEndpoint].flatMap((url) => (url !== undefined && URL.canParse(url) ? [new URL(url).origin] : [])),
+    ),
+  ),
+];

@@ -78,6 +78,8 @@ export interface HostConfig {
    * clients reach the host at, the OAuth server's issuer (default: the address it listens on)
    */
   readonly oauthServer: { readonly enabled: boolean | undefined; readonly publicUrl: string | undefined };
+  /** WEB_APP (on|off; unset: the application's config decides): the web app at /app/ */
+  readonly webApp: { readonly enabled: boolean | undefined };
   /** MCP_ROW_LIMIT: most rows an MCP tool returns (below MAX_PAGE_SIZE: one more is read to tell there are more) */
   readonly mcpRowLimit: number;
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: how long a client may take to send its headers, its whole request */
@@ -94,6 +96,17 @@ export interface HostConfig {
   readonly tenantShare: TenantShareSettings;
   /** RATE_LIMIT_PER_TOKEN (6,000), RATE_LIMIT_PER_ADDRESS (12,000): requests a minute, 0 for none */
   readonly rateLimits: RateLimitSettings;
+  /** CHANGE_LOG, CHANGE_LOG_RETENTION, CHANGE_LOG_PRUNE_INTERVAL: the change log and how long it keeps changes */
+  readonly changeLog: ChangeLogSettings;
+}
+
+export interface ChangeLogSettings {
+  /** CHANGE_LOG (on|off, default on): whether writes append their changes to the change log */
+  readonly enabled: boolean;
+  /** CHANGE_LOG_RETENTION: seconds a change is kept (default 30 days); a delta token older than it answers 410 */
+  readonly retention: number;
+  /** CHANGE_LOG_PRUNE_INTERVAL: seconds between a host's prunes of older changes (default 10 minutes) */
+  readonly pruneInterval: number;
 }
 
 /**
@@ -291,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     metrics: { enabled: onOff(env, "METRICS") ?? true, token: secretToken(env, "METRICS_TOKEN") },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
     oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
+    webApp: { enabled: onOff(env, "WEB_APP") },
     mcpRowLimit: integer(
       env,
       "MCP_ROW_LIMIT",
@@ -308,6 +322,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     rateLimits: {
       perToken: integer(env, "RATE_LIMIT_PER_TOKEN", 6000, 0, 10_000_000),
       perAddress: integer(env, "RATE_LIMIT_PER_ADDRESS", 12_000, 0, 10_000_000),
+    },
+    changeLog: {
+      enabled: onOff(env, "CHANGE_LOG") ?? true,
+      retention: integer(env, "CHANGE_LOG_RETENTION", 30 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+      pruneInterval: integer(env, "CHANGE_LOG_PRUNE_INTERVAL", 600, 1, 7 * 24 * 3600),
     },
   };
 }

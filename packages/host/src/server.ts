@@ -5,6 +5,7 @@
  */
 import type { Server } from "node:http";
 import { describeDatabase, openDatabase } from "@bizdata/core";
+import { webAppFiles } from "@bizdata/web";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { adminContext } from "./admin/admin-context.js";
@@ -12,6 +13,7 @@ import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
+import { ChangeLogPruner } from "./lifecycle/change-log-pruner.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { flushed, hostLogger } from "./observability/host-logger.js";
@@ -40,7 +42,7 @@ export interface StartOptions {
  */
 export async function startHost(
   config: HostConfig,
-  { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
+  { model, seed, demo: demoSet, oauthServer, webApp }: BizdataConfig,
   { logger = hostLogger(config.logLevel) }: StartOptions = {},
 ) {
   const dbOptions = {
@@ -48,6 +50,7 @@ export async function startHost(
     dataDir: config.dataDir,
     ...config.postgres,
     readReplicas: config.readReplicas,
+    changeLog: config.changeLog.enabled,
   };
   const db = await openDatabase(dbOptions);
   for (const advice of migrationAdvice(await migrateService(db, model))) logger.warn(advice);
@@ -63,6 +66,7 @@ export async function startHost(
         db.query({ sql: "ANALYZE", params: [] }).catch((err: unknown) => logger.warn({ err }, "ANALYZE failed"));
       }, 10 * 60_000).unref()
     : undefined;
+  const pruner = new ChangeLogPruner(db, config.changeLog, (err) => logger.warn({ err }, "change log not pruned"));
   const keys = await loadSigningKeys(db, config.signingKey);
   // the app is made once the port is known: the OAuth server's issuer defaults to this address
   let app: ReturnType<typeof createApp> | undefined;
@@ -91,6 +95,7 @@ export async function startHost(
     logger,
     rateLimits,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
+    ...((config.webApp.enabled ?? webApp ?? false) && { webApp: webAppFiles() }),
   });
   logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");
   if (demo) {
@@ -111,6 +116,7 @@ export async function startHost(
       if (cut) logger.warn({ graceMs }, "requests still in flight after the grace period were cut");
       rateLimits.close();
       await rateLimits.flush();
+      await pruner.close();
       await db.close();
       logger.info("stopped");
       await flushed(logger);

@@ -19,6 +19,7 @@ import {
   type VirtualField,
 } from "./fields.js";
 import type { EntityHooks } from "./hooks.js";
+import type { FieldGroup, Presentation } from "./presentation.js";
 import type { ReadRecord } from "./typed-read.js";
 
 export type Fields = Readonly<Record<string, PersistedField>>;
@@ -93,7 +94,7 @@ export interface EntityDefinition<
   F extends Fields = Fields,
   V extends Virtuals = Virtuals,
   M extends Methods = Methods,
-> {
+> extends Presentation {
   readonly kind: "entity";
   readonly name: Name;
   readonly description?: string;
@@ -115,7 +116,17 @@ export interface EntityDefinition<
   readonly storage?: VirtualStorage;
   /** secondary indexes, each a list of property paths (`Status`, `MailingAddress/State`), always led by the tenant */
   readonly indexes: readonly (readonly string[])[];
+  /** what the change log keeps of the entity's changes (EntityConfig.changeLog) */
+  readonly changeLog: ChangeLogDetail;
 }
+
+/**
+ * What the change log keeps of a change besides the record, its kind, who and when: `names`, the
+ * names of the properties an update changed; `values`, their new values too (and a created
+ * record's), kept as long as the log keeps the change (CHANGE_LOG_RETENTION) and shown in the
+ * record's history.
+ */
+export type ChangeLogDetail = "names" | "values";
 
 /** what a virtual entity's `save` may do: write real records through the full write pipeline */
 export interface VirtualSaveContext {
@@ -139,8 +150,28 @@ export interface VirtualStorage {
   readonly save: (records: readonly Record<string, unknown>[], ctx: VirtualSaveContext) => Promise<void>;
 }
 
+/**
+ * a property path a list column or a form field can name: a property (virtual ones too), or one
+ * step further through a reference or into a complex property (`SellToCustomer/Name`)
+ */
+export type PresentationPath<F extends Fields, V extends Virtuals> =
+  | Extract<keyof F | keyof V, string>
+  | "Guid"
+  | "Title"
+  | `${Extract<keyof F, string>}/${string}`;
+
 export interface EntityConfig<F extends Fields, V extends Virtuals, M extends Methods = Methods> {
   readonly description?: string;
+  /** the entity's name for a person, singular (`Sales order`): `Common.Label`, `UI.HeaderInfo` */
+  readonly label?: string;
+  /** the plural (`Sales orders`), a list's title; defaults to the label */
+  readonly pluralLabel?: string;
+  /** a list's columns (`UI.LineItem`); without it a client shows the natural key, the title and a few persisted properties */
+  readonly lineItem?: readonly NoInfer<PresentationPath<F, V>>[];
+  /** an object page's groups of fields, in order (`UI.FieldGroup`, qualified by the key) */
+  readonly fieldGroups?: Readonly<
+    Record<string, Omit<FieldGroup, "fields"> & { readonly fields: readonly NoInfer<PresentationPath<F, V>>[] }>
+  >;
   readonly naturalKey: (Extract<keyof F, string> | "Guid") | { property: Extract<keyof F, string>; unique?: boolean };
   readonly fields: F;
   readonly virtuals?: V & { readonly [K in keyof V]: VirtualField<PersistedRecord<F>> };
@@ -155,6 +186,13 @@ export interface EntityConfig<F extends Fields, V extends Virtuals, M extends Me
    * for a composite index. `migrate` creates them, always led by the tenant.
    */
   readonly indexes?: readonly (IndexPath<F> | readonly IndexPath<F>[])[];
+  /**
+   * What the change log keeps of the entity's changes: `"names"` (the default) the names of the
+   * properties an update changed, `"values"` also their new values and those of a created record.
+   * Values stay in the log for its retention and show in the record's history: keep them for
+   * entities whose history readers may see them (prices, statuses), not for personal data.
+   */
+  readonly changeLog?: ChangeLogDetail;
 }
 
 /** a property path an index can name: a top-level property or a member of a complex property */
@@ -247,8 +285,13 @@ export function entity<
     // the declarations themselves: their record type is the compiler's alone
     methods: (config.methods ?? {}) as EntityMethods<M, PersistedRecord<F> & VirtualValues<V>>,
     indexes,
+    changeLog: config.changeLog ?? "names",
     ...(config.storage !== undefined && { storage: config.storage }),
     ...(config.description !== undefined && { description: config.description }),
+    ...(config.label !== undefined && { label: config.label }),
+    ...(config.pluralLabel !== undefined && { pluralLabel: config.pluralLabel }),
+    ...(config.lineItem !== undefined && { lineItem: [...config.lineItem] }),
+    ...(config.fieldGroups !== undefined && { fieldGroups: config.fieldGroups }),
     ...(config.title !== undefined && { title: config.title }),
     ...(config.table !== undefined && { table: config.table }),
   };

@@ -5,6 +5,7 @@
  */
 import { is, SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
+import type { ChangeSource } from "../changes/change-source.js";
 import type { PoolStats } from "./pool-usage.js";
 import type { ReadRouting } from "./read-replicas.js";
 import type { RecordStore } from "./record-port.js";
@@ -40,6 +41,12 @@ export interface Session {
    * and the transaction commits when the work returns.
    */
   readonly commitWith?: ((statements: readonly Statement[]) => Promise<void>) | undefined;
+  /**
+   * Who makes the changes written through this session, and the model of what they write: what
+   * their change log rows record (change-source.ts). Given to the tenant transaction of a
+   * request (`inTenant`), and kept by every session made from this one.
+   */
+  readonly changes?: ChangeSource | undefined;
 }
 
 export interface TransactionOptions {

@@ -50,6 +50,8 @@ function migrationStatements(model: Model, tables: readonly PgTable[]) {
       ...stored.map(searchIndexStatement),
       `GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`,
       `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
+      // the change log's sequence numbers its rows (change-table.ts)
+      `GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`,
       // a non-superuser owner must be a member to switch to the role per transaction
       `DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user); END IF; END $$`,
     ],

@@ -28,17 +28,26 @@ export async function loadDriver<T>(load: () => Promise<T>, packageName: string,
   }
 }
 
-const openPglite = async (dataDir: string) =>
+const openPglite = async (dataDir: string, options: StoreOptions) =>
   (
     await loadDriver(() => import("./pglite-database.js"), "@electric-sql/pglite", "The embedded database (PGlite)")
-  ).openPglite(dataDir);
+  ).openPglite(dataDir, options);
 
-const openPostgres = async (url: string, options: PostgresOptions) =>
+const openPostgres = async (url: string, options: PostgresOptions & StoreOptions) =>
   (
     await loadDriver(() => import("./postgres-database.js"), "@bizdata/postgres", "DATABASE_URL=postgres://…")
   ).openPostgres(url, options);
 
-export interface OpenOptions extends PostgresOptions {
+/** what the drivers' store of the base tables does besides storing */
+export interface StoreOptions {
+  /**
+   * `CHANGE_LOG`: whether every write appends its change log rows (change-table.ts; default true).
+   * Off, nothing is logged: delta links and record histories show no change made meanwhile.
+   */
+  readonly changeLog?: boolean | undefined;
+}
+
+export interface OpenOptions extends PostgresOptions, StoreOptions {
   /** `DATABASE_URL`: `postgres://…`, `postgresql://…` or `memory://`; unset uses `dataDir` */
   readonly url?: string | undefined;
   /** PGlite data directory when no URL is given; default `./.data` */
@@ -68,9 +77,9 @@ export async function openDatabase(options: OpenOptions = {}): Promise<Database>
     const [primary, ...replicas] = await Promise.all([url, ...readUrls].map((u) => openPostgres(u, options)));
     return routeReads(primary!, replicas, { ...defaultReplicaSettings, ...options.readReplicas });
   }
-  if (url === "memory://") return openPglite("memory://");
+  if (url === "memory://") return openPglite("memory://", options);
   if (url) throw new Error(`DATABASE_URL "${url.split("@").pop()}" is neither postgres://… nor memory://.`);
-  return openPglite(options.dataDir ?? "./.data");
+  return openPglite(options.dataDir ?? "./.data", options);
 }
 
 /** a printable form of the database address without credentials */

@@ -6,9 +6,10 @@ import { PGlite, types } from "@electric-sql/pglite";
 // search indexes lead with the tenant through it (search-document.ts)
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { type Database, oneStatementSession, type Row, type Session, type Statement, toQuery } from "./database.js";
+import type { StoreOptions } from "./open-database.js";
 import { poolUsage } from "./pool-usage.js";
 import type { RecordStore } from "./record-port.js";
-import { baseStore } from "./record-store.js";
+import { tableStore } from "./record-store.js";
 import { analyzingGrowth } from "./table-growth.js";
 
 // the same text forms postgres.js is configured to return, so results match across drivers
@@ -33,13 +34,13 @@ const session = (db: Queryable, store: RecordStore): Session => ({
   store,
 });
 
-export async function openPglite(dataDir: string): Promise<Database> {
+export async function openPglite(dataDir: string, options: StoreOptions = {}): Promise<Database> {
   const db = await PGlite.create(dataDir, { parsers, extensions: { btree_gin } });
   // No plan_cache_mode here: PGlite sends every statement unnamed, which PostgreSQL plans for its
   // values each time anyway; forcing custom plans would only make the foreign-key checks plan
   // their lookup again for every row (an insert checking one reference took twice as long)
   // PGlite runs no autovacuum; an ANALYZE asked for inside a transaction waits for it to end
-  const store = analyzingGrowth(baseStore, (statement) => db.query(statement), "table");
+  const store = analyzingGrowth(tableStore(options.changeLog !== false), (statement) => db.query(statement), "table");
   const root = session(db, store);
   const usage = poolUsage(1);
   return {

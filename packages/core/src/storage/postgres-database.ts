@@ -30,11 +30,12 @@ import {
 import { type Backend, current, heldSessions, OPENING_PLANNING, planningOf } from "./held-sessions.js";
 import { leavingReadOnlyServers } from "./leave-read-only-servers.js";
 import { hostsFrom } from "./multi-host-url.js";
+import type { StoreOptions } from "./open-database.js";
 import { PoolGate } from "./pool-gate.js";
 import { behindPooler, type PoolerMode, sendUnnamed, transactionSetups } from "./pooler-mode.js";
 import { defaultPostgresOptions, type PostgresOptions } from "./postgres-options.js";
 import type { RecordStore } from "./record-port.js";
-import { baseStore } from "./record-store.js";
+import { tableStore } from "./record-store.js";
 import { replaceablePool } from "./replaceable-pool.js";
 import { settled } from "./settled.js";
 import { analyzingGrowth } from "./table-growth.js";
@@ -414,8 +415,9 @@ async function poolerMode(
   return "session";
 }
 
-export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
-  const o = { ...defaultPostgresOptions, ...options };
+export async function openPostgres(url: string, options: PostgresOptions & StoreOptions = {}): Promise<Database> {
+  const { changeLog, ...postgresOptions } = options;
+  const o = { ...defaultPostgresOptions, ...postgresOptions };
   const base: postgres.Options<{}> = {
     max: o.max,
     onnotice: () => {},
@@ -439,7 +441,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     ));
   // autovacuum analyzes whole tables; growth needs the tenant column's statistics sooner
   const store = analyzingGrowth(
-    baseStore,
+    tableStore(changeLog !== false),
     (statement) => (work ? work.analyze(statement) : ready().then((w) => w.analyze(statement))),
     "tenant column",
   );

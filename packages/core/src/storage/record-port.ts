@@ -19,6 +19,12 @@ export interface RecordStore {
    * which runs them on the staged state as it will be stored
    */
   readonly defersSave: boolean;
+  /**
+   * Whether its writes append their changes to the change log (change-table.ts), in the statement
+   * that writes them: the base tables' do unless the log is switched off; staged writes never do
+   * (what a workflow stages is logged when it commits)
+   */
+  readonly changeLog: boolean;
   /** records by Guid (missing ones are absent); `forUpdate` locks base rows */
   load(
     session: Session,
@@ -41,7 +47,12 @@ export interface RecordStore {
    * The one statement `insert` sends for these records, where it is one: what lets a
    * transaction's last inserts go out with its COMMIT (write-behind.ts)
    */
-  readonly insertStatement?: (def: AnyEntity, tenantId: string, records: readonly StoredRecord[]) => Statement;
+  readonly insertStatement?: (
+    session: Session,
+    def: AnyEntity,
+    tenantId: string,
+    records: readonly StoredRecord[],
+  ) => Statement;
   /** an existing record: `record` is its whole state after the change, `changes` what changed */
   update(
     session: Session,
@@ -59,5 +70,9 @@ export interface RecordStore {
   remove(session: Session, def: AnyEntity, tenantId: string, guids: readonly string[]): Promise<string[]>;
 }
 
-/** `session` writing through `store` (a workflow step's session, or the base one at commit) */
-export const withStore = (session: Session, store: RecordStore): Session => ({ query: session.query, store });
+/** `session` writing through `store` (a workflow step's session, or the base one at commit), by the same author */
+export const withStore = (session: Session, store: RecordStore): Session => ({
+  query: session.query,
+  store,
+  ...(session.changes && { changes: session.changes }),
+});

@@ -3,6 +3,8 @@
  * Guid. Callers run these inside `inTenant`, and every statement also names the tenant itself.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { ownerColumn } from "../changes/change-source.js";
+import { cascadedItems, logInsertedText, logWritten, valuesJson } from "../changes/logged-writes.js";
 import type { AnyEntity } from "../model/model.js";
 import type { Session, SqlQuery } from "./database.js";
 import { durationText } from "./interval-text.js";
@@ -161,21 +163,68 @@ export function insertStatement(
   tenantId: string,
   records: readonly Record<string, unknown>[],
 ): SqlQuery {
-  const texts = insertTextsOf(def);
-  if (records.length === 1) {
-    const values = recordColumns(def, records[0]!);
-    return { sql: texts.one, params: [tenantId, ...persistedColumns(def).map((c) => values.get(c) ?? null)] };
-  }
-  return { sql: texts.many, params: [tenantId, ...columnArrays(def, records)] };
+  return insertWith(insertTextsOf(def), def, tenantId, records, []);
 }
 
-/** Updates the given properties of one record; false when there is no such record. */
+function insertWith(
+  texts: { readonly one: string; readonly many: string },
+  def: AnyEntity,
+  tenantId: string,
+  records: readonly Record<string, unknown>[],
+  more: readonly unknown[],
+): SqlQuery {
+  if (records.length === 1) {
+    const values = recordColumns(def, records[0]!);
+    return {
+      sql: texts.one,
+      params: [tenantId, ...persistedColumns(def).map((c) => values.get(c) ?? null), ...more],
+    };
+  }
+  return { sql: texts.many, params: [tenantId, ...columnArrays(def, records), ...more] };
+}
+
+/** an entity's inserts with their change log rows (logged-writes.ts), per column its records keep their owner in */
+const loggedInsertTextsOf = perEntity(() => new Map<string, { readonly one: string; readonly many: string }>());
+
+function loggedInsertTexts(def: AnyEntity, owner: string | undefined) {
+  const texts = loggedInsertTextsOf(def);
+  let logged = texts.get(owner ?? "");
+  if (logged === undefined) {
+    const plain = insertTextsOf(def);
+    // the tenant, a parameter per column, then the author's two
+    const tail = logInsertedText(def, owner, persistedColumns(def).length + 2);
+    logged = {
+      one: `WITH r AS (${plain.one} RETURNING *) ${tail}`,
+      many: `WITH r AS (${plain.many} RETURNING *) ${tail}`,
+    };
+    texts.set(owner ?? "", logged);
+  }
+  return logged;
+}
+
+/** the insert of records with a change log row each, by the author of `session` */
+export function loggedInsertStatement(
+  session: Session,
+  def: AnyEntity,
+  tenantId: string,
+  records: readonly Record<string, unknown>[],
+): SqlQuery {
+  const source = session.changes;
+  const texts = loggedInsertTexts(def, ownerColumn(source, def));
+  return insertWith(texts, def, tenantId, records, [source?.actor ?? null, source?.requestId ?? null]);
+}
+
+/**
+ * Updates the given properties of one record, with a change log row when `logged`; false when
+ * there is no such record.
+ */
 export async function updateRecordRow(
   session: Session,
   def: AnyEntity,
   tenantId: string,
   guid: string,
   changes: Record<string, unknown>,
+  logged = true,
 ): Promise<boolean> {
   const values = recordColumns(def, changes);
   values.forEach((_, c) => {
@@ -186,40 +235,74 @@ export async function updateRecordRow(
   );
   assignments.push(sql`${id(VERSION_COLUMN)} = ${id(VERSION_COLUMN)} + 1`);
   const set = sql.join(assignments, sql`, `);
-  const rows = await session.query(
-    sql`UPDATE ${id(tableName(def))} SET ${set} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ${guid}::uuid RETURNING guid`,
+  const update = sql`UPDATE ${id(tableName(def))} SET ${set} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ${guid}::uuid`;
+  if (!logged) return (await session.query(sql`${update} RETURNING guid`)).length > 0;
+  const properties = Object.keys(changes).filter((name) => name !== "Guid");
+  const log = logWritten(
+    tenantId,
+    [
+      {
+        from: "r",
+        def,
+        kind: "update",
+        owner: ownerColumn(session.changes, def),
+        properties: sql`${sql.param(properties)}::text[]`,
+        data: def.changeLog === "values" ? valuesJson(def, "r", properties) : undefined,
+      },
+    ],
+    session.changes,
   );
-  return rows.length > 0;
+  return (await session.query(sql`WITH r AS (${update} RETURNING *) ${log} RETURNING key`)).length > 0;
 }
 
-/** Deletes records by Guid (owned collection items go with them); returns the Guids deleted. */
+/**
+ * Deletes records by Guid (owned collection items go with them, their foreign keys cascade),
+ * logging each and each item when `logged`; returns the Guids deleted.
+ */
 export async function deleteRecords(
   session: Session,
   def: AnyEntity,
   tenantId: string,
   guids: readonly string[],
+  logged = true,
 ): Promise<string[]> {
   // a virtual entity has no table: none of its records is kept outside a workflow
   if (guids.length === 0 || def.storage !== undefined) return [];
-  const rows = await session.query<{ guid: string }>(
-    sql`DELETE FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[]) RETURNING guid`,
-  );
+  const remove = sql`DELETE FROM ${id(tableName(def))} WHERE ${id(TENANT_COLUMN)} = ${tenantId} AND guid = ANY(${sql.param([...guids])}::uuid[])`;
+  if (!logged) return (await session.query<{ guid: string }>(sql`${remove} RETURNING guid`)).map((r) => r.guid);
+  const items = cascadedItems(def, "d", tenantId);
+  const deleted = { from: "d", def, kind: "delete", owner: ownerColumn(session.changes, def) } as const;
+  const log = logWritten(tenantId, [deleted, ...items.rows], session.changes);
+  const ctes = [sql`d AS (${remove} RETURNING *)`, ...items.ctes, sql`l AS (${log})`];
+  const rows = await session.query<{ guid: string }>(sql`WITH ${sql.join(ctes, sql`, `)} SELECT guid FROM d`);
   return rows.map((r) => r.guid);
 }
 
 /**
  * The base tables as a store: inserts in bulk, updates of the changed columns, deletes that take
- * owned collection items with them (their foreign keys cascade).
+ * owned collection items with them (their foreign keys cascade); with `changeLog`, every write
+ * appends its change log rows in its own statement (logged-writes.ts).
  */
-export const baseStore: RecordStore = {
-  view: undefined,
-  defersSave: false,
-  ...recordReads(undefined),
-  insert: insertRecords,
-  insertStatement,
-  update: async (session, def, tenantId, record, changes) => {
-    await updateRecordRow(session, def, tenantId, record.Guid as string, changes);
-  },
-  rebase: async () => {},
-  remove: deleteRecords,
-};
+export function tableStore(changeLog: boolean): RecordStore {
+  const statement: Required<RecordStore>["insertStatement"] = changeLog
+    ? loggedInsertStatement
+    : (_session, def, tenantId, records) => insertStatement(def, tenantId, records);
+  return {
+    view: undefined,
+    defersSave: false,
+    changeLog,
+    ...recordReads(undefined),
+    insert: async (session, def, tenantId, records) => {
+      if (records.length > 0) await session.query(statement(session, def, tenantId, records));
+    },
+    insertStatement: statement,
+    update: async (session, def, tenantId, record, changes) => {
+      await updateRecordRow(session, def, tenantId, record.Guid as string, changes, changeLog);
+    },
+    rebase: async () => {},
+    remove: (session, def, tenantId, guids) => deleteRecords(session, def, tenantId, guids, changeLog),
+  };
+}
+
+/** the base tables, every write logged (what the drivers serve unless the log is switched off) */
+export const baseStore: RecordStore = tableStore(true);

@@ -120,6 +120,7 @@ export function stagedStore(workflowId: string): RecordStore {
   return {
     view: { workflowId },
     defersSave: true,
+    changeLog: false,
     ...reads,
     insert: (session, def, tenantId, records) => stageRecords(session, workflowId, def, tenantId, records),
     update: (session, def, tenantId, record) => stageRecords(session, workflowId, def, tenantId, [record]),

@@ -1,9 +1,10 @@
 /**
- * The tables core itself needs: tenants and their features. Like entity tables they lead with the
+ * The tables core itself needs: tenants and their features (and the change log, change-table.ts). Like entity tables they lead with the
  * tenant and are guarded by row-level security. Other packages own theirs (workflows in
  * @bizdata/workflow, users and tokens in @bizdata/host) and hand them to `migrate`.
  */
 import { pgPolicy, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { changeTable } from "../changes/change-table.js";
 import { tenantColumn } from "./tenant-column.js";
 import { APP_ROLE, tenantPolicy } from "./tenant-policy.js";
 
@@ -29,5 +30,5 @@ export const tenantFeatureTable = pgTable(
   ],
 ).enableRLS();
 
-/** the tables core itself queries: tenants and their features */
-export const systemTables = [tenantTable, tenantFeatureTable] as const;
+/** the tables core itself queries: tenants and their features, and the change log */
+export const systemTables = [tenantTable, tenantFeatureTable, changeTable] as const;

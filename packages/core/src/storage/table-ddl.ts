@@ -24,6 +24,12 @@ function defaultClause(value: unknown): string {
   return ` DEFAULT ${quoteLiteral(String(value))}`;
 }
 
+/** the roles a policy names that are keywords, not names (`TO current_user`: the role migrating) */
+const ROLE_KEYWORDS = new Set(["public", "current_role", "current_user", "session_user"]);
+
+const roleSpecification = (role: unknown): string =>
+  ROLE_KEYWORDS.has(String(role)) ? String(role).toUpperCase() : q(String(role));
+
 export interface TableDdl {
   /** CREATE TABLE / ADD COLUMN / indexes: safe in any order after the table exists */
   readonly create: readonly string[];
@@ -48,7 +54,9 @@ export function tableDdl(table: PgTable): TableDdl {
     ...columnSql.map((column) => `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${column}`),
     ...config.indexes.map((ix) => {
       const columns = ix.config.columns.map((c) => q((c as { name: string }).name));
-      return `CREATE ${ix.config.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${q(ix.config.name!)} ON ${name} (${columns.join(", ")})`;
+      const method = ix.config.method === undefined || ix.config.method === "btree" ? "" : ` USING ${ix.config.method}`;
+      const where = ix.config.where === undefined ? "" : ` WHERE ${inline(ix.config.where)}`;
+      return `CREATE ${ix.config.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${q(ix.config.name!)} ON ${name}${method} (${columns.join(", ")})${where}`;
     }),
   ];
   const constraints = config.foreignKeys.map((fk) => {
@@ -67,12 +75,7 @@ export function tableDdl(table: PgTable): TableDdl {
           `DROP POLICY IF EXISTS ${q(p.name)} ON ${name}`,
           `CREATE POLICY ${q(p.name)} ON ${name} AS ${(p.as ?? "permissive").toUpperCase()} FOR ${(p.for ?? "all").toUpperCase()}` +
             ` TO ${
-              (p.to as string[] | string | undefined)
-                ? [p.to]
-                    .flat()
-                    .map((r) => q(String(r)))
-                    .join(", ")
-                : "PUBLIC"
+              (p.to as string[] | string | undefined) ? [p.to].flat().map(roleSpecification).join(", ") : "PUBLIC"
             }` +
             (p.using ? ` USING (${inline(p.using)})` : "") +
             (p.withCheck ? ` WITH CHECK (${inline(p.withCheck)})` : ""),

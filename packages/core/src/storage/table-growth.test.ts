@@ -44,7 +44,7 @@ describe("analyzingGrowth", () => {
     );
     await growing.insert(null as never, Ticket, "t", rows(999));
     expect(inserted).toEqual([]);
-    growing.insertStatement!(Ticket, "t", rows(1));
+    growing.insertStatement!(null as never, Ticket, "t", rows(1));
     expect(inserted).toEqual(['ANALYZE "tg_ticket" ("tenant_id")']);
     // running: more rows do not start a second one
     await growing.insert(null as never, Ticket, "t", rows(1500));

@@ -20,6 +20,7 @@
  * autovacuum, so there the whole table is analyzed (`what: "table"`).
  */
 import type { AnyEntity } from "../model/model.js";
+import type { Session } from "./database.js";
 import { quoteIdentifier, TENANT_COLUMN, tableName } from "./naming.js";
 import type { RecordStore } from "./record-port.js";
 
@@ -61,9 +62,14 @@ export function analyzingGrowth(
       return store.insert(session, def, tenantId, records);
     },
     ...(insertStatement && {
-      insertStatement: (def: AnyEntity, tenantId: string, records: readonly Record<string, unknown>[]) => {
+      insertStatement: (
+        session: Session,
+        def: AnyEntity,
+        tenantId: string,
+        records: readonly Record<string, unknown>[],
+      ) => {
         inserted(def, records.length);
-        return insertStatement(def, tenantId, records);
+        return insertStatement(session, def, tenantId, records);
       },
     }),
   };

@@ -5,8 +5,10 @@
  * statement: one round trip. On PostgreSQL the work runs instead on a session opened in the
  * application role that keeps its tenant (postgres-database.ts), where a one-statement read, or a
  * write whose one statement is its last, needs no transaction at all. The work's inserts wait and
- * go together (write-behind.ts) unless `deferInserts` is false.
+ * go together (write-behind.ts) unless `deferInserts` is false. Its writes' change log rows name
+ * the author `changes` gives.
  */
+import type { ChangeSource } from "../changes/change-source.js";
 import type { Database, Session, TransactionOptions } from "./database.js";
 import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
 import { type WriteBehind, writeBehind, writeThrough } from "./write-behind.js";
@@ -14,6 +16,8 @@ import { type WriteBehind, writeBehind, writeThrough } from "./write-behind.js";
 export interface TenantTransactionOptions extends TransactionOptions {
   /** let inserts through the store wait and go together (default true) */
   readonly deferInserts?: boolean;
+  /** who makes the work's changes, for their change log rows (Session.changes) */
+  readonly changes?: ChangeSource | undefined;
 }
 
 /** the tenant transaction's set-up: the application role and the tenant, for the transaction */
@@ -33,14 +37,16 @@ export function inTenant<T>(
   if (!isTenantId(tenantId)) throw new Error(`"${tenantId}" is not a valid tenant id.`);
   // a read-only transaction inserts nothing: no waiting, no check before each statement, and
   // nothing to finish after the work (one async step less for every read)
+  const changes = options?.changes;
+  const authored = (tx: Session): Session => (changes === undefined ? tx : { ...tx, changes });
   const work =
     options?.deferInserts === false || options?.readOnly
       ? (tx: Session) => {
-          const writes = writeThrough(tx);
+          const writes = writeThrough(authored(tx));
           return fn(writes.session, writes);
         }
       : async (tx: Session) => {
-          const writes = writeBehind(tx);
+          const writes = writeBehind(authored(tx));
           const result = await fn(writes.session, writes);
           await writes.finish();
           return result;

@@ -85,7 +85,9 @@ export function writeBehind(session: Session): WriteBehind {
     const taken = groups.splice(0);
     waiting.clear();
     try {
-      await session.commitWith(taken.map((group) => insertStatement(group.def, group.tenantId, group.records)));
+      await session.commitWith(
+        taken.map((group) => insertStatement(session, group.def, group.tenantId, group.records)),
+      );
     } catch (err) {
       // the COMMIT itself may have failed, but which write is to blame is for a run with immediate writes to say
       if (taken.length > 0) failed = true;
@@ -127,6 +129,7 @@ export function writeBehind(session: Session): WriteBehind {
   const store: RecordStore = {
     view: inner.view,
     defersSave: inner.defersSave,
+    changeLog: inner.changeLog,
     load: async (s, ...rest) => {
       await flush();
       return inner.load(s, ...rest);
@@ -156,6 +159,7 @@ export function writeBehind(session: Session): WriteBehind {
         return session.query<R>(statement);
       },
       store,
+      ...(session.changes && { changes: session.changes }),
     },
     flush,
     finish,

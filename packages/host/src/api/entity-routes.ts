@@ -4,7 +4,7 @@
  * request and response to the service's plain data.
  */
 
-import type { UnitOfWork } from "@bizdata/core";
+import type { ChangeAuthor, UnitOfWork } from "@bizdata/core";
 import {
   type Access,
   type BodyLimits,
@@ -16,7 +16,7 @@ import {
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { authorize, type Roles } from "../auth/permissions.js";
-import { requestDatabase } from "../observability/request-context.js";
+import { requestDatabase, requestOf } from "../observability/request-context.js";
 
 type Env = { Variables: AuthVariables & { unit?: UnitOfWork } };
 
@@ -58,10 +58,20 @@ export const callService = (
   unit?: UnitOfWork,
 ) => service.handle({ ...request, ...callerOf(roles, c) }, unit);
 
-/** the caller's permissions and the request's database, as a service request carries them */
+/** who makes the changes of `c`'s request, as their change log rows say: the caller and the request id */
+export const authorOf = (c: Context<{ Variables: AuthVariables }>): ChangeAuthor => {
+  const requestId = requestOf(c)?.id;
+  return { actor: c.get("principal").username, ...(requestId !== undefined && { requestId }) };
+};
+
+/** the caller's permissions, the request's database and who makes its changes, as a service request carries them */
 const callerOf = (roles: Roles, c: Context<{ Variables: AuthVariables }>) => {
   const principal = c.get("principal");
-  return { authorize: (access: Access) => authorize(roles, principal, access), ...requestDatabase(c) };
+  return {
+    authorize: (access: Access) => authorize(roles, principal, access),
+    ...requestDatabase(c),
+    author: authorOf(c),
+  };
 };
 
 export function entityRoutes(service: ODataService, settings: EntityRouteSettings) {

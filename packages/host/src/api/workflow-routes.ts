@@ -10,7 +10,7 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { allows, type Roles } from "../auth/permissions.js";
 import { requestDatabase } from "../observability/request-context.js";
-import { send } from "./entity-routes.js";
+import { authorOf, send } from "./entity-routes.js";
 
 /** the unit of work a workflow step hands the entity routes (workflowStep) */
 export type StepVariables = { unit?: UnitOfWork };
@@ -24,7 +24,13 @@ const GUID = "[0-9a-fA-F-]{36}";
 export const workflowCallerOf = (roles: Roles, c: Context<Env>): WorkflowCaller => {
   const principal = c.get("principal");
   const { tenantId, username } = principal;
-  return { tenantId, owner: username, may: (access) => allows(roles, principal, access), ...requestDatabase(c) };
+  return {
+    tenantId,
+    owner: username,
+    may: (access) => allows(roles, principal, access),
+    ...requestDatabase(c),
+    author: authorOf(c),
+  };
 };
 
 /** `Workflow-Id` and `Workflow-Index` as a request sent them, if it names a workflow */

@@ -1,8 +1,8 @@
 /**
  * Roles and what they grant (issue: access control): per action, the entities (or `*`) a role
  * may read, create, update, delete, and the methods (`Entity.Method`, `Entity.*`, `*`, or
- * `read` for every Read method) it may call. A caller has the union of its roles' grants; a
- * delegated token's roles come from its scopes.
+ * `read` for every Read method) it may call, and whose records' change history it may read. A
+ * caller has the union of its roles' grants; a delegated token's roles come from its scopes.
  */
 import { forbidden } from "@bizdata/core";
 import type { Access } from "@bizdata/odata";
@@ -18,17 +18,19 @@ export interface RoleGrants {
   readonly delete?: Names;
   /** `Entity.Method`, `Entity.*`, `*`, or `read` (every Read method) */
   readonly call?: Names;
+  /** the entities whose records' `$history` (who changed what, when) the role may read, besides reading them */
+  readonly history?: Names;
 }
 
 export type Roles = Readonly<Record<string, RoleGrants>>;
 
-/** `admin` may do everything, `reader` read and call Read methods */
+/** `admin` may do everything, `reader` read and call Read methods (not read who changed what) */
 export const defaultRoles: Roles = {
-  admin: { read: "*", create: "*", update: "*", delete: "*", call: "*" },
+  admin: { read: "*", create: "*", update: "*", delete: "*", call: "*", history: "*" },
   reader: { read: "*", call: ["read"] },
 };
 
-export type Action = "read" | "create" | "update" | "delete";
+export type Action = "read" | "create" | "update" | "delete" | "history";
 
 const grants = (names: Names | undefined, name: string) => names === "*" || (names?.includes(name) ?? false);
 
@@ -42,7 +44,9 @@ function scopeAllows(principal: Principal, reading: boolean): boolean {
 }
 
 export function can(roles: Roles, principal: Principal, action: Action, entity: string): boolean {
-  if (!scopeAllows(principal, action === "read")) return false;
+  if (!scopeAllows(principal, action === "read" || action === "history")) return false;
+  // a record's history shows what it held: only to who may read it
+  if (action === "history" && !can(roles, principal, "read", entity)) return false;
   return principal.roles.some((role) => grants(roles[role]?.[action], entity));
 }
 
@@ -60,7 +64,9 @@ export function canCall(roles: Roles, principal: Principal, entity: string, meth
 export function requireAll(roles: Roles, principal: Principal, action: Action, entities: readonly string[]): void {
   const denied = entities.find((e) => !can(roles, principal, action, e));
   if (denied !== undefined)
-    throw forbidden(`${action === "read" ? "reading" : `${action.replace(/e$/, "")}ing`} ${denied}`);
+    throw forbidden(
+      `${action === "read" ? "reading" : action === "history" ? "reading the history of" : `${action.replace(/e$/, "")}ing`} ${denied}`,
+    );
 }
 
 /** whether the caller may make `access` now (a workflow asks before it commits, closes or answers) */

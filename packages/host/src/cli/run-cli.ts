@@ -186,7 +186,12 @@ export async function runCli(argv: readonly string[], context: CliContext) {
   if (run === undefined) throw notCommand();
   const app = await loadBizdataConfig(source, context.cwd);
   const config = loadConfig(context.env);
-  const dbOptions = { url: config.databaseUrl, dataDir: config.dataDir, ...config.postgres };
+  const dbOptions = {
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...config.postgres,
+    changeLog: config.changeLog.enabled,
+  };
   const db = context.database ?? (await openDatabase(dbOptions));
   try {
     // `migrate` runs it itself, with its options

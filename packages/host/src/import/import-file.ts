@@ -19,6 +19,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import {
   type AnyEntity,
+  type ChangeAuthor,
+  changeSource,
   createRecords,
   type Database,
   databaseErrorOf,
@@ -55,6 +57,8 @@ export interface ImportOptions {
   readonly stderr?: NodeJS.WritableStream & { isTTY?: boolean };
   /** bounds on what one record may hold, as the host's API has them (MAX_COLLECTION_ITEMS) */
   readonly writeLimits?: WriteLimits;
+  /** who the change log says made the records (default `import`, and the file) */
+  readonly author?: ChangeAuthor;
 }
 
 export interface ImportSummary {
@@ -183,6 +187,8 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
   }
 
   const skipped = earlier === undefined ? 0 : earlier.loaded + earlier.rejected;
+  // the records' change log rows name the import and its file, unless the caller says who
+  const changes = changeSource(model, options.author ?? { actor: "import", requestId: importId });
   let loaded = 0;
   let rejected = 0;
   const progress = importProgress(stderr, `import ${def.name}`, rows, skipped);
@@ -223,24 +229,29 @@ export async function importFile(options: ImportOptions): Promise<ImportSummary>
       row.error === undefined ? [] : [{ line: row.line, code: "UnreadableRow", message: row.error }],
     );
     try {
-      const stored = await inTenant(db, tenantId, async (tx) => {
-        const outcomes = await createRecords(
-          await ctx(tx),
-          def as AnyEntity,
-          readable.map((row) => row.body),
-        );
-        let failures = 0;
-        outcomes.forEach((outcome, i) => {
-          if (outcome.error === undefined) return;
-          failures++;
-          refused.push(rejectionOf(readable[i]!.line, outcome.error, model));
-        });
-        refused.sort((a, b) => a.line - b.line);
-        // written before the chunk commits: a chunk that does not commit has its entries cut on resume
-        await writeFile(reportFile, refused.map((r) => `${JSON.stringify(r)}\n`).join(""), { flag: "a" });
-        await advance(tx, to, readable.length - failures, refused.length);
-        return readable.length - failures;
-      });
+      const stored = await inTenant(
+        db,
+        tenantId,
+        async (tx) => {
+          const outcomes = await createRecords(
+            await ctx(tx),
+            def as AnyEntity,
+            readable.map((row) => row.body),
+          );
+          let failures = 0;
+          outcomes.forEach((outcome, i) => {
+            if (outcome.error === undefined) return;
+            failures++;
+            refused.push(rejectionOf(readable[i]!.line, outcome.error, model));
+          });
+          refused.sort((a, b) => a.line - b.line);
+          // written before the chunk commits: a chunk that does not commit has its entries cut on resume
+          await writeFile(reportFile, refused.map((r) => `${JSON.stringify(r)}\n`).join(""), { flag: "a" });
+          await advance(tx, to, readable.length - failures, refused.length);
+          return readable.length - failures;
+        },
+        { changes },
+      );
       linesDone = to;
       loaded += stored;
       rejected += refused.length;

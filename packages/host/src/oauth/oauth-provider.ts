@@ -28,6 +28,15 @@ export interface OAuthServerSettings {
   readonly accessTokenTtl: number;
   /** seconds: how long a consent and its refresh tokens last */
   readonly refreshTokenTtl: number;
+  /**
+   * Public clients the host registers itself (the web app it serves), known without dynamic
+   * registration: PKCE, no secret, their redirect URIs fixed here
+   */
+  readonly clients?: readonly {
+    readonly clientId: string;
+    readonly name: string;
+    readonly redirectUris: readonly string[];
+  }[];
 }
 
 /** an account is a user of a tenant: `<tenant>/<username>` (tenant ids have no `/`) */
@@ -106,6 +115,14 @@ export async function createProvider(
   const { prefix, resources } = settings;
   const configuration: Configuration = {
     adapter: stateAdapter(db),
+    clients: (settings.clients ?? []).map((client) => ({
+      client_id: client.clientId,
+      client_name: client.name,
+      redirect_uris: [...client.redirectUris],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    })),
     jwks: { keys: [keys.current.jwk as never] },
     cookies: {
       keys: [...cookieKeys],

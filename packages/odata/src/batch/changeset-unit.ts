@@ -1,8 +1,10 @@
 /**
  * A `$batch` changeset as one unit of work: its parts run in one tenant transaction, with the
- * lookups `prefetch` made in it shared by every part; a throw rolls all of them back.
+ * lookups `prefetch` made in it shared by every part; a throw rolls all of them back. Its writes'
+ * change log rows name the author of `changes`.
  */
 import {
+  type ChangeSource,
   type Database,
   inTenant,
   PromptCollector,
@@ -24,6 +26,7 @@ export async function inChangeset<T>(
   tenantId: string,
   prefetch: (tx: Session) => Promise<ReadCache>,
   fn: (unit: UnitOfWork) => Promise<T>,
+  changes?: ChangeSource,
 ): Promise<T> {
   const run = (deferInserts: boolean, seen: { writes?: WriteBehind }) =>
     inTenant(
@@ -34,7 +37,7 @@ export async function inChangeset<T>(
         const cache = await prefetch(session);
         return fn({ tenantId, session, cache, prompts: () => new PromptCollector(), annotation: "@userprompts" });
       },
-      { deferInserts },
+      { deferInserts, changes },
     );
   const first: { writes?: WriteBehind } = {};
   try {

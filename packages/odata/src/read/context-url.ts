@@ -17,8 +17,10 @@ import type { ReadQuery } from "../bind/read-query.js";
 function members(query: ReadQuery): string[] {
   const names = query.select.map((p) => p.name);
   const selected = names.length > 1 ? names.filter((n) => n !== "Guid") : names;
-  const expanded = query.expand.map(
-    (e) => `${e.kind === "collection" ? e.name : e.path.join("/")}(${members(e.query).join(",")})`,
+  const expanded = query.expand.map((e) =>
+    e.kind === "collection"
+      ? `${e.name}(${e.apply ? applyMembers(e.apply) : members(e.query).join(",")})`
+      : `${e.path.join("/")}(${members(e.query).join(",")})`,
   );
   return [...selected, ...expanded];
 }
@@ -35,6 +37,11 @@ interface Node {
 
 /** `Sales(Customer(Country),Total)`: groups nested along their navigation steps, then the aggregates */
 export function applyContext(query: ApplyQuery): string {
+  return `${query.entity.name}(${applyMembers(query)})`;
+}
+
+/** the select-list of an `$apply` result, without the parentheses: `Customer(Country),Total` */
+function applyMembers(query: ApplyQuery): string {
   const root: Node = { name: "", children: [] };
   for (const group of query.groups) {
     const steps =
@@ -55,5 +62,5 @@ export function applyContext(query: ApplyQuery): string {
   for (const aggregate of query.aggregates) root.children.push({ name: aggregate.alias, children: [] });
   const list = (node: Node): string =>
     node.children.map((c) => (c.children.length > 0 ? `${c.name}(${list(c)})` : c.name)).join(",");
-  return `${query.entity.name}(${list(root)})`;
+  return list(root);
 }

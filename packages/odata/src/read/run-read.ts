@@ -17,6 +17,8 @@ export interface RunArgs {
   readonly keys?: readonly string[];
   /** the URL of the next page, given the `$skip` it starts at */
   readonly nextLink?: (skip: number) => string;
+  /** the delta link a tracked read's last page ends with (track-changes.ts) */
+  readonly deltaLink?: string;
 }
 
 /**
@@ -133,7 +135,24 @@ function pageBody(
   body += `"value":[${items}]`;
   if (cut !== undefined && args.nextLink)
     body += `,"@odata.nextLink":${JSON.stringify(args.nextLink(prepared.skip + cut))}`;
+  else if (args.deltaLink !== undefined) body += `,"@odata.deltaLink":${JSON.stringify(args.deltaLink)}`;
   return `${body}}`;
+}
+
+/**
+ * The records a read prepared with `keys` and without a page found (a delta's, track-changes.ts),
+ * each one's JSON text by its Guid: those of the keys that exist and match the read's conditions.
+ */
+export async function runKeyed(
+  session: Session,
+  prepared: PreparedPage,
+  args: RunArgs & { readonly keys: readonly string[] },
+): Promise<Map<string, string>> {
+  if (prepared.joined) throw new Error("a read of keys without a page writes its records one by one");
+  const found = new Map<string, string>();
+  for (const row of await rows(session, prepared, args))
+    found.set(String(row[prepared.guidAlias]), prepared.write(row));
+  return found;
 }
 
 /** one record as it is read */

@@ -55,9 +55,11 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
+import { historyOf, readRecordHistory } from "./record-history.js";
 import { ownerGuid, ownerRead, withOwner } from "./owner-collection.js";
-import { type ServiceContext, storeOf } from "./service-context.js";
+import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
+import { readTracked, trackingOf } from "./track-changes.js";
 
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
@@ -188,17 +190,24 @@ function writeResult(
   return payloadResult(service, request, status, result.body, control, { ...all, ...applied });
 }
 
-/** `GET`: a collection, its `$count`, one record, or a Read method's result */
+/** `GET`: a collection, its `$count`, one record, or a Read method's result; a tracked one (track-changes.ts) */
 export async function readEntities(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
+  const history = historyOf(request.path);
+  if (history !== undefined) return readRecordHistory(service, request, history);
+  const tracking = trackingOf(service, request);
   const read = service.planner.plan({
     path: request.path,
-    search: request.search,
+    search: tracking?.search ?? request.search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (read.kind === "method") return callMethod(service, request, read);
+  if (tracking !== undefined) {
+    const tracked = await readTracked(service, request, tracking, read);
+    if (tracked !== undefined) return tracked;
+  }
   request.authorize?.({ kind: "read", entities: read.reads });
   const args = { tenantId, ...(read.key !== undefined && { key: read.key }) };
   // a collection (or a navigation's target) has no ETag of its own: its conditions are not evaluated (nor parsed)
@@ -283,16 +292,22 @@ export async function createEntity(service: ServiceContext, request: ODataReques
   if (owner !== undefined) request.authorize?.({ kind: "read", entities: owner.reads });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    const { ctx, prompts } = await writing(service, tx, request);
-    const inverse = service.model.owner(entity.name)?.inverse;
-    const given =
-      owner === undefined || inverse === undefined
-        ? body
-        : withOwner(body, inverse, await ownerGuid(tx, owner, tenantId));
-    const guid = await createRecord(ctx, entity, given);
-    return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
-  });
+  const result = await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      const { ctx, prompts } = await writing(service, tx, request);
+      const inverse = service.model.owner(entity.name)?.inverse;
+      const given =
+        owner === undefined || inverse === undefined
+          ? body
+          : withOwner(body, inverse, await ownerGuid(tx, owner, tenantId));
+      const guid = await createRecord(ctx, entity, given);
+      return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
+    },
+    writeOptions(service, request),
+  );
   return writeResult(service, request, 201, result, recordUrl(service.basePath, entity.name, result.guid));
 }
 
@@ -322,13 +337,19 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
   const conditions = preconditionsOf(request);
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
-  const result = await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    await checkOwners(tx, owners, { tenantId });
-    await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
-    const { ctx, prompts } = await writing(service, tx, request);
-    await updateRecord(ctx, entity, guid, body);
-    return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
-  });
+  const result = await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId });
+      await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
+      const { ctx, prompts } = await writing(service, tx, request);
+      await updateRecord(ctx, entity, guid, body);
+      return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
+    },
+    writeOptions(service, request),
+  );
   return writeResult(service, request, 200, result);
 }
 
@@ -337,11 +358,17 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { tenantId } = request;
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
-  await inUnit(service.db, tenantId, service.unit, async (tx) => {
-    await checkOwners(tx, owners, { tenantId });
-    await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
-    // an owned item goes as a write of its owner, whose logic runs (core's deleteRecord)
-    await deleteRecord((await writing(service, tx, request)).ctx, entity, guid);
-  });
+  await inUnit(
+    service.db,
+    tenantId,
+    service.unit,
+    async (tx) => {
+      await checkOwners(tx, owners, { tenantId });
+      await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
+      // an owned item goes as a write of its owner, whose logic runs (core's deleteRecord)
+      await deleteRecord((await writing(service, tx, request)).ctx, entity, guid);
+    },
+    writeOptions(service, request),
+  );
   return noContent();
 }

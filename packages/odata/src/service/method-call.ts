@@ -30,7 +30,7 @@ import { systemQueryOption } from "../syntax/parse-query-options.js";
 import { printExpr } from "../syntax/print-expr.js";
 import type { ODataRequest } from "./odata-request.js";
 import { etagHeader, noContent, type ODataResult, type PayloadControl, payloadResult } from "./odata-result.js";
-import { type ServiceContext, storeOf } from "./service-context.js";
+import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 
 /**
@@ -238,5 +238,5 @@ export async function callMethod(
   };
   return declaration.type === "read"
     ? inUnit(db, tenantId, service.unit, run, { readOnly: true })
-    : inUnit(db, tenantId, service.unit, run);
+    : inUnit(db, tenantId, service.unit, run, writeOptions(service, request));
 }

@@ -4,16 +4,19 @@
  * preferences, and the caller's permissions as a check the service calls before it reads or
  * writes anything. `odataRequestOf` builds one from a fetch `Request`.
  */
-import type { Database } from "@bizdata/core";
+import type { ChangeAuthor, Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import { queryParameters } from "../syntax/query-parameters.js";
 import { responseFormat } from "./response-format.js";
 
 /** what the service asks permission for, before any record is read or written */
 export type Access =
   /** every entity whose records the read returns (its `$expand` included) */
   | { readonly kind: "read"; readonly entities: readonly string[] }
+  /** a record's change history (record-history.ts) */
+  | { readonly kind: "history"; readonly entity: string }
   | { readonly kind: "create" | "update" | "delete"; readonly entity: string }
   | { readonly kind: "call"; readonly entity: string; readonly method: string; readonly type: "read" | "modify" };
 
@@ -61,6 +64,10 @@ export interface ODataRequest {
    * it, e.g. one that counts the request's statements.
    */
   readonly db?: Database;
+  /** who makes the request's changes (the caller, the request id): what their change log rows say */
+  readonly author?: ChangeAuthor;
+  /** `Prefer: odata.track-changes` (track-changes.ts): a collection read answers with a delta link */
+  readonly trackChanges?: boolean;
 }
 
 /** the `return` preference of OData 4.01 §8.2.8.7: no body (204), or the whole entity */
@@ -83,6 +90,10 @@ export function returnPreferenceOf(prefer: string | null | undefined): ReturnPre
   }
   return undefined;
 }
+
+/** `odata.track-changes` in a `Prefer` header (OData 4.01 Protocol §8.2.8.7), with or without the `odata.` prefix */
+export const wantsChanges = (prefer: string | null | undefined): boolean =>
+  /(^|[,;\s])(odata\.)?track-changes\b/i.test(prefer ?? "");
 
 /**
  * Whether a request carries a JSON body to read: one with a Content-Type and not declared
@@ -111,6 +122,7 @@ export interface ServiceRequestOptions {
   readonly tenantId: string;
   readonly authorize?: (access: Access) => void;
   readonly db?: Database;
+  readonly author?: ChangeAuthor;
 }
 
 /**
@@ -125,8 +137,10 @@ export function serviceRequest(
   body: (() => Promise<unknown>) | undefined,
   options: ServiceRequestOptions,
 ): ODataRequest {
-  const formatName = formatOptionName(url.searchParams);
-  const formatOption = formatOptionOf(url.searchParams);
+  // `$search` and `$expand` keep `%3B` and `%25` for the parser (queryParameters)
+  const query = queryParameters(url.search);
+  const formatName = formatOptionName(query);
+  const formatOption = formatOptionOf(query);
   const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
   const ifMatch = headers.get("if-match");
   const ifNoneMatch = headers.get("if-none-match");
@@ -135,21 +149,20 @@ export function serviceRequest(
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
     method: method === "HEAD" ? "GET" : method,
     path: resourcePath(url.pathname, options.basePath),
-    // the URL's own parameters when there is no `$format` to leave out (the URL is not used again)
     search:
-      formatName === undefined
-        ? url.searchParams
-        : new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
+      formatName === undefined ? query : new URLSearchParams([...query].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
     ...(body !== undefined ? { body } : headers.get("content-type") !== null && { emptyBody: true }),
     ...returnPreferenceMember(headers.get("prefer")),
+    ...(wantsChanges(headers.get("prefer")) && { trackChanges: true }),
     ieee754Compatible: format.ieee754Compatible,
     metadata: format.metadata,
     ...(ifMatch !== null && { ifMatch }),
     ...(ifNoneMatch !== null && { ifNoneMatch }),
     ...(options.authorize && { authorize: options.authorize }),
     ...(options.db && { db: options.db }),
+    ...(options.author && { author: options.author }),
   };
 }
 

@@ -10,7 +10,7 @@ import { createEntity, deleteEntity, readEntities, updateEntity } from "./entity
 import type { ODataRequest } from "./odata-request.js";
 import { normalizeBasePath, type ODataResult } from "./odata-result.js";
 import { importPath } from "./operation-import-path.js";
-import type { ServiceContext } from "./service-context.js";
+import { DEFAULT_CHANGE_RETENTION, type ServiceContext } from "./service-context.js";
 
 export interface ODataServiceOptions {
   readonly db: Database;
@@ -20,6 +20,11 @@ export interface ODataServiceOptions {
   readonly queryLimits?: QueryLimits;
   /** bounds on what one write may hold (items per owned collection); defaultWriteLimits when left out */
   readonly writeLimits?: WriteLimits;
+  /**
+   * Seconds the change log keeps changes (CHANGE_LOG_RETENTION, default 30 days): a delta link
+   * older than that answers 410 DeltaTokenExpired
+   */
+  readonly changeRetention?: number;
 }
 
 export interface ODataService extends ServiceContext {
@@ -44,6 +49,7 @@ export function createODataService(options: ODataServiceOptions): ODataService {
     planner: new ReadPlanner(options.model, { limits: options.queryLimits ?? defaultQueryLimits }),
     basePath: normalizeBasePath(options.basePath ?? "/api"),
     ...(options.writeLimits && { writeLimits: options.writeLimits }),
+    changeRetention: options.changeRetention ?? DEFAULT_CHANGE_RETENTION,
   };
   return {
     ...context,

@@ -24,13 +24,18 @@ import {
   BASE_VERSION_COLUMN,
   baseStore,
   type CommitRejection,
+  cascadedItems,
   checkBeforeCommit,
   collectionsOf,
+  createdValues,
   DELETED_COLUMN,
   inBaseImage,
+  logWritten,
   type Model,
+  ownerColumn,
   persistedColumns,
   ReadCache,
+  type RecordStore,
   type ReferenceField,
   recordSelectList,
   rowToRecord,
@@ -43,6 +48,7 @@ import {
   tableName,
   tableQueries,
   VERSION_COLUMN,
+  valuesJson,
   WORKFLOW_COLUMN,
   type WriteContext,
   withStore,
@@ -215,12 +221,16 @@ export async function checkStaged(
  * Commits a workflow's staged state for a caller with the rights `may`. `ctx.session` is the
  * workflow step's staged session and `ctx.prompts` its prompts; every statement runs in that
  * session's transaction, so a result other than "committed" (or a 403 thrown) leaves the main
- * data as it was (the caller rolls back).
+ * data as it was (the caller rolls back). The staged records go to the base tables through
+ * `base` (the database's store: it says whether the writes are logged), each logged as the
+ * step's author made it (`Session.changes`): the change log has them from this commit on, and
+ * nothing of what was staged before.
  */
 export async function commitWorkflow(
   ctx: WriteContext & { readonly prompts: WorkflowPrompts },
   workflowId: string,
   may: Rights,
+  base: RecordStore = baseStore,
 ): Promise<CommitOutcome> {
   const { model, tenant } = ctx;
   const staged = await stagedEntities(ctx.session, model, tenant.id, workflowId);
@@ -258,12 +268,12 @@ export async function commitWorkflow(
   if (rejections.length > 0) return rejected(rejections);
   if (ctx.prompts.hasPending) return { kind: "questionPending" };
   // what virtual records' `save` creates goes to the base tables, its inserts together
-  const base = writeBehind(withStore(ctx.session, baseStore));
+  const writes = writeBehind(withStore(ctx.session, base));
   try {
-    const changed = await applyStaged(base.session, model, staged, tenant.id, workflowId, (def, records) =>
-      saveVirtual({ ...ctx, session: base.session }, def, records),
+    const changed = await applyStaged(writes.session, model, staged, tenant.id, workflowId, (def, records) =>
+      saveVirtual({ ...ctx, session: writes.session }, def, records),
     );
-    await base.flush();
+    await writes.flush();
     return { kind: "committed", changed };
   } catch (err) {
     // what a virtual entity's `save` makes breaks a constraint or its save logic: rejected as a
@@ -279,7 +289,24 @@ export async function commitWorkflow(
   }
 }
 
-/** one statement per entity and kind of change; returns how many rows changed */
+/** the top-level properties the workflow changed in the staged row `s`, as a `text[]` */
+function stagedProperties(def: AnyEntity): SQL {
+  const byProperty = new Map<string, SQL[]>();
+  for (const c of persistedColumns(def)) {
+    if (c.column === "guid") continue;
+    byProperty.set(c.path[0]!, [...(byProperty.get(c.path[0]!) ?? []), stagedChanged(c.column)]);
+  }
+  const names = [...byProperty].map(
+    ([name, changed]) => sql`CASE WHEN ${sql.join(changed, sql` OR `)} THEN ${name}::text END`,
+  );
+  return sql`array_remove(ARRAY[${sql.join(names, sql`, `)}]::text[], NULL)`;
+}
+
+/**
+ * One statement per entity and kind of change; returns how many rows changed. Where the base
+ * tables' writes are logged, each is a CTE whose rows the statement logs (logged-writes.ts): a
+ * delete with the items it takes with it, an update with the properties the workflow changed.
+ */
 async function applyEntity(
   session: Session,
   def: AnyEntity,
@@ -291,31 +318,59 @@ async function applyEntity(
   const staged = id(stagedTableName(def));
   const match = sql`b.${id(TENANT_COLUMN)} = s.${id(TENANT_COLUMN)} AND b.guid = s.guid`;
   const columns = persistedColumns(def).map((c) => c.column);
+  const logged = session.store.changeLog;
+  const owner = ownerColumn(session.changes, def);
+  const log = (rows: Parameters<typeof logWritten>[1]) => logWritten(tenantId, rows, session.changes);
   let statement: SQL;
   switch (kind) {
-    case "delete":
-      statement = sql`DELETE FROM ${table} AS b USING ${staged} AS s
-        WHERE ${stagedRows(tenantId, workflowId)} AND s.${id(DELETED_COLUMN)} AND ${match} RETURNING b.guid`;
+    case "delete": {
+      const remove = sql`DELETE FROM ${table} AS b USING ${staged} AS s
+        WHERE ${stagedRows(tenantId, workflowId)} AND s.${id(DELETED_COLUMN)} AND ${match}`;
+      if (!logged) {
+        statement = sql`${remove} RETURNING b.guid`;
+        break;
+      }
+      const items = cascadedItems(def, "d", tenantId);
+      const deleted = { from: "d", def, kind: "delete", owner } as const;
+      const ctes = [sql`d AS (${remove} RETURNING b.*)`, ...items.ctes, sql`l AS (${log([deleted, ...items.rows])})`];
+      statement = sql`WITH ${sql.join(ctes, sql`, `)} SELECT guid FROM d`;
       break;
+    }
     case "update": {
       // property by property: what the workflow left alone keeps the main data's value (a merge)
       const set = columns
         .filter((c) => c !== "guid")
         .map((c) => sql`${id(c)} = CASE WHEN ${stagedChanged(c)} THEN s.${id(c)} ELSE b.${id(c)} END`);
       set.push(sql`${id(VERSION_COLUMN)} = b.${id(VERSION_COLUMN)} + 1`);
-      statement = sql`UPDATE ${table} AS b SET ${sql.join(set, sql`, `)} FROM ${staged} AS s
-        WHERE ${stagedRows(tenantId, workflowId)} AND NOT s.${id(DELETED_COLUMN)} AND s.${id(BASE_VERSION_COLUMN)} IS NOT NULL AND ${match}
-        RETURNING b.guid`;
+      const update = sql`UPDATE ${table} AS b SET ${sql.join(set, sql`, `)} FROM ${staged} AS s
+        WHERE ${stagedRows(tenantId, workflowId)} AND NOT s.${id(DELETED_COLUMN)} AND s.${id(BASE_VERSION_COLUMN)} IS NOT NULL AND ${match}`;
+      if (!logged) {
+        statement = sql`${update} RETURNING b.guid`;
+        break;
+      }
+      // the values of the properties changed, where the entity keeps them: of each row its own
+      const data =
+        def.changeLog === "values"
+          ? `(SELECT json_object_agg(e.key, e.value) FROM json_each(${valuesJson(def, "r")}) AS e WHERE e.key = ANY(r."$changed"))`
+          : undefined;
+      const changed = { from: "r", def, kind: "update", owner, properties: sql`r."$changed"`, data } as const;
+      statement = sql`WITH r AS (${update} RETURNING b.*, ${stagedProperties(def)} AS "$changed") ${log([changed])} RETURNING key`;
       break;
     }
     case "insert": {
       const list = sql.join([TENANT_COLUMN, ...columns].map(id), sql`, `);
-      statement = sql`INSERT INTO ${table} (${list}) SELECT ${sql.join(
+      const insert = sql`INSERT INTO ${table} (${list}) SELECT ${sql.join(
         [TENANT_COLUMN, ...columns].map((c) => sql`s.${id(c)}`),
         sql`, `,
       )} FROM ${staged} AS s
         WHERE ${stagedRows(tenantId, workflowId)} AND NOT s.${id(DELETED_COLUMN)} AND s.${id(BASE_VERSION_COLUMN)} IS NULL
-        ORDER BY s.guid RETURNING guid`;
+        ORDER BY s.guid`;
+      if (!logged) {
+        statement = sql`${insert} RETURNING guid`;
+        break;
+      }
+      const created = { from: "r", def, kind: "create", owner, data: createdValues(def, "r") } as const;
+      statement = sql`WITH r AS (${insert} RETURNING *) ${log([created])} RETURNING key`;
       break;
     }
   }

@@ -7,7 +7,9 @@
  * and turns them into its responses.
  */
 import {
+  type ChangeAuthor,
   type CommitRejection,
+  changeSource,
   type Database,
   forbidden,
   inTenant,
@@ -88,6 +90,8 @@ export interface WorkflowCaller {
    * it, e.g. one that counts the request's statements.
    */
   readonly db?: Database;
+  /** who makes the changes the step commits, for their change log rows; the owner when left out */
+  readonly author?: ChangeAuthor;
 }
 
 /** the headers that make a request a workflow step */
@@ -189,46 +193,53 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
     let nextIndex: number | undefined;
     let result: R | undefined;
     let outcome: StepOutcome = "failed";
+    // what a commit writes is logged as the caller's (what a step stages is never logged)
+    const changes = changeSource(model, { actor: owner, ...caller.author });
     try {
       if (!isGuid(workflowId)) throw notFound("Workflow-Id");
-      await inTenant(caller.db ?? db, tenantId, async (tx) => {
-        const workflow = await findWorkflow(tx, tenantId, owner, workflowId, { lock: true });
-        if (workflow === undefined) throw notFound("Workflow-Id");
-        nextIndex = workflow.nextIndex;
-        if (index === undefined) {
-          throw new ServiceError(
-            "WorkflowIndexRequired",
-            "A workflow request needs the Workflow-Index header.",
-            "Workflow-Index",
-          );
-        }
-        if (index !== workflow.nextIndex) {
-          outcome = "indexConflict";
-          throw new ServiceError(
-            "WorkflowIndexConflict",
-            `Workflow-Index ${index} is not the next step; the next is ${workflow.nextIndex}.`,
-            "Workflow-Index",
-          );
-        }
-        const scope = scopes.enter(workflowId, workflow.nextIndex);
-        const session = stagedSession(tx, workflowId);
-        result = await run({
-          tenantId,
-          session,
-          workflowId,
-          cache: new ReadCache(),
-          annotation: "@workflow.userprompts",
-          prompts: () => new WorkflowPrompts(session, tenantId, workflowId, basePath, scope),
-        });
-        if (kept(result.status)) {
-          nextIndex = await advanceWorkflow(tx, tenantId, workflowId, ttlSeconds);
-          scopes.advanced(workflowId, nextIndex);
-          outcome = "advanced";
-          return;
-        }
-        // a failed step stores nothing (spec 7: the index does not advance)
-        throw new StepFailed();
-      });
+      await inTenant(
+        caller.db ?? db,
+        tenantId,
+        async (tx) => {
+          const workflow = await findWorkflow(tx, tenantId, owner, workflowId, { lock: true });
+          if (workflow === undefined) throw notFound("Workflow-Id");
+          nextIndex = workflow.nextIndex;
+          if (index === undefined) {
+            throw new ServiceError(
+              "WorkflowIndexRequired",
+              "A workflow request needs the Workflow-Index header.",
+              "Workflow-Index",
+            );
+          }
+          if (index !== workflow.nextIndex) {
+            outcome = "indexConflict";
+            throw new ServiceError(
+              "WorkflowIndexConflict",
+              `Workflow-Index ${index} is not the next step; the next is ${workflow.nextIndex}.`,
+              "Workflow-Index",
+            );
+          }
+          const scope = scopes.enter(workflowId, workflow.nextIndex);
+          const session = stagedSession(tx, workflowId);
+          result = await run({
+            tenantId,
+            session,
+            workflowId,
+            cache: new ReadCache(),
+            annotation: "@workflow.userprompts",
+            prompts: () => new WorkflowPrompts(session, tenantId, workflowId, basePath, scope),
+          });
+          if (kept(result.status)) {
+            nextIndex = await advanceWorkflow(tx, tenantId, workflowId, ttlSeconds);
+            scopes.advanced(workflowId, nextIndex);
+            outcome = "advanced";
+            return;
+          }
+          // a failed step stores nothing (spec 7: the index does not advance)
+          throw new StepFailed();
+        },
+        { changes },
+      );
     } catch (thrown) {
       if (thrown instanceof StepFailed) return { result: result!, nextIndex: nextIndex! };
       // whatever an error stands for (a query that does not parse, a database error such as a
@@ -253,6 +264,8 @@ export function createWorkflowService(options: WorkflowServiceOptions) {
       { session, model, tenant, prompts, ...(writeLimits && { limits: writeLimits }) },
       unit.workflowId,
       caller.may,
+      // the base tables as the database serves them: logged, unless the log is off
+      (caller.db ?? db).store,
     );
     observe?.commit(outcome.kind);
     return commitResult(outcome, prompts);
