@@ -55,8 +55,8 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
-import { historyOf, readRecordHistory } from "./record-history.js";
 import { ownerGuid, ownerRead, withOwner } from "./owner-collection.js";
+import { historyOf, readRecordHistory } from "./record-history.js";
 import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 import { readTracked, trackingOf } from "./track-changes.js";
@@ -343,7 +343,7 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     service.unit,
     async (tx) => {
       await checkOwners(tx, owners, { tenantId });
-      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
       const { ctx, prompts } = await writing(service, tx, request);
       await updateRecord(ctx, entity, guid, body);
       return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
@@ -364,7 +364,7 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
     service.unit,
     async (tx) => {
       await checkOwners(tx, owners, { tenantId });
-      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
       // an owned item goes as a write of its owner, whose logic runs (core's deleteRecord)
       await deleteRecord((await writing(service, tx, request)).ctx, entity, guid);
     },
