@@ -16,7 +16,13 @@
  * environment: two settings of one checkout compare as `pnpm bench:compare .` with, say,
  * COMPARE_BASELINE_ENV=DATABASE_POOLER=session, and a host behind a pooler with its DATABASE_URL
  * (the data is prepared, and the floor served, on the bench's own DATABASE_URL).
+ * COMPARE_THIS_NODE and COMPARE_BASELINE_NODE name the Node binary of one host's process (default:
+ * the one running the bench), so that one checkout on two runtimes compares as `pnpm bench:compare .`
+ * with each set; the floor and the load generator stay on the bench's own Node.
+ * BENCH_PROFILE=<folder> writes a CPU profile of each host (`this`, `baseline`) as it stops: where
+ * two checkouts' CPU per request differ, the two profiles of one run show which functions differ.
  */
+import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { resolve } from "node:path";
 import { assertAgree, withoutControl } from "./agree.js";
@@ -24,7 +30,7 @@ import { measureInTurns, probe, type Target } from "./load.js";
 import { benchTenant, prepareDatabase } from "./prepare.js";
 import { describeMachine } from "./report.js";
 import { scenarios } from "./scenarios.js";
-import { type RunningServer, startServer } from "./servers.js";
+import { type RunningServer, type ServerOptions, startServer } from "./servers.js";
 import { loadSettings } from "./settings.js";
 import { signIn } from "./sign-in.js";
 
@@ -60,13 +66,31 @@ const envOf = (name: string): Record<string, string> =>
         return [pair.slice(0, at), pair.slice(at + 1)];
       }),
   );
+/** the Node binary a variable names, as a server's options, and its version for the report; the bench's own when unset */
+const nodeOf = (name: string): { options: ServerOptions; version: string } => {
+  const node = process.env[name];
+  if (!node) return { options: {}, version: process.version };
+  return { options: { node }, version: execFileSync(node, ["--version"], { encoding: "utf8" }).trim() };
+};
+const thisNode = nodeOf("COMPARE_THIS_NODE");
+const baselineNode = nodeOf("COMPARE_BASELINE_NODE");
 // one after the other: both hosts migrate the same database at start. Both run from their sources
 // (a baseline commit may not know the packages' compiled form), so only the code differs
-const current = await startServer("./host-server.ts", { ...env, ...envOf("COMPARE_THIS_ENV") });
+const profiled = (name: string) =>
+  settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
+const current = await startServer(
+  "./host-server.ts",
+  { ...env, ...envOf("COMPARE_THIS_ENV") },
+  { nodeOptions: profiled("this"), ...thisNode.options },
+);
 const servers: RunningServer[] = [current];
 try {
   servers.push(
-    await startServer(resolve(baselineDir, "bench/host-server.ts"), { ...env, ...envOf("COMPARE_BASELINE_ENV") }),
+    await startServer(
+      resolve(baselineDir, "bench/host-server.ts"),
+      { ...env, ...envOf("COMPARE_BASELINE_ENV") },
+      { nodeOptions: profiled("baseline"), ...baselineNode.options },
+    ),
   );
   // the floor that pays the host's isolation (floor-server.ts)
   servers.push(await startServer("./floor-server.ts", { ...env, FLOOR: "isolated" }));
@@ -100,7 +124,7 @@ try {
   }
   console.log(
     [
-      `this host${process.env.COMPARE_THIS_ENV ? ` (${process.env.COMPARE_THIS_ENV})` : ""} against ${baselineDir}${process.env.COMPARE_BASELINE_ENV ? ` (${process.env.COMPARE_BASELINE_ENV})` : ""}, ${rounds} rounds of ${slice} s slices per target, ${settings.connections} connections; ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load before ${machine.loadAverageBefore.join(" ")}, after ${os
+      `this host${process.env.COMPARE_THIS_ENV ? ` (${process.env.COMPARE_THIS_ENV})` : ""} on Node ${thisNode.version} against ${baselineDir}${process.env.COMPARE_BASELINE_ENV ? ` (${process.env.COMPARE_BASELINE_ENV})` : ""} on Node ${baselineNode.version}, ${rounds} rounds of ${slice} s slices per target, ${settings.connections} connections; ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, load before ${machine.loadAverageBefore.join(" ")}, after ${os
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(" ")}`,

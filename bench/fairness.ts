@@ -231,7 +231,11 @@ export async function runFairness(
   await prepareOther(data.databaseUrl);
   const configured = process.env.DATABASE_TENANT_SHARE || "0.5";
   const runs = [await measure(url, configured, data.orders, readers, heavyConnections, settings)];
-  const whole = await startServer("./host-server.ts", { ...env, DATABASE_TENANT_SHARE: "1" }, BUILT_PACKAGES);
+  const whole = await startServer(
+    "./host-server.ts",
+    { ...env, DATABASE_TENANT_SHARE: "1" },
+    { nodeOptions: BUILT_PACKAGES },
+  );
   try {
     runs.push(await measure(whole.url, "1", data.orders, readers, heavyConnections, settings));
   } finally {

@@ -2,7 +2,8 @@
  * Child-process entry of a floor: bare Hono on @hono/node-server with hand-written SQL over
  * postgres.js, serving the scenarios' URLs with the same JSON as the host. It does what the host
  * must do and nothing more: one statement per request, prepared statements, a pool of ten like the
- * host's, every read planned for its values like the host's (`plan_cache_mode`), and JSON
+ * host's, its point read by key on a cached plan and every other read planned for its values, as
+ * the host plans them (`plan_cache_mode`, a pool for each), and JSON
  * built by PostgreSQL and passed through unparsed (flat pages, one row of text), or written in
  * TypeScript from flat joined rows (the expands: the architecture's lesson for PostgreSQL 15; here
  * JSON built by PostgreSQL measured the same within the noise). It has no OData parsing, no model
@@ -36,12 +37,25 @@ const settings = {
   onnotice: () => {},
   // after five runs of a prepared statement PostgreSQL may switch to one generic plan; for the
   // path filter that plan joins every contact of the tenant to each customer (a nested loop over
-  // a materialized scan, 8x slower than the plan for the values). The host plans every run too.
+  // a materialized scan, 8x slower than the plan for the values). The host plans every run of
+  // such a read too, and caches the plans of its reads by key (core's held-sessions.ts): so does
+  // the floor, whose point read goes to a pool of its own that leaves plans to PostgreSQL (one
+  // scenario at a time is measured, so only one of the two pools is busy at once)
   connection: { plan_cache_mode: "force_custom_plan" },
 };
-const sql = postgres(process.env.DATABASE_URL!, settings);
+const byKeySettings = { ...settings, connection: { plan_cache_mode: "auto" } };
+const pools = {
+  forValues: postgres(process.env.DATABASE_URL!, settings),
+  byKey: postgres(process.env.DATABASE_URL!, byKeySettings),
+};
 /** the isolated floor's sessions: role and tenant set when a connection opens, and read-only for reads */
-const tenantSql = floor === "isolated" ? tenantSessions(process.env.DATABASE_URL!, settings, tenantId) : undefined;
+const tenantSql =
+  floor === "isolated"
+    ? {
+        forValues: tenantSessions(process.env.DATABASE_URL!, settings, tenantId),
+        byKey: tenantSessions(process.env.DATABASE_URL!, byKeySettings, tenantId),
+      }
+    : undefined;
 
 /** a statement not yet sent: postgres.js sends a query when it is awaited */
 type Rows<T> = PromiseLike<T[]>;
@@ -52,9 +66,12 @@ type Mode = "read only" | "read write";
 const setup = (tx: Tx) =>
   tx`SELECT set_config('role', 'bizdata_app', true), set_config('app.tenant_id', ${tenantId}, true)`;
 
+/** a read by key, whose plan may be cached, or any other statement, planned for its values */
+type Plans = keyof typeof pools;
+
 /** the statement `fn` makes, run as the floor's kind says */
-const inTransaction = async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => {
-  const tx = (await sql.reserve()) as unknown as Tx & { release(): void };
+const inTransaction = async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>, plans: Plans) => {
+  const tx = (await pools[plans].reserve()) as unknown as Tx & { release(): void };
   try {
     // a query is sent when awaited: Promise.allSettled hands all four to the connection in order, in one tick
     const sent = [tx.unsafe(mode === "read only" ? "BEGIN READ ONLY" : "BEGIN"), setup(tx), fn(tx), tx`COMMIT`];
@@ -66,13 +83,13 @@ const inTransaction = async <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => {
     tx.release();
   }
 };
-const floors: Record<Floor, <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => Promise<T[]>> = {
-  isolated: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
-    fn(mode === "read only" ? tenantSql!.reads : tenantSql!.writes) as Promise<T[]>,
+const floors: Record<Floor, <T>(mode: Mode, fn: (tx: Tx) => Rows<T>, plans: Plans) => Promise<T[]>> = {
+  isolated: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>, plans: Plans) =>
+    fn(mode === "read only" ? tenantSql![plans].reads : tenantSql![plans].writes) as Promise<T[]>,
   transaction: inTransaction,
-  bare: <T>(_: Mode, fn: (tx: Tx) => Rows<T>) => fn(sql) as Promise<T[]>,
-  awaited: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) =>
-    sql.begin(mode, async (tx) => {
+  bare: <T>(_: Mode, fn: (tx: Tx) => Rows<T>, plans: Plans) => fn(pools[plans]) as Promise<T[]>,
+  awaited: <T>(mode: Mode, fn: (tx: Tx) => Rows<T>, plans: Plans) =>
+    pools[plans].begin(mode, async (tx) => {
       await setup(tx as unknown as Tx);
       return fn(tx as unknown as Tx);
     }) as Promise<T[]>,
@@ -80,7 +97,8 @@ const floors: Record<Floor, <T>(mode: Mode, fn: (tx: Tx) => Rows<T>) => Promise<
 const run = floors[floor];
 if (run === undefined) throw new Error(`FLOOR=${floor} is no floor.`);
 
-const read = <T>(fn: (tx: Tx) => Rows<T>) => run("read only", fn);
+const read = <T>(fn: (tx: Tx) => Rows<T>) => run("read only", fn, "forValues");
+const readByKey = <T>(fn: (tx: Tx) => Rows<T>) => run("read only", fn, "byKey");
 
 const json = (c: Context, body: string) => c.body(body, 200, { "Content-Type": "application/json" });
 
@@ -194,7 +212,7 @@ const app = new Hono()
     const key = KEY_PATH.exec(c.req.path)?.[1];
     if (key !== undefined) {
       if (!c.req.url.endsWith(`?${READ_ONE_QUERY}`)) return c.notFound();
-      const [row] = await read(
+      const [row] = await readByKey(
         (tx) => tx<{ body: string }[]>`
           SELECT row_to_json(p)::text AS body FROM (
             SELECT guid AS "Guid", sku AS "SKU", cost AS "Cost"
@@ -220,30 +238,26 @@ const app = new Hono()
     const body = await c.req.json<{ SKU: string; SalesDescription?: string | null; Cost?: number | null }>();
     const guid = randomUUID();
     const description = body.SalesDescription ?? null;
+    // an insert's plan never depends on its values: PostgreSQL may cache it, as the host's writes
     await run(
       "read write",
       (tx) => tx`
         INSERT INTO product (tenant_id, guid, title, sku, sales_description, cost, price)
         VALUES (${tenantId}, ${guid}, ${description ?? body.SKU}, ${body.SKU}, ${description}, ${body.Cost ?? null}, NULL)`,
+      "byKey",
     );
     return c.json({ Guid: guid }, 201, { Location: `/api/Product(${guid})` });
   });
 
-// the pools the floor's statements go to: the isolated floor's sessions, or the owner's pool
-await Promise.all(
-  (tenantSql ? [tenantSql.reads, tenantSql.writes] : [sql]).map((pool) => startedAsTheHosts(pool, settings.max)),
-);
+// the pools the floor's statements go to: the isolated floor's sessions, or the owner's pools
+const allPools = tenantSql
+  ? [tenantSql.forValues.reads, tenantSql.forValues.writes, tenantSql.byKey.reads, tenantSql.byKey.writes]
+  : [pools.forValues, pools.byKey];
+await Promise.all(allPools.map((pool) => startedAsTheHosts(pool, settings.max)));
 
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.send?.({ url: `http://127.0.0.1:${info.port}` });
 });
 process.on("disconnect", () =>
-  server.close(
-    () =>
-      void Promise.all([
-        sql.end({ timeout: 5 }),
-        tenantSql?.reads.end({ timeout: 5 }),
-        tenantSql?.writes.end({ timeout: 5 }),
-      ]).then(() => process.exit(0)),
-  ),
+  server.close(() => void Promise.all(allPools.map((pool) => pool.end({ timeout: 5 }))).then(() => process.exit(0))),
 );

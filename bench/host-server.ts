@@ -5,7 +5,9 @@
 import { sampleModel } from "@bizdata/examples";
 import { loadConfig, startHost } from "@bizdata/host";
 
-// the sample model without the reference host's demo set: the benchmark seeds its own tenant
+// the sample model without the reference host's demo set: the benchmark seeds its own tenant. The
+// host's default settings otherwise, as users run it: a log line per request at LOG_LEVEL=info
+// (written to standard output, which servers.ts discards) and metrics on
 const host = await startHost(
   {
     // one token and one address send every request of a run: rate limits it never reaches, so
@@ -13,7 +15,6 @@ const host = await startHost(
     ...loadConfig({ RATE_LIMIT_PER_TOKEN: "10000000", RATE_LIMIT_PER_ADDRESS: "10000000", ...process.env }),
     databaseUrl: process.env.DATABASE_URL,
     port: 0,
-    logLevel: "warn",
   },
   { model: sampleModel },
 );

@@ -20,7 +20,10 @@
  * autocannon at one fixed rate (`LAYERS_RATE` requests/s) so that all meet the same load, CPU per
  * request from /proc, the median of `LAYERS_ROUNDS` slices of `LAYERS_SLICE` seconds: `hono` (the
  * recorded answer, no service), `service` (a Hono route into the OData service) and `app` (the
- * host's whole app). Each layer's figure includes the layers under it. `BENCH_PROFILE=<folder>`
+ * host's whole app), the app four times: with logs at `warn` and metrics off, with either one on
+ * and with both (the host's defaults: a log line per request at `info`, metrics on), each of the
+ * three set against the first, so that the table shows what the request log line and the metrics
+ * cost a request. Each layer's figure includes the layers under it. `BENCH_PROFILE=<folder>`
  * writes a CPU profile of each HTTP layer's process (`<folder>/<scenario>-<layer>`) when it stops.
  */
 import { randomUUID } from "node:crypto";
@@ -196,9 +199,14 @@ async function inProcessLayers(scenario: LayeredScenario) {
   };
 }
 
-async function bearerToken(): Promise<string> {
+/**
+ * A reader's token, and what the app's own statements answered for it (the token's standing,
+ * checked against the database on a request): the app over HTTP replays them with the service's
+ */
+async function bearerToken(): Promise<{ token: string; appAnswers: Answers }> {
+  const appAnswers: Answers = new Map();
   const app = createApp({
-    db,
+    db: recordAnswers(db, appAnswers),
     model: sampleModel,
     keys: await loadSigningKeys(db),
     config: loadConfig({ LOG_LEVEL: "silent" }),
@@ -209,7 +217,10 @@ async function bearerToken(): Promise<string> {
     body: JSON.stringify({ TenantId: tenant, Username: benchTenant.username, Password: benchTenant.password }),
   });
   if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { access_token: string }).access_token;
+  const token = ((await response.json()) as { access_token: string }).access_token;
+  const read = await app.request(readOneUrl(nextGuid()), { headers: { authorization: `Bearer ${token}` } });
+  if (!read.ok) throw new Error(`a read with the token failed: ${read.status} ${await read.text()}`);
+  return { token, appAnswers };
 }
 
 /** CPU microseconds per request of the process `pid` serving `target` at `rate` requests/s for `seconds` */
@@ -234,13 +245,32 @@ async function httpCpuPerRequest(
     (r) => r["2xx"],
   );
   if (result.non2xx + result.errors > 0)
-    throw new Error(`${scenario.name} over HTTP: ${result.non2xx} non-2xx answers and ${result.errors} errors.`);
+    throw new Error(
+      `${scenario.name} over HTTP (${target}): ${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)}) and ${result.errors} errors.`,
+    );
   return cpu ?? Number.NaN;
 }
 
-const HTTP_LAYERS: readonly HttpLayer[] = ["hono", "service", "app"];
+const BARE_APP = "app, logs at warn, metrics off";
+/**
+ * The HTTP layers, each a process of its own; the app four times: with the host's default
+ * observability (a log line per request at LOG_LEVEL=info, metrics on), and without the log
+ * line, without metrics, and without either, so that the table shows what each costs a request
+ */
+const HTTP_LAYERS: readonly {
+  readonly name: string;
+  readonly layer: HttpLayer;
+  readonly env?: Record<string, string>;
+}[] = [
+  { name: "hono", layer: "hono" },
+  { name: "service", layer: "service" },
+  { name: BARE_APP, layer: "app", env: { LOG_LEVEL: "warn", METRICS: "off" } },
+  { name: "app, logs at warn", layer: "app", env: { LOG_LEVEL: "warn" } },
+  { name: "app, metrics off", layer: "app", env: { METRICS: "off" } },
+  { name: "app (defaults: logs at info, metrics on)", layer: "app" },
+];
 const machine = describeMachine();
-const token = await bearerToken();
+const { token, appAnswers } = await bearerToken();
 const tables: string[] = [];
 try {
   for (const scenario of scenarios.filter((s) => settings.only?.includes(s.name) ?? true)) {
@@ -254,30 +284,32 @@ try {
       }
       console.error(`${scenario.name} in process: round ${round + 1} of ${rounds}`);
     }
-    const served: LayerSetup = { answers: [...answers], answer, tenantId: tenant };
+    const served: LayerSetup = { answers: [...appAnswers, ...answers], answer, tenantId: tenant };
     const servers = await Promise.all(
-      HTTP_LAYERS.map((layer) =>
+      HTTP_LAYERS.map(({ name, layer, env }) =>
         startServer(
           "./layers-server.ts",
-          { DATABASE_URL: url, LAYER: layer },
-          [
-            ...BUILT_PACKAGES,
-            ...(settings.profileDir
-              ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${layer}`]
-              : []),
-          ],
-          served,
+          { DATABASE_URL: url, LAYER: layer, ...env },
+          {
+            nodeOptions: [
+              ...BUILT_PACKAGES,
+              ...(settings.profileDir
+                ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${scenario.name}-${name.replace(/\W+/g, "-")}`]
+                : []),
+            ],
+            setup: served,
+          },
         ),
       ),
     );
     try {
-      for (const layer of HTTP_LAYERS) cpu.set(`HTTP: ${layer}`, []);
+      for (const { name } of HTTP_LAYERS) cpu.set(`HTTP: ${name}`, []);
       for (const server of servers) await httpCpuPerRequest(server.url, server.pid, scenario, token, settings.warmup);
       for (let round = 0; round < rounds; round++) {
         for (let i = 0; i < servers.length; i++) {
           const k = (round + i) % servers.length;
           cpu
-            .get(`HTTP: ${HTTP_LAYERS[k]}`)!
+            .get(`HTTP: ${HTTP_LAYERS[k]!.name}`)!
             .push(await httpCpuPerRequest(servers[k]!.url, servers[k]!.pid, scenario, token, slice));
         }
         console.error(`${scenario.name} over HTTP: round ${round + 1} of ${rounds}`);
@@ -293,9 +325,13 @@ try {
         "| layer | CPU µs/request | over the layer above |",
         "| --- | ---: | ---: |",
         ...rows.map(([name, us], i) => {
-          // the no-I/O service and the first HTTP layer start anew: nothing above them to subtract
+          // the no-I/O service and the first HTTP layer start anew: nothing above them to subtract;
+          // the app with logs or metrics is set against the app without either
           const fresh = i === 0 || name === "OData service, no I/O" || name === "HTTP: hono";
-          return `| ${name} | ${us.toFixed(0)} | ${fresh ? "" : `+${(us - rows[i - 1]![1]).toFixed(0)}`} |`;
+          const app = name.startsWith("HTTP: app") && name !== `HTTP: ${BARE_APP}`;
+          const above = app ? rows.find(([n]) => n === `HTTP: ${BARE_APP}`) : rows[i - 1];
+          const over = fresh || above === undefined ? "" : `+${(us - above[1]).toFixed(0)}`;
+          return `| ${name} | ${us.toFixed(0)} | ${over} |`;
         }),
       ].join("\n"),
     );

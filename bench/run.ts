@@ -103,7 +103,7 @@ async function runScale(scale: number, installed: InstalledHost | undefined): Pr
     settings.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${settings.profileDir}/${name}`] : [];
   const host = installed
     ? await installed.start(env, profile("host"))
-    : await startServer("./host-server.ts", env, [...BUILT_PACKAGES, ...profile("host")]);
+    : await startServer("./host-server.ts", env, { nodeOptions: [...BUILT_PACKAGES, ...profile("host")] });
   // the import and the workflow part need no floor: they measure the host alone
   const floors: { name: Floor; server: RunningServer }[] = [];
   try {
@@ -111,7 +111,11 @@ async function runScale(scale: number, installed: InstalledHost | undefined): Pr
       for (const name of settings.floors)
         floors.push({
           name,
-          server: await startServer("./floor-server.ts", { ...env, FLOOR: name }, profile(`floor-${name}`)),
+          server: await startServer(
+            "./floor-server.ts",
+            { ...env, FLOOR: name },
+            { nodeOptions: profile(`floor-${name}`) },
+          ),
         });
   } catch (error) {
     await Promise.all([host.stop(), ...floors.map((f) => f.server.stop())]);

@@ -35,22 +35,33 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/**
- * `nodeOptions`: more Node flags for the child, such as `--cpu-prof` (not allowed in NODE_OPTIONS);
- * `setup`: a message sent to the child once it runs, for what does not fit the environment
- */
+export interface ServerOptions {
+  /** more Node flags for the child, such as `--cpu-prof` (not allowed in NODE_OPTIONS) */
+  readonly nodeOptions?: readonly string[];
+  /** a message sent to the child once it runs, for what does not fit the environment */
+  readonly setup?: unknown;
+  /**
+   * the Node binary the child runs on (default: the one running the bench), so that one checkout
+   * on two runtimes compares (`pnpm bench:compare`, COMPARE_THIS_NODE and COMPARE_BASELINE_NODE)
+   */
+  readonly node?: string;
+}
+
 export function startServer(
   entry: string,
   env: NodeJS.ProcessEnv,
-  nodeOptions: readonly string[] = [],
-  setup?: unknown,
+  { nodeOptions = [], setup, node }: ServerOptions = {},
 ): Promise<RunningServer> {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), {
+    ...(node === undefined ? {} : { execPath: node }),
     // the young generation the reference host runs with (`pnpm start`; README, Operating the host),
     // for the floors too: the same runtime for every server measured
     execArgv: ["--max-semi-space-size=64", "--import", "tsx", ...nodeOptions],
     env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    // standard output is the host's log (a line per request at the default level): written, as in
+    // production, and discarded here, where the bench's own output would drown in it; a
+    // crash a server prints to standard error still shows
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   if (setup !== undefined) child.send(setup as object);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -191,7 +191,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     duration,
     slices: slices(env, duration),
     warmup: positive(env, "BENCH_WARMUP", 2, 600, true),
-    connections: positive(env, "BENCH_CONNECTIONS", 10, 1000, true),
+    // 32: enough in flight to saturate the host on the machines it is measured on, as a reviewer measures
+    connections: positive(env, "BENCH_CONNECTIONS", 32, 1000, true),
     scales: scales(env),
     floors: floors(env.BENCH_FLOORS),
     only: env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((name) => name.trim()) : undefined,

@@ -14,8 +14,8 @@ export function tenantSessions(url: string, options: postgres.Options<{}>, tenan
       connection: {
         ...options.connection,
         role: APP_ROLE,
-        // the host plans every read for its values and leaves a write's cached plans (those of
-        // its foreign-key checks) to PostgreSQL
+        // the floor plans every read for its values (floor-server.ts) and leaves a write's cached
+        // plans (those of its foreign-key checks) to PostgreSQL
         ...(readOnly ? { default_transaction_read_only: true } : { plan_cache_mode: "auto" }),
         "app.tenant_id": tenant,
       },

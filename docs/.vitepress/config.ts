@@ -31,6 +31,7 @@ export const sidebar: DefaultTheme.SidebarItem[] = [
       { text: "Syncing with delta links", link: "/guide/change-tracking" },
       { text: "Service document and $metadata", link: "/guide/metadata" },
       { text: "OpenAPI and docs page", link: "/guide/openapi" },
+      { text: "The web app", link: "/guide/web-app" },
       { text: "Connecting OData clients", link: "/guide/clients" },
       { text: "Connecting an MCP client", link: "/guide/mcp" },
       { text: "Error codes", link: "/guide/errors" },

@@ -67,8 +67,9 @@ async function addressOf(template: string, parameters: readonly Parameter[]): Pr
     // what follows the last key must exist on the chosen record: a navigation (through a complex property) that is set
     const rest = segments.slice(segments.findLastIndex((s) => s.includes("({Guid")) + 1);
     const reach = rest.filter((s) => !s.includes(".") && !s.startsWith("$")).join("/");
-    // a collection at the end of the path has a keyed path of its own in the document
-    const isCollection = Object.keys(document.paths).some((p) => p.startsWith(`${template}({`));
+    // a collection at the end of the path answers a `value` array
+    const answer = document.paths[template]?.get?.responses?.["200"]?.content?.["application/json"]?.schema;
+    const isCollection = answer?.properties?.value?.type === "array";
     const exists = reach && (isCollection ? `${reach}/any()` : `${reach} ne null`);
     const options = items
       ? `$expand=${items}($select=Guid${exists ? `;$filter=${exists}` : ""})`
@@ -125,13 +126,19 @@ describe("the OASIS OpenAPI converter", () => {
 const getPaths = Object.entries(document.paths as Record<string, any>).filter(([, item]) => item.get);
 
 describe("every GET path of the document answers 2xx on the sample data", () => {
-  it("has GET paths to try, owned items by key under their owners among them", () => {
+  it("has GET paths to try, owned items in their own sets and under their owners among them", () => {
     expect(getPaths.length).toBeGreaterThan(20);
-    // the converter's path for every containment navigation, and what it writes beyond the item
+    // an item's own set, its key, what it leads to, and its owner's collection
     expect(getPaths.map(([template]) => template)).toEqual(
       expect.arrayContaining([
-        "/SalesOrder({Guid})/Details({Guid_1})",
-        "/SalesOrder({Guid})/Details({Guid_1})/Product",
+        "/SalesOrderDetail",
+        "/SalesOrderDetail({Guid})",
+        "/SalesOrderDetail({Guid})/Product",
+        "/SalesOrder({Guid})/Details",
+        "/ProductUom({Guid})",
+        "/Product({Guid})/Uoms",
+        "/SalesInvoiceDetail({Guid})",
+        "/SalesInvoice({Guid})/Details",
       ]),
     );
   });

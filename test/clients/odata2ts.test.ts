@@ -2,8 +2,9 @@
  * odata2ts' typed client, generated from the reference host's `$metadata` by `@odata2ts/odata2ts`
  * (mode `service`) as its users generate it, over its fetch HTTP client with the bearer token as
  * the only setting: lists, filters, counts, expands (a reference and an owned collection),
- * navigation to an owned collection, reads by key, creates, updates, deletes, and the sample
- * domain's bound functions and actions. Expected values come from the service's own JSON through
+ * navigation to an owned collection, reads by key, creates, updates, deletes, an owned item (a
+ * product's `Uoms` unit) created in its owner's collection, read, patched and deleted by key under
+ * its owner and in its own entity set, and the sample domain's bound functions and actions. Expected values come from the service's own JSON through
  * plain fetch, or are computed from it the way the sample methods compute them.
  */
 
@@ -133,6 +134,47 @@ describe("the generated client against the reference host", () => {
     );
     await service.explain(() => api.Product(created.Guid).delete());
     expect(await service.status(`Product(${created.Guid})`)).toBe(404);
+  });
+});
+
+describe("an owned item through the generated client", () => {
+  it("creates a unit in a product's Uoms, reads, patches and deletes it by key under the product", async () => {
+    const [product] = (await service.getJson("Product?$select=SKU&$orderby=SKU&$top=1")).value;
+    const uoms = () => api.Product(product.Guid).Uoms();
+    const mark = service.exchanges.mark();
+    const created = await data(() => uoms().create({ Name: "O2TS-BOX", Factor: 12 }));
+    expect(created.Guid).toMatch(/^[0-9a-f-]{36}$/);
+    const post = service.exchanges.since(mark).find((e) => e.method === "POST");
+    expect(post?.url).toMatch(new RegExp(`/Product\\((Guid=)?'?${product.Guid}'?\\)/Uoms$`));
+    const under = () => api.Product(product.Guid).Uoms(created.Guid);
+    const read = await data(() => under().query((b: any) => b.select("Name", "Factor")));
+    expect(dataOf(read)).toEqual({ Guid: created.Guid, Name: "O2TS-BOX", Factor: 12 });
+    await service.explain(() => under().patch({ Factor: 24 }));
+    expect((await service.getJson(`ProductUom(${created.Guid})?$select=Factor`)).Factor).toBe(24);
+    await service.explain(() => under().delete());
+    expect(await service.status(`Product(${product.Guid})/Uoms(${created.Guid})`)).toBe(404);
+    expect(await service.status(`ProductUom(${created.Guid})`)).toBe(404);
+  });
+
+  it("reads and patches a unit in its own entity set, ProductUom", async () => {
+    const [product] = (await service.getJson("Product?$select=SKU&$expand=Uoms($select=Name)&$top=1")).value;
+    const [unit] = product.Uoms;
+    const read = await data(() => api.ProductUom(unit.Guid).query((b: any) => b.select("Name")));
+    expect(dataOf(read)).toEqual({ Guid: unit.Guid, Name: unit.Name });
+    await service.explain(() => api.ProductUom(unit.Guid).patch({ Factor: 3 }));
+    expect((await service.getJson(`Product(${product.Guid})/Uoms(${unit.Guid})?$select=Factor`)).Factor).toBe(3);
+  });
+
+  it("a unit under another product is not found there", async () => {
+    const products = (await service.getJson("Product?$select=SKU&$expand=Uoms($select=Guid)&$top=2")).value;
+    const [a, b] = products;
+    const err = await api
+      .Product(b.Guid)
+      .Uoms(a.Uoms[0].Guid)
+      .query()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as { status?: number }).status).toBe(404);
   });
 });
 

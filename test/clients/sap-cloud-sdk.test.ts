@@ -2,12 +2,17 @@
  * The SAP Cloud SDK's typed OData v4 client, generated from the reference host's `$metadata` by
  * `@sap-cloud-sdk/generator` as its users generate it, then pointed at the host with only a
  * destination (URL and bearer token): lists, filters, expands, reads by key, creates, updates
- * with its ETag handling, deletes, and a `$batch` with a changeset. Expected values come from the
+ * with its ETag handling, deletes, and a `$batch` with a changeset; an owned item (an order's
+ * `Details` line) read, patched and deleted by key in its own entity set, and an order created
+ * with `Prefer: return=representation` (the SDK sends no preference of its own, and reads the
+ * created entity from the body: without one, the spec's default answers the Guid alone) coming
+ * back with its fields. Expected values come from the
  * service's own JSON through plain fetch, so the test checks the client's URLs, bodies and
  * parsing, not the service's query engine.
  */
 import { and, asc } from "@sap-cloud-sdk/odata-v4";
 import { setGlobalLogLevel } from "@sap-cloud-sdk/util";
+import { BigNumber } from "bignumber.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClientProject, clientProject } from "./client-project.js";
 import { type ReferenceService, sampleSizes, startReferenceService } from "./reference-service.js";
@@ -211,5 +216,110 @@ describe("the generated client against the reference host", () => {
     expect(result.httpCode).toBe(400);
     const left = await service.getJson(`Product?$filter=SKU eq 'SAP-BATCH-ROLLBACK'&$select=SKU`);
     expect(left.value).toEqual([]);
+  });
+});
+
+describe("an owned item and a created order through the generated client", () => {
+  /** an order of the sample data with its lines, as the service has them */
+  const anOrder = async () =>
+    (
+      await service.getJson(
+        "SalesOrder?$select=TotalPrice&$expand=Details($select=LineNumber,Quantity,UnitPrice;$orderby=LineNumber)&$filter=Details/$count gt 1&$top=1",
+      )
+    ).value[0];
+
+  it("reads one Details line by key, with LineNumber and Quantity where the SDK declares them", async () => {
+    const { salesOrderDetailApi } = client;
+    const S = salesOrderDetailApi.schema;
+    const order = await anOrder();
+    const [first] = order.Details;
+    const line = await execute(
+      salesOrderDetailApi.requestBuilder().getByKey(first.Guid).select(S.LINE_NUMBER, S.QUANTITY),
+    );
+    expect({ guid: line.guid, lineNumber: line.lineNumber, quantity: line.quantity.toNumber() }).toEqual({
+      guid: first.Guid,
+      lineNumber: first.LineNumber,
+      quantity: first.Quantity,
+    });
+  });
+
+  it("patches one Details line by key with its ETag, and the order's total follows", async () => {
+    const { salesOrderDetailApi } = client;
+    const S = salesOrderDetailApi.schema;
+    const order = await anOrder();
+    const [first] = order.Details;
+    const line = await execute(salesOrderDetailApi.requestBuilder().getByKey(first.Guid).select(S.QUANTITY));
+    line.quantity = new BigNumber(first.Quantity + 2);
+    const etag = line.versionIdentifier;
+    const mark = service.exchanges.mark();
+    await execute(salesOrderDetailApi.requestBuilder().update(line));
+    const patch = service.exchanges.since(mark).find((e) => e.method === "PATCH");
+    expect(patch?.url).toMatch(new RegExp(`/SalesOrderDetail\\((Guid=)?${first.Guid}\\)$`));
+    expect(patch?.requestHeaders["if-match"]).toBe(etag);
+    expect((await service.getJson(`SalesOrderDetail(${first.Guid})?$select=Quantity`)).Quantity).toBe(
+      first.Quantity + 2,
+    );
+    const total = (await service.getJson(`SalesOrder(${order.Guid})?$select=TotalPrice`)).TotalPrice;
+    expect(total).toBeCloseTo(order.TotalPrice + 2 * first.UnitPrice, 2);
+  });
+
+  it("deletes one Details line by key, and it is gone from its order", async () => {
+    const { salesOrderDetailApi } = client;
+    const order = await anOrder();
+    const [first, ...rest] = order.Details;
+    const line = await execute(
+      salesOrderDetailApi.requestBuilder().getByKey(first.Guid).select(salesOrderDetailApi.schema.QUANTITY),
+    );
+    await execute(salesOrderDetailApi.requestBuilder().delete(line));
+    expect(await service.status(`SalesOrderDetail(${first.Guid})`)).toBe(404);
+    const left = await service.getJson(`SalesOrder(${order.Guid})/Details?$select=Guid`);
+    expect(left.value.map((l: any) => l.Guid).sort()).toEqual(rest.map((l: any) => l.Guid).sort());
+  });
+
+  it("creates an order and, asked for the representation, gets its fields back", async () => {
+    const { salesOrderApi } = client;
+    const [customer] = (await service.getJson("Customer?$select=Id&$top=1")).value;
+    // the SDK writes a navigation property as an entity, and keeps custom fields from a property's
+    // name: the customer goes as `CustomerId`, which the sample's deserialization hook reads as SellToCustomer
+    const draft = salesOrderApi
+      .entityBuilder()
+      .docNumber("SAP-ORDER-1")
+      .description("made by the SAP client")
+      .withCustomFields({ CustomerId: customer.Id })
+      .build();
+    const mark = service.exchanges.mark();
+    const order = await execute(
+      salesOrderApi.requestBuilder().create(draft).addCustomHeaders({ Prefer: "return=representation" }),
+    );
+    const post = service.exchanges.since(mark).find((e) => e.method === "POST");
+    expect(post?.responseHeaders["preference-applied"]).toBe("return=representation");
+    const stored = await service.getJson(`SalesOrder(${order.guid})?$select=*`);
+    expect({
+      docNumber: order.docNumber,
+      description: order.description,
+      orderDate: order.orderDate ?? null,
+      totalPrice: order.totalPrice?.toNumber(),
+      status: order.status,
+    }).toEqual({
+      docNumber: "SAP-ORDER-1",
+      description: "made by the SAP client",
+      orderDate: stored.OrderDate,
+      totalPrice: 0,
+      status: "Open",
+    });
+    expect(stored.SellToCustomer).toBe(customer.Guid);
+    expect(order.versionIdentifier).toEqual(expect.any(String));
+  });
+
+  it("creates with the SDK's own headers as the spec says: the Guid alone, the other fields undefined", async () => {
+    const { productApi } = client;
+    const mark = service.exchanges.mark();
+    const created = await execute(
+      productApi.requestBuilder().create(productApi.entityBuilder().sku("SAP-BARE").build()),
+    );
+    const post = service.exchanges.since(mark).find((e) => e.method === "POST");
+    // the SDK asks for no preference
+    expect(post?.requestHeaders.prefer).toBeUndefined();
+    expect([created.guid, created.sku]).toEqual([expect.any(String), undefined]);
   });
 });

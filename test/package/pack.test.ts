@@ -251,13 +251,26 @@ describe("the packed packages, installed with npm outside the workspace", () => 
       const base = await start(
         "npx",
         ["bizdata", "serve", "--model", "./model.js"],
-        { ...env, PORT: "0" },
+        { ...env, PORT: "0", WEB_APP: "on" },
         /"url":"(http:[^"]+)"/,
       );
       const token = await signIn(base, "acme", "alice", "s3cret!");
       await roundTrip(base, token);
       // this model, not the sample domain
       expect((await call(base, token, "GET", "/api/Product")).status).toBe(404);
+      // the web app, built into the installed @bizdata/web, with the caller's rights it reads
+      const page = await fetch(`${base}/app/`);
+      expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+      const scripts = [...(await page.text()).matchAll(/src="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+      expect(scripts).toHaveLength(1);
+      const script = await fetch(`${base}/app/${scripts[0]}`);
+      expect([script.status, (await script.text()).length > 10_000]).toEqual([200, true]);
+      expect(await (await fetch(`${base}/app/config.json`)).json()).toEqual({ service: "/api" });
+      expect((await call(base, token, "GET", "/api/auth/me")).body).toMatchObject({
+        tenant: "acme",
+        user: "alice",
+        entities: { Part: ["read", "create", "update", "delete"] },
+      });
     });
 
     it("loads a TypeScript model: migrate --model model.ts, --config bizdata.config.ts, and bizdata.config.ts found by serve", async () => {

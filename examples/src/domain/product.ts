@@ -18,14 +18,21 @@ export type ProductUomRecord = RecordOf<typeof ProductUom>;
 
 export const Product = entity("Product", {
   naturalKey: "SKU",
+  label: "Product",
+  pluralLabel: "Products",
   fields: {
-    SKU: text({ required: true, maxLength: 64, searchable: true }),
-    SalesDescription: text({ searchable: true }),
-    Cost: decimal({ precision: 18, scale: 4, min: 0 }),
-    Price: decimal({ precision: 18, scale: 4, min: 0 }),
+    SKU: text({ required: true, maxLength: 64, searchable: true, label: "SKU" }),
+    SalesDescription: text({ searchable: true, label: "Description" }),
+    Cost: decimal({ precision: 18, scale: 4, min: 0, label: "Cost" }),
+    Price: decimal({ precision: 18, scale: 4, min: 0, label: "List price" }),
     /** how long a restock takes, e.g. P14D */
-    LeadTime: duration(),
-    Uoms: collection(ProductUom, { inverse: "Product" }),
+    LeadTime: duration({ label: "Lead time" }),
+    Uoms: collection(ProductUom, { inverse: "Product", label: "Units of measure" }),
+  },
+  lineItem: ["SKU", "SalesDescription", "Price", "Cost"],
+  fieldGroups: {
+    General: { label: "General", fields: ["SKU", "SalesDescription", "LeadTime"] },
+    Pricing: { label: "Pricing", fields: ["Price", "Cost"] },
   },
   title: (p) => p.SalesDescription ?? p.SKU,
   // implemented in sample-methods.ts

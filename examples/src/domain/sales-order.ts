@@ -23,30 +23,41 @@ import {
 /** A line of a sales order. Lines have no business key of their own, so they are known by Guid. */
 export const SalesOrderDetail = entity("SalesOrderDetail", {
   naturalKey: "Guid",
+  label: "Order line",
+  pluralLabel: "Order lines",
   fields: {
-    SalesOrder: reference("SalesOrder", { required: true }),
-    LineNumber: integer({ min: 1 }),
-    Product: reference("Product", { required: true }),
-    Description: text({ searchable: true }),
-    Quantity: decimal({ precision: 18, scale: 4, required: true }),
-    UnitPrice: decimal({ precision: 18, scale: 4 }),
+    SalesOrder: reference("SalesOrder", { required: true, label: "Sales order" }),
+    LineNumber: integer({ min: 1, label: "Line" }),
+    Product: reference("Product", { required: true, label: "Product", valueHelp: ["SalesDescription", "Price"] }),
+    Description: text({ searchable: true, label: "Description" }),
+    Quantity: decimal({ precision: 18, scale: 4, required: true, label: "Quantity" }),
+    UnitPrice: decimal({ precision: 18, scale: 4, label: "Unit price" }),
   },
+  lineItem: ["LineNumber", "Product", "Description", "Quantity", "UnitPrice"],
   hooks: { logic: [priceLine], save: [requirePositiveQuantity] },
 });
 export type SalesOrderDetailRecord = RecordOf<typeof SalesOrderDetail>;
 
 export const SalesOrder = entity("SalesOrder", {
   naturalKey: "DocNumber",
+  label: "Sales order",
+  pluralLabel: "Sales orders",
   fields: {
-    DocNumber: text({ required: true, maxLength: 32 }),
-    Description: text(),
-    OrderDate: date(),
+    DocNumber: text({ required: true, maxLength: 32, label: "Order number" }),
+    Description: text({ label: "Description" }),
+    OrderDate: date({ label: "Order date" }),
     /** the sum of the lines' Quantity × UnitPrice, kept by the service */
-    TotalPrice: decimal({ precision: 18, scale: 4, readOnly: true }),
-    Status: enumeration(["Open", "Released", "Closed"], { default: "Open" }),
-    SellToCustomer: reference("Customer"),
-    PriceLevel: reference("PriceLevel"),
-    Details: collection(SalesOrderDetail, { inverse: "SalesOrder" }),
+    TotalPrice: decimal({ precision: 18, scale: 4, readOnly: true, label: "Total" }),
+    Status: enumeration(["Open", "Released", "Closed"], { default: "Open", label: "Status" }),
+    SellToCustomer: reference("Customer", { label: "Customer", valueHelp: ["Name"] }),
+    PriceLevel: reference("PriceLevel", { label: "Price level", valueHelp: ["DiscountPercent"] }),
+    Details: collection(SalesOrderDetail, { inverse: "SalesOrder", label: "Lines" }),
+  },
+  lineItem: ["DocNumber", "Description", "SellToCustomer/Name", "Status", "OrderDate", "TotalPrice"],
+  fieldGroups: {
+    Order: { label: "Order", fields: ["DocNumber", "Description", "OrderDate", "Status"] },
+    Customer: { label: "Customer", fields: ["SellToCustomer", "PriceLevel"] },
+    Amounts: { label: "Amounts", fields: ["TotalPrice"] },
   },
   title: (o) => o.DocNumber,
   hooks: { deserialize: [legacyCustomerId], logic: [totalOrder], save: [requireCustomer, creditCheck] },

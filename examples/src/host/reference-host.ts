@@ -4,7 +4,8 @@
  *
  * `bizdata seed` creates the demo tenants and users plus the sample data (idempotent); with
  * `--tenant ID` only sample data, into that existing tenant. An empty embedded database is seeded
- * with the demo set at start. The OAuth 2.1 server for third-party clients is on.
+ * with the demo set at start. The OAuth 2.1 server for third-party clients is on, and the web app
+ * at /app/ signs in through it.
  */
 import { defineConfig } from "@bizdata/host";
 import { sampleModel } from "../domain/model.js";
@@ -24,4 +25,6 @@ export default defineConfig({
   demo: { signIns: demoSignIns },
   // third-party clients and agents sign users in here (OAUTH_SERVER=off turns it off)
   oauthServer: true,
+  // the web app at /app/, signing in through that server (WEB_APP=off turns it off)
+  webApp: true,
 });

@@ -32,6 +32,7 @@ export * from "./model/fields.js";
 export type * from "./model/hook-context.js";
 export type * from "./model/hooks.js";
 export * from "./model/model.js";
+export type { FieldGroup, Presentation } from "./model/presentation.js";
 export type { EntityRef, ReadRecord } from "./model/typed-read.js";
 export * from "./prompts/prompt-collector.js";
 export type * from "./prompts/prompts.js";

@@ -15,15 +15,18 @@ import {
   odataVersion,
   runBatch,
 } from "@bizdata/odata";
+import { WEB_APP_CLIENT_ID, type WebAppFiles } from "@bizdata/web";
 import { createWorkflowService, WarmScopes } from "@bizdata/workflow";
 import { type Context, Hono } from "hono";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { authorOf, callService, entityRoutes, send } from "./api/entity-routes.js";
 import { metadataRoutes, tenantFeaturesOf } from "./api/metadata-routes.js";
 import { openApiRoutes } from "./api/openapi-routes.js";
+import { WEB_APP_PATH, webAppRoutes } from "./api/web-app-routes.js";
 import { stepHeadersOf, workflowCallerOf, workflowRoutes, workflowStep } from "./api/workflow-routes.js";
 import { type AuthSettings, authRoutes } from "./auth/auth-routes.js";
 import { type AuthVariables, authenticate } from "./auth/authenticate.js";
+import { callerRights } from "./auth/caller-rights.js";
 import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
 import { grantStanding } from "./auth/token-grants.js";
@@ -35,6 +38,7 @@ import { sharedByTenants, TenantShare } from "./limits/tenant-share.js";
 import { mcpPath, mcpRoutes } from "./mcp/mcp-routes.js";
 import { ownIssuer } from "./oauth/oauth-provider.js";
 import { mountOAuthServer } from "./oauth/oauth-routes.js";
+import { hostLogger } from "./observability/host-logger.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
 import { requestDatabase, requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
@@ -63,7 +67,7 @@ export interface AppOptions {
     | "changeLog"
   > &
     ObservabilitySettings;
-  /** defaults to a pino logger at `config.logLevel` */
+  /** defaults to the host's logger (host-logger.ts): pino at `config.logLevel` on standard output, written asynchronously */
   readonly logger?: Logger;
   /** where the API is mounted (default `/api`); every URL the service writes starts with it */
   readonly basePath?: string;
@@ -72,7 +76,20 @@ export interface AppOptions {
    * out). `publicUrl` is the origin clients reach the host at: the issuer, and with the base path
    * the API's resource indicator. Needs the app served by @hono/node-server.
    */
-  readonly oauthServer?: { readonly publicUrl: string };
+  readonly oauthServer?: {
+    readonly publicUrl: string;
+    /**
+     * How the server fetches a client's metadata document (a client id that is an https URL):
+     * default Node's fetch, refusing addresses of this machine and of private networks
+     */
+    readonly fetch?: typeof fetch;
+  };
+  /**
+   * The host names the MCP endpoint answers to (lower case), for a host listening on a loopback
+   * address, so a page that rebinds its own name to this machine is refused; any name when left
+   * out (startHost sets it from HOST and PUBLIC_URL)
+   */
+  readonly mcpAllowedHosts?: readonly string[];
   /**
    * The request counts the rate limits keep (default: made from `config.rateLimits` on `db`):
    * hosts that share a database share them; give one to flush it or close it yourself
@@ -80,6 +97,11 @@ export interface AppOptions {
   readonly rateLimits?: RateLimits;
   /** the places each tenant's requests take (default: made from `config.tenantShare`) */
   readonly tenantShare?: TenantShare;
+  /**
+   * Serves the web app (@bizdata/web's built files) at `/app/` (off when left out). With the
+   * OAuth server on, the host registers it as a public client that returns to `/app/`.
+   */
+  readonly webApp?: WebAppFiles;
 }
 
 export function createApp({
@@ -87,9 +109,11 @@ export function createApp({
   model,
   keys,
   config,
-  logger = pino({ level: config.logLevel }),
+  logger = hostLogger(config.logLevel),
   basePath: base = "/api",
   oauthServer,
+  mcpAllowedHosts,
+  webApp,
   rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed")),
   tenantShare = new TenantShare(config.tenantShare),
 }: AppOptions) {
@@ -146,6 +170,16 @@ export function createApp({
     prefix: `${basePath}/oauth`,
     accessTokenTtl: auth.accessTokenTtl,
     refreshTokenTtl: auth.refreshTokenTtl,
+    ...(oauthServer.fetch && { fetch: oauthServer.fetch }),
+    ...(webApp && {
+      clients: [
+        {
+          clientId: WEB_APP_CLIENT_ID,
+          name: "bizdata web app",
+          redirectUris: [`${oauthServer.publicUrl}${WEB_APP_PATH}/`],
+        },
+      ],
+    }),
   };
   if (oauth !== undefined) {
     if (oauth.issuer === auth.issuer) throw new Error(`AUTH_ISSUER must differ from PUBLIC_URL (${oauth.issuer}).`);
@@ -191,6 +225,15 @@ export function createApp({
   app.get(WELL_KNOWN, (c) =>
     c.json(resourceMetadata(oauth?.resources[0] ?? `${new URL(c.req.url).origin}${basePath}`, issuers, "bizdata API")),
   );
+  if (webApp)
+    app.route(
+      "/",
+      webAppRoutes({
+        files: webApp,
+        config: { service: basePath, ...(oauth && { clientId: WEB_APP_CLIENT_ID }) },
+        connectOrigins: issuerOriginsOf(issuers),
+      }),
+    );
   const userRoles = async (tenantId: string, username: string) => (await findUser(db, tenantId, username))?.roles;
   const thirdParty = thirdPartyVerifier(issuers, userRoles);
   app.use(
@@ -198,6 +241,7 @@ export function createApp({
     authenticate(keys, auth, { resourceMetadata: metadataOf, standing, ...(thirdParty && { thirdParty }) }),
   );
   app.use(`${basePath}/*`, limitedByToken(rateLimits));
+  app.get(`${basePath}/auth/me`, callerRights(model, config.roles));
   const shared = tenantShare.settings.perTenant > 0;
   // an MCP call's tools take a place for each of their calls of the services (mcpRoutes' `place`)
   if (shared)
@@ -230,6 +274,7 @@ export function createApp({
       bodyLimits: config.bodyLimits,
       oauthIssuers: issuers,
       ...(oauth && { resource: oauth.resources[1] }),
+      ...(mcpAllowedHosts && { allowedHosts: mcpAllowedHosts }),
     }),
   );
   app.route(basePath, workflowRoutes(workflows, config.roles));
@@ -289,3 +334,12 @@ export function createApp({
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** the origins of the issuers' token endpoints, which a browser app signed in by them calls */
+const issuerOriginsOf = (issuers: readonly { readonly issuer: string; readonly tokenEndpoint?: string }[]) => [
+  ...new Set(
+    issuers.flatMap(({ issuer, tokenEndpoint }) =>
+      [issuer, tokenEndpoint].flatMap((url) => (url !== undefined && URL.canParse(url) ? [new URL(url).origin] : [])),
+    ),
+  ),
+];

@@ -32,6 +32,8 @@ export interface BizdataConfig {
    * OAUTH_SERVER is not set (default false).
    */
   readonly oauthServer?: boolean;
+  /** Whether `bizdata serve` serves the web app at `/app/` when WEB_APP is not set (default false). */
+  readonly webApp?: boolean;
 }
 
 /**

@@ -78,6 +78,8 @@ export interface HostConfig {
    * clients reach the host at, the OAuth server's issuer (default: the address it listens on)
    */
   readonly oauthServer: { readonly enabled: boolean | undefined; readonly publicUrl: string | undefined };
+  /** WEB_APP (on|off; unset: the application's config decides): the web app at /app/ */
+  readonly webApp: { readonly enabled: boolean | undefined };
   /** MCP_ROW_LIMIT: most rows an MCP tool returns (below MAX_PAGE_SIZE: one more is read to tell there are more) */
   readonly mcpRowLimit: number;
   /** HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS: how long a client may take to send its headers, its whole request */
@@ -302,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     metrics: { enabled: onOff(env, "METRICS") ?? true, token: secretToken(env, "METRICS_TOKEN") },
     proxies: { trusted: parseTrustedProxies(env.TRUSTED_PROXIES), header: parseProxyHeader(env.PROXY_HEADER) },
     oauthServer: { enabled: onOff(env, "OAUTH_SERVER"), publicUrl: publicUrl(env.PUBLIC_URL) },
+    webApp: { enabled: onOff(env, "WEB_APP") },
     mcpRowLimit: integer(
       env,
       "MCP_ROW_LIMIT",

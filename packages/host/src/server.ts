@@ -5,8 +5,9 @@
  */
 import type { Server } from "node:http";
 import { describeDatabase, openDatabase } from "@bizdata/core";
+import { webAppFiles } from "@bizdata/web";
 import { serve } from "@hono/node-server";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
@@ -15,6 +16,7 @@ import type { HostConfig, HttpTimeouts } from "./config.js";
 import { ChangeLogPruner } from "./lifecycle/change-log-pruner.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
 import { RateLimits } from "./limits/rate-limits.js";
+import { flushed, hostLogger } from "./observability/host-logger.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
 
@@ -28,6 +30,21 @@ const httpServerOptions = ({ headersTimeout, requestTimeout }: HttpTimeouts) => 
   connectionsCheckingInterval: Math.max(250, Math.floor(headersTimeout / 10)),
 });
 
+/** the names of this machine a host on a loopback address is reached by */
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+/**
+ * The host names the MCP endpoint answers to: on a loopback address (the default HOST) those of
+ * this machine and PUBLIC_URL's, so that a page that rebinds its own name to 127.0.0.1 is refused
+ * (MCP transport security); any name on another address, where clients reach the host by names
+ * it cannot know.
+ */
+function mcpHostsFor(host: string, publicUrl: string | undefined): readonly string[] | undefined {
+  const listening = host.startsWith("[") ? host : host.includes(":") ? `[${host}]` : host;
+  if (!LOOPBACK_NAMES.includes(listening.toLowerCase())) return undefined;
+  return [...LOOPBACK_NAMES, ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname.toLowerCase()])];
+}
+
 export interface StartOptions {
   /** where the host logs (default: pino on standard output at LOG_LEVEL): a server it is embedded in may pass its own */
   readonly logger?: Logger;
@@ -40,8 +57,8 @@ export interface StartOptions {
  */
 export async function startHost(
   config: HostConfig,
-  { model, seed, demo: demoSet, oauthServer }: BizdataConfig,
-  { logger = pino({ level: config.logLevel }) }: StartOptions = {},
+  { model, seed, demo: demoSet, oauthServer, webApp }: BizdataConfig,
+  { logger = hostLogger(config.logLevel) }: StartOptions = {},
 ) {
   const dbOptions = {
     url: config.databaseUrl,
@@ -85,6 +102,7 @@ export async function startHost(
   const url = `http://${config.host}:${port}`;
   const oauth = config.oauthServer.enabled ?? oauthServer ?? false;
   const rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed"));
+  const mcpHosts = mcpHostsFor(config.host, config.oauthServer.publicUrl);
   app = createApp({
     db,
     model,
@@ -93,6 +111,8 @@ export async function startHost(
     logger,
     rateLimits,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
+    ...(mcpHosts && { mcpAllowedHosts: mcpHosts }),
+    ...((config.webApp.enabled ?? webApp ?? false) && { webApp: webAppFiles() }),
   });
   logger.info({ url, database: describeDatabase(dbOptions), oauthServer: oauth }, "listening");
   if (demo) {
@@ -116,6 +136,7 @@ export async function startHost(
       await pruner.close();
       await db.close();
       logger.info("stopped");
+      await flushed(logger);
     },
   };
 }

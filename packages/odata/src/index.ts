@@ -109,10 +109,11 @@ export {
   hasBody,
   type ODataRequest,
   odataRequestOf,
+  type ReturnPreference,
   resourcePath,
+  returnPreferenceOf,
   type ServiceRequestOptions,
   serviceRequest,
-  wantsMinimal,
 } from "./service/odata-request.js";
 export {
   jsonResult,

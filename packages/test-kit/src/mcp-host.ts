@@ -1,14 +1,23 @@
 /**
  * The reference host's app listening on a loopback port (@hono/node-server), and MCP clients of
  * the SDK's own (`Client` over `StreamableHTTPClientTransport`) connected to it with a bearer
- * token, as an agent host connects: the MCP tests drive the endpoint through real HTTP.
+ * token, as an agent host connects: the MCP tests drive the endpoint through real HTTP. A client
+ * speaks the current revision (2026-07-28: no session, every request standing alone) unless a
+ * 2025 revision is asked for, which it opens with `initialize` and keeps as a session.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  Client,
+  type ElicitResult,
+  type FetchLike,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  type LoggingMessageNotification,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 
 type App = { fetch: (request: Request, env?: unknown) => Response | Promise<Response> };
 
@@ -33,43 +42,78 @@ export async function listen(app: App): Promise<Listening> {
   };
 }
 
+/** the revision of MCP a test client speaks */
+export type Revision = "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26";
+
+export const CURRENT: Revision = "2026-07-28";
+
 /** answers an elicitation (a question put to the person); undefined leaves the capability undeclared */
 export type Elicit = (request: { message: string; requestedSchema: unknown }) => ElicitResult | Promise<ElicitResult>;
 
 export interface McpTestClient {
   readonly client: Client;
   readonly transport: StreamableHTTPClientTransport;
-  /** calls a tool and returns its result (structured content and all) */
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  readonly revision: Revision;
+  /** the log notifications the server sent, in order */
+  readonly logs: LoggingMessageNotification["params"][];
+  /**
+   * calls a tool and returns its result (structured content and all); `logLevel` asks for log
+   * notifications of this call (2026-07-28: per request; a 2025 session sets it with setLoggingLevel)
+   */
+  call(name: string, args?: Record<string, unknown>, options?: { logLevel?: LoggingLevel }): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  readonly elicit?: Elicit;
+  readonly basePath?: string;
+  readonly headers?: Record<string, string>;
+  /** default: the current revision */
+  readonly revision?: Revision;
+  /** the transport's fetch (to watch the requests it sends) */
+  readonly fetch?: FetchLike;
+}
+
 /** an SDK client connected to `{url}{basePath}/mcp` with `token` (and `headers` on every request) */
-export async function connect(
-  url: string,
-  token: string,
-  options: { elicit?: Elicit; basePath?: string; headers?: Record<string, string> } = {},
-): Promise<McpTestClient> {
+export async function connect(url: string, token: string, options: ConnectOptions = {}): Promise<McpTestClient> {
+  const revision = options.revision ?? CURRENT;
   const client = new Client(
     { name: "bizdata-test", version: "1.0.0" },
-    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
+    {
+      capabilities: options.elicit ? { elicitation: { form: {} } } : {},
+      ...(revision === CURRENT
+        ? { versionNegotiation: { mode: { pin: CURRENT } } }
+        : { supportedProtocolVersions: [revision] }),
+    },
   );
   if (options.elicit) {
     const elicit = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+    client.setRequestHandler("elicitation/create", async (request) =>
       elicit(request.params as { message: string; requestedSchema: unknown }),
     );
   }
+  const logs: LoggingMessageNotification["params"][] = [];
+  client.setNotificationHandler("notifications/message", (notification) => {
+    logs.push(notification.params);
+  });
   const transport = new StreamableHTTPClientTransport(new URL(`${url}${options.basePath ?? "/api"}/mcp`), {
     requestInit: { headers: { ...options.headers, Authorization: `Bearer ${token}` } },
+    ...(options.fetch && { fetch: options.fetch }),
   });
   await client.connect(transport);
   return {
     client,
     transport,
-    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    revision,
+    logs,
+    call: async (name, args = {}, { logLevel } = {}) =>
+      client.callTool({
+        name,
+        arguments: args,
+        ...(logLevel !== undefined && { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }),
+      }),
     close: async () => {
-      await transport.terminateSession();
+      if (transport.sessionId !== undefined) await transport.terminateSession();
       await client.close();
     },
   };

@@ -2,22 +2,26 @@
  * An MCP client's OAuth side for tests: the SDK's `OAuthClientProvider` kept in memory, whose
  * "redirect to the authorization server" is a person signing in and allowing access in headless
  * Chromium (oauth-browser.ts). The SDK does the rest itself — discovery from the 401 (RFC 9728,
- * RFC 8414), dynamic registration (RFC 7591), PKCE and the token request — so a test sees what
- * an agent host that does OAuth sees. A recording `fetch` shows which requests the SDK made.
+ * RFC 8414), its client metadata document's URL as client id when it has one and the server
+ * takes them, else dynamic registration (RFC 7591), PKCE and the token request — so a test sees
+ * what an agent host that does OAuth sees. A recording `fetch` shows which requests the SDK made.
  */
 import { randomBytes } from "node:crypto";
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
+  FetchLike,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+} from "@modelcontextprotocol/client";
 import type { Browser } from "playwright-core";
 import { authorizeInBrowser, type SignInAnswers } from "./oauth-browser.js";
 
 export class BrowserAuthorization implements OAuthClientProvider {
   readonly clientMetadata: OAuthClientMetadata;
+  /** the client's metadata document (its client id) when it publishes one; it registers otherwise */
+  readonly clientMetadataUrl?: string;
   /** the authorization URL the SDK sent the person to */
   authorizationUrl: URL | undefined;
   /** where the browser came back to (with `code` or `error`) */
@@ -35,7 +39,9 @@ export class BrowserAuthorization implements OAuthClientProvider {
     private readonly answers: SignInAnswers,
     // nothing listens there: the browser's request to it is what the helper returns
     readonly redirectUrl = "http://127.0.0.1:47124/callback",
+    clientMetadataUrl?: string,
   ) {
+    if (clientMetadataUrl !== undefined) this.clientMetadataUrl = clientMetadataUrl;
     this.clientMetadata = {
       client_name: "MCP agent",
       redirect_uris: [redirectUrl],
@@ -43,6 +49,11 @@ export class BrowserAuthorization implements OAuthClientProvider {
       response_types: ["code"],
       token_endpoint_auth_method: "none",
     };
+  }
+
+  /** the metadata document this client publishes at `clientMetadataUrl` */
+  document(): Record<string, unknown> {
+    return { client_id: this.clientMetadataUrl, ...this.clientMetadata };
   }
 
   state(): string {

@@ -27,8 +27,9 @@ export async function launchBrowser(): Promise<{ browser: Browser } | { reason: 
  * A fresh browser context that names an address of its own (documentation range) in
  * `X-Forwarded-For`: a host that trusts loopback proxies counts its failed sign-ins apart.
  */
-export const newClientContext = (browser: Browser) =>
+export const newClientContext = (browser: Browser, options: { readonly locale?: string } = {}) =>
   browser.newContext({
+    ...options,
     extraHTTPHeaders: {
       "X-Forwarded-For": `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`,
     },

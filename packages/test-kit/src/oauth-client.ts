@@ -37,8 +37,15 @@ export const oauthHostConfig = loadConfig({
   GRANT_CACHE_MS: "0",
 });
 
-/** the reference model's app with the OAuth server on, served on a free loopback port */
-export async function serveOAuthHost(basePath = "/api", config = oauthHostConfig): Promise<OAuthHost> {
+/**
+ * The reference model's app with the OAuth server on, served on a free loopback port; `fetch` is
+ * how the server fetches client metadata documents (client-metadata.ts)
+ */
+export async function serveOAuthHost(
+  basePath = "/api",
+  config = oauthHostConfig,
+  { fetch: documents }: { fetch?: typeof fetch } = {},
+): Promise<OAuthHost> {
   const db = await testDatabase();
   await migrateService(db, sampleModel);
   const keys = await loadSigningKeys(db);
@@ -47,7 +54,14 @@ export async function serveOAuthHost(basePath = "/api", config = oauthHostConfig
     const s = serve({ fetch: (req, env) => app!.fetch(req, env), hostname: "127.0.0.1", port: 0 }, () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = createApp({ db, model: sampleModel, keys, config, basePath, oauthServer: { publicUrl: url } });
+  app = createApp({
+    db,
+    model: sampleModel,
+    keys,
+    config,
+    basePath,
+    oauthServer: { publicUrl: url, ...(documents && { fetch: documents }) },
+  });
   return {
     url,
     resource: `${url}${basePath}`,

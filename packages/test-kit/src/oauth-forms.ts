@@ -60,13 +60,14 @@ async function follow(agent: FormAgent, res: Response, base: string, redirectUri
 
 /**
  * Signs in and allows (or denies) through the pages' forms, and returns where the server sent the
- * agent back to at `redirectUri` (with `code` or `error`).
+ * agent back to at `redirectUri` (with `code` or `error`); `onConsent` sees the consent page.
  */
 export async function authorizeWithForms(
   authorizationUrl: string,
   redirectUri: string,
   answers: Omit<SignInAnswers, "onConsent">,
   agent = formAgent(),
+  onConsent?: (html: string) => void,
 ): Promise<URL> {
   const base = new URL(authorizationUrl).origin;
   const signInPage = await follow(agent, await agent.request(authorizationUrl), base, redirectUri);
@@ -81,8 +82,10 @@ export async function authorizeWithForms(
   });
   const consentPage = await follow(agent, signIn, base, redirectUri);
   if (consentPage instanceof URL) return consentPage;
+  const consentHtml = await consentPage.text();
+  onConsent?.(consentHtml);
   const consent = await agent.request(consentPage.url, {
-    csrf: agent.csrfOf(await consentPage.text()),
+    csrf: agent.csrfOf(consentHtml),
     decision: answers.decision ?? "accept",
   });
   const back = await follow(agent, consent, base, redirectUri);

@@ -19,6 +19,7 @@ import {
   type VirtualField,
 } from "./fields.js";
 import type { EntityHooks } from "./hooks.js";
+import type { FieldGroup, Presentation } from "./presentation.js";
 import type { ReadRecord } from "./typed-read.js";
 
 export type Fields = Readonly<Record<string, PersistedField>>;
@@ -93,7 +94,7 @@ export interface EntityDefinition<
   F extends Fields = Fields,
   V extends Virtuals = Virtuals,
   M extends Methods = Methods,
-> {
+> extends Presentation {
   readonly kind: "entity";
   readonly name: Name;
   readonly description?: string;
@@ -149,8 +150,28 @@ export interface VirtualStorage {
   readonly save: (records: readonly Record<string, unknown>[], ctx: VirtualSaveContext) => Promise<void>;
 }
 
+/**
+ * a property path a list column or a form field can name: a property (virtual ones too), or one
+ * step further through a reference or into a complex property (`SellToCustomer/Name`)
+ */
+export type PresentationPath<F extends Fields, V extends Virtuals> =
+  | Extract<keyof F | keyof V, string>
+  | "Guid"
+  | "Title"
+  | `${Extract<keyof F, string>}/${string}`;
+
 export interface EntityConfig<F extends Fields, V extends Virtuals, M extends Methods = Methods> {
   readonly description?: string;
+  /** the entity's name for a person, singular (`Sales order`): `Common.Label`, `UI.HeaderInfo` */
+  readonly label?: string;
+  /** the plural (`Sales orders`), a list's title; defaults to the label */
+  readonly pluralLabel?: string;
+  /** a list's columns (`UI.LineItem`); without it a client shows the natural key, the title and a few persisted properties */
+  readonly lineItem?: readonly NoInfer<PresentationPath<F, V>>[];
+  /** an object page's groups of fields, in order (`UI.FieldGroup`, qualified by the key) */
+  readonly fieldGroups?: Readonly<
+    Record<string, Omit<FieldGroup, "fields"> & { readonly fields: readonly NoInfer<PresentationPath<F, V>>[] }>
+  >;
   readonly naturalKey: (Extract<keyof F, string> | "Guid") | { property: Extract<keyof F, string>; unique?: boolean };
   readonly fields: F;
   readonly virtuals?: V & { readonly [K in keyof V]: VirtualField<PersistedRecord<F>> };
@@ -267,6 +288,10 @@ export function entity<
     changeLog: config.changeLog ?? "names",
     ...(config.storage !== undefined && { storage: config.storage }),
     ...(config.description !== undefined && { description: config.description }),
+    ...(config.label !== undefined && { label: config.label }),
+    ...(config.pluralLabel !== undefined && { pluralLabel: config.pluralLabel }),
+    ...(config.lineItem !== undefined && { lineItem: [...config.lineItem] }),
+    ...(config.fieldGroups !== undefined && { fieldGroups: config.fieldGroups }),
     ...(config.title !== undefined && { title: config.title }),
     ...(config.table !== undefined && { table: config.table }),
   };

@@ -8,6 +8,8 @@ interface Common<Req extends boolean> {
   readonly required: Req;
   readonly readOnly: boolean;
   readonly description?: string;
+  /** a short caption for forms and column headings (`Common.Label` in `$metadata`) */
+  readonly label?: string;
 }
 
 export interface TextField<Req extends boolean = boolean> extends Common<Req> {
@@ -89,6 +91,11 @@ export type ScalarField =
 export interface ReferenceField<Req extends boolean = boolean> extends Common<Req> {
   readonly kind: "reference";
   readonly target: string;
+  /**
+   * What a person picks the target by: properties of the target shown beside its natural key in
+   * a value help (`Common.ValueList` in `$metadata`), e.g. `["SalesDescription", "Price"]`
+   */
+  readonly valueHelp?: readonly string[];
 }
 
 /**
@@ -125,6 +132,7 @@ export interface VirtualField<In = any, T extends ScalarField = ScalarField> {
   readonly dependsOn: readonly string[];
   readonly compute: (record: In) => unknown;
   readonly description?: string;
+  readonly label?: string;
 }
 
 // ---------------------------------------------------------------- builders
@@ -212,7 +220,7 @@ export const reference = <Req extends boolean = false>(
 
 export const collection = <E extends EntityDefinition<string, any, any>>(
   target: E,
-  o: { inverse: string; maxItems?: number; description?: string },
+  o: { inverse: string; maxItems?: number; description?: string; label?: string },
 ): CollectionField<E> => {
   if (o.maxItems !== undefined && !(Number.isInteger(o.maxItems) && o.maxItems >= 0)) {
     throw new Error(`collection(${target.name}): maxItems must be a whole number of items, not ${o.maxItems}.`);
@@ -222,7 +230,7 @@ export const collection = <E extends EntityDefinition<string, any, any>>(
 
 export const complex = <const F extends ComplexMembers>(
   fields: F,
-  o: { description?: string } = {},
+  o: { description?: string; label?: string } = {},
 ): ComplexField<F> => ({
   ...o,
   kind: "complex",
@@ -233,5 +241,5 @@ export const complex = <const F extends ComplexMembers>(
 
 export const virtual = <T extends ScalarField, In = any>(
   type: T,
-  o: { dependsOn: readonly string[]; compute: (record: In) => unknown; description?: string },
+  o: { dependsOn: readonly string[]; compute: (record: In) => unknown; description?: string; label?: string },
 ): VirtualField<In, T> => ({ kind: "virtual", type, ...o });

@@ -15,6 +15,7 @@ import type {
 } from "../methods/method.js";
 import type { EntityDefinition } from "./entity.js";
 import type { CollectionField, PersistedField } from "./fields.js";
+import { checkPresentation } from "./presentation.js";
 
 export type AnyEntity = EntityDefinition<string, any, any, any>;
 
@@ -75,11 +76,11 @@ export function defineModel(definitions: readonly AnyEntity[], options: ModelOpt
   }
   const { alias } = options;
   if (alias !== undefined) {
-    // CSDL 4.01 §5.1: a simple identifier; the vocabularies $metadata includes use Core and Capabilities
+    // CSDL 4.01 §5.1: a simple identifier; the vocabularies $metadata includes use Core, Capabilities, Common and UI
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(alias) || alias === namespace) {
       throw new Error(`Alias "${alias}" must be a simple identifier other than the namespace, e.g. "sales".`);
     }
-    if ([...RESERVED_NAMESPACES, "Core", "Capabilities"].includes(alias)) {
+    if ([...RESERVED_NAMESPACES, "Core", "Capabilities", "Common", "UI"].includes(alias)) {
       throw new Error(`Alias "${alias}" is taken by OData or a vocabulary; choose another.`);
     }
   }
@@ -125,6 +126,7 @@ export function defineModel(definitions: readonly AnyEntity[], options: ModelOpt
       checkField(def, `${def.name}.${name}`, field);
     }
   }
+  for (const def of entities.values()) checkPresentation(def, entities);
   const subscribers = new Map<MethodDeclaration<any, any, any>, MethodSubscriber[]>();
   const declared = new Set<MethodDeclaration<any, any, any>>(
     [...entities.values()].flatMap((def) => Object.values(def.methods)),

@@ -14,9 +14,13 @@ export interface SqlQuery {
   readonly sql: string;
   readonly params: readonly unknown[];
   /**
-   * A read whose best plan depends on its values, as a compiled OData read's does (a generic plan
-   * ran a path filter 8x slower): planned for the values of each run, also inside a writing
-   * transaction, whose sessions otherwise leave cached plans to PostgreSQL (postgres-database.ts)
+   * The statement's best plan depends on its values (a filter's selectivity, the tenant's share of
+   * a table: a generic plan ran a path filter 8x slower), so it is planned for the values of each
+   * run, wherever it runs. Left out, PostgreSQL may run a prepared statement on a generic plan it
+   * caches after five runs, made without the values: for a lookup by key with the tenant (a record
+   * by Guid, records by a list of Guids, natural keys), an insert or an update by key, that is the
+   * plan any values get, and it saves the planning, most of a point read's time in PostgreSQL
+   * (postgres-database.ts). A compiled OData read says which it is (odata's plan-for-values.ts).
    */
   readonly planForValues?: boolean;
 }

@@ -16,7 +16,6 @@
  * connections pick again (leave-read-only-servers.ts).
  */
 import postgres from "@bizdata/postgres";
-import { RAISE_MALLOC_THRESHOLDS } from "./backend-heap.js";
 import { reserveWithin } from "./bounded-reservation.js";
 import {
   type Database,
@@ -28,6 +27,7 @@ import {
   type TransactionOptions,
   toQuery,
 } from "./database.js";
+import { type Backend, current, heldSessions, OPENING_PLANNING, planningOf } from "./held-sessions.js";
 import { leavingReadOnlyServers } from "./leave-read-only-servers.js";
 import { hostsFrom } from "./multi-host-url.js";
 import type { StoreOptions } from "./open-database.js";
@@ -40,7 +40,7 @@ import { replaceablePool } from "./replaceable-pool.js";
 import { settled } from "./settled.js";
 import { analyzingGrowth } from "./table-growth.js";
 import { sessionTarget } from "./target-session.js";
-import { APP_ROLE, TENANT_SETTING } from "./tenant-policy.js";
+import { APP_ROLE } from "./tenant-policy.js";
 
 export type { PostgresOptions };
 
@@ -73,8 +73,15 @@ const send = <R>(sql: Connection, statement: Statement): Promise<R[]> => {
     .execute() as unknown as Promise<R[]>;
 };
 
+/**
+ * A statement of the owner's work, which has no session state to switch (held-sessions.ts): one
+ * planned for its values goes unnamed, planned so at every run whatever the session's mode
+ */
+const sendAsAsked = <R>(sql: Connection, statement: Statement): Promise<R[]> =>
+  plannedForValues(statement) ? sendUnnamed<R>(sql, statement) : send<R>(sql, statement);
+
 const session = (sql: Connection, store: RecordStore): Session => ({
-  query: <R = Row>(statement: Statement) => send<R>(sql, statement),
+  query: <R = Row>(statement: Statement) => sendAsAsked<R>(sql, statement),
   store,
 });
 
@@ -82,7 +89,7 @@ const BEGIN = { sql: "BEGIN", params: [] };
 const BEGIN_READ_ONLY = { sql: "BEGIN READ ONLY", params: [] };
 const COMMIT = { sql: "COMMIT", params: [] };
 const ROLLBACK = { sql: "ROLLBACK", params: [] };
-/** around a read planned for its values in a transaction on sessions that cache plans (`tenantTransaction`) */
+/** around a read planned for its values in a transaction on a session that caches plans (`tenantTransaction`) */
 const PLAN_FOR_VALUES = { sql: "SET LOCAL plan_cache_mode = force_custom_plan", params: [] };
 const PLAN_AS_SESSION = { sql: "SET LOCAL plan_cache_mode TO DEFAULT", params: [] };
 
@@ -110,7 +117,7 @@ async function pipelined<T>(
     readonly setup: Statement | undefined | ((reserved: postgres.ReservedSql<any>) => Statement | undefined);
   },
   reserveTimeout: number,
-  sendVia: <R>(sql: Connection, statement: Statement) => Promise<R[]> = send,
+  sendVia: <R>(sql: Connection, statement: Statement) => Promise<R[]> = sendAsAsked,
 ): Promise<T> {
   const reserved = await reserveWithin(sql, reserveTimeout);
   try {
@@ -206,7 +213,7 @@ async function alone<R>(
   sql: postgres.Sql<any>,
   statement: Statement,
   reserveTimeout: number,
-  sendVia: <T>(sql: Connection, statement: Statement) => Promise<T[]> = send,
+  sendVia: <T>(sql: Connection, statement: Statement) => Promise<T[]> = sendAsAsked,
 ): Promise<R[]> {
   const reserved = await reserveWithin(sql, reserveTimeout);
   try {
@@ -216,27 +223,10 @@ async function alone<R>(
   }
 }
 
-/** sets a tenant session's tenant for the session: at once outside a transaction, when it commits inside one */
-const SESSION_TENANT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
-const tenantSetup = (tenant: string): Statement => ({ sql: SESSION_TENANT, params: [tenant] });
-
-/** a connection's backend session, which the fork of postgres.js updates in place when the connection reconnects */
-interface Backend {
-  readonly pid: number | null;
-  readonly secret: number | null;
-}
-
-/** whether what was recorded of a connection's session is of the session it has now (a reconnect brings another) */
-const current = (recorded: Backend | undefined, backend: Backend): boolean =>
-  recorded !== undefined && recorded.pid === backend.pid && recorded.secret === backend.secret;
-
 /**
  * A pool whose connections are opened in the application role (a startup parameter, so no
  * statement on it runs as the owner) and whose sessions keep the tenant they were last set to,
- * at session level. Which tenant a session holds is kept per backend, by process id and cancel
- * key, which a reconnect replaces: a connection that reconnected is set again before its next
- * statement. A driver that does not tell the backend (plain postgres.js; the fork does) still
- * works correctly, setting the tenant every time.
+ * and how they plan, at session level (held-sessions.ts).
  */
 function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: boolean) {
   const pool = replaceablePool(
@@ -252,9 +242,6 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
       }),
     END_TIMEOUT_S,
   );
-  const held = new WeakMap<Backend, { pid: number | null; secret: number | null; tenant: string }>();
-  /** the sessions that ran RAISE_MALLOC_THRESHOLDS, recorded as `held` records them */
-  const tuned = new WeakMap<Backend, Backend>();
   return {
     pool,
     get sql() {
@@ -262,34 +249,9 @@ function tenantSessions(url: string, settings: postgres.Options<{}>, readOnly: b
     },
     /** how long a reservation waits for its connection to open (bounded-reservation.ts) */
     reserveTimeout: Number(settings.connect_timeout) * 1000,
-    /** whether PostgreSQL may run a prepared statement on a generic plan here */
-    cachesPlans: settings.connection?.plan_cache_mode !== "force_custom_plan",
     /** the backend of a reserved connection */
     backendOf: (reserved: postgres.ReservedSql<any>) => (reserved as { backend?: Backend }).backend,
-    holds(backend: Backend | undefined, tenant: string): boolean {
-      const session = backend && held.get(backend);
-      return backend !== undefined && session?.tenant === tenant && current(session, backend);
-    },
-    /**
-     * Before a set-up is sent: forgets what the session held, and returns the statements that set
-     * it (RAISE_MALLOC_THRESHOLDS first on a backend that has not run it) and the session they
-     * reach (if the connection reconnects meanwhile, it is another one), for `hold` once they took
-     */
-    setting(backend: Backend | undefined, tenant: string) {
-      if (backend) held.delete(backend);
-      const session = backend ? { pid: backend.pid, secret: backend.secret, tenant } : null;
-      const tunedAlready = backend !== undefined && current(tuned.get(backend), backend);
-      const setup = tunedAlready ? [tenantSetup(tenant)] : [RAISE_MALLOC_THRESHOLDS, tenantSetup(tenant)];
-      return { session, setup };
-    },
-    hold(backend: Backend | undefined, session: { pid: number | null; secret: number | null; tenant: string } | null) {
-      if (!backend || !session) return;
-      // a set-up sent while the connection was still opening reached the session it opened
-      const reached = session.pid === null ? { ...session, pid: backend.pid, secret: backend.secret } : session;
-      if (reached.pid === null) return;
-      held.set(backend, reached);
-      tuned.set(backend, reached);
-    },
+    ...heldSessions(),
   };
 }
 
@@ -298,8 +260,9 @@ type TenantSessions = ReturnType<typeof tenantSessions>;
 /**
  * One-statement tenant reads without a transaction: the statement alone, the way a hand-written
  * server would send it, as safe as a tenant transaction, on tenant sessions opened read-only. A
- * read meets a session known to hold its tenant and goes alone, or goes right behind the
- * statement that sets it, in the same packet; its rows are handed out only when that set-up
+ * read meets a session known to hold its tenant and to plan as the statement asks (on cached
+ * plans, or for its values: held-sessions.ts) and goes alone, or goes right behind the statement
+ * that sets the session so, in the same packet; its rows are handed out only when that set-up
  * succeeded (it ran first, on the same session). Row-level security applies as in a tenant
  * transaction (the compiled statement carries its own tenant predicate besides).
  */
@@ -314,8 +277,9 @@ async function tenantRead<T>(
     return await fn(
       oneStatementSession(store, async <R>(statement: Statement) => {
         const backend = reads.backendOf(reserved);
-        if (reads.holds(backend, tenant)) return send<R>(reserved, statement);
-        const { session, setup } = reads.setting(backend, tenant);
+        const planning = planningOf(statement);
+        if (reads.holds(backend, tenant, planning)) return send<R>(reserved, statement);
+        const { session, setup } = reads.setting(backend, tenant, planning);
         const results = await settled([...setup.map((s) => send(reserved, s)), send<R>(reserved, statement)]);
         reads.hold(backend, session);
         return results.at(-1) as R[];
@@ -361,16 +325,20 @@ async function tenantTransaction<T>(
   const ended = (statement: Statement) =>
     new Error(`A statement after the transaction's last ones: ${toQuery(statement).sql.slice(0, 80)}`);
   /**
-   * A read planned for its values, where the sessions cache plans: between SET LOCALs that plan
-   * it so and then give the session's mode back (for the foreign-key checks of what the
-   * transaction writes after it), all three in one packet. Its error is the one thrown.
+   * A read planned for its values, where the session caches plans: between SET LOCALs that plan
+   * it so and then give the session's opening mode back (for the foreign-key checks of what the
+   * transaction writes after it), all three in one packet. Its error is the one thrown. The
+   * session's own mode is switched by one-statement reads only (`tenantRead`): inside a
+   * transaction it would hold for the writes' checks too, and go back with a rollback.
    */
   const sendPlanned = async <R>(statement: Statement) => {
     const planned = [PLAN_FOR_VALUES, statement, PLAN_AS_SESSION].map((s) => send<R>(reserved, s));
     return (await settled(planned))[1]!;
   };
   const sendOne = <R>(statement: Statement) =>
-    sessions.cachesPlans && plannedForValues(statement) ? sendPlanned<R>(statement) : send<R>(reserved, statement);
+    plannedForValues(statement) && !sessions.plansForValues(backend)
+      ? sendPlanned<R>(statement)
+      : send<R>(reserved, statement);
   try {
     const result = await fn({
       query: async <R = Row>(statement: Statement) => {
@@ -559,7 +527,9 @@ function transactionScoped(url: string, base: postgres.Options<{}>, o: Required<
 
 /**
  * Session mode: the owner's pool, and two pools of tenant sessions that keep their role and
- * tenant (`tenantSessions`), with the limits and the plan mode as startup parameters.
+ * tenant (`tenantSessions`), with the limits and the plan mode as startup parameters. Each
+ * statement is planned as it asks (SqlQuery.planForValues), not as its pool's: a statement that
+ * asks nothing runs as PostgreSQL chooses, which caches the plans of lookups by key and inserts.
  */
 function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<PostgresOptions>): Work {
   const settings: postgres.Options<{}> = {
@@ -567,11 +537,12 @@ function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<Post
     prepare: true,
     // sent with the startup message, so they hold from a connection's first statement on
     connection: {
-      // a prepared statement's generic plan can be far worse than one made for the actual values
-      // (a path filter ran 8x slower in pnpm bench): planning each run is cheaper. Set once per
-      // connection, not in every transaction's set-up, where it cost each read a few percent.
-      // Not for the tenant writes (below)
-      plan_cache_mode: "force_custom_plan",
+      // PostgreSQL's default, whatever the server's: the plans of what a session runs most, the
+      // foreign-key checks of each inserted row's references included, are cached (forced custom
+      // plans cost an insert that checks references 1.6x PostgreSQL's time, two thirds of its CPU
+      // in a $batch import of orders with lines); a read whose plan depends on its values is
+      // planned for them by statement (held-sessions.ts, `tenantTransaction`, `sendAsAsked`)
+      plan_cache_mode: OPENING_PLANNING,
       statement_timeout: o.statementTimeout,
       lock_timeout: o.lockTimeout,
       idle_in_transaction_session_timeout: o.idleInTransactionTimeout,
@@ -579,16 +550,7 @@ function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<Post
   };
   const main = replaceablePool((turn) => postgres(url, { ...settings, ...startingAt(url, turn) }), END_TIMEOUT_S);
   const reads = tenantSessions(url, settings, true);
-  // The setting holds for every plan a session caches, the foreign-key checks' included: forced
-  // custom plans made each inserted row's check of each reference plan its lookup anew, which
-  // cost PostgreSQL 1.6x the time of an insert that checks one reference, and two thirds of its
-  // CPU in a $batch import of orders with lines (12 checks an order). A write's own statements
-  // are lookups by key and inserts, whose generic plans are the custom ones.
-  const writes = tenantSessions(
-    url,
-    { ...settings, connection: { ...settings.connection, plan_cache_mode: "auto" } },
-    false,
-  );
+  const writes = tenantSessions(url, settings, false);
   // a write that finds its server read-only replaces every pool: the reads' server was demoted too
   const writing = leavingReadOnlyServers([main, reads.pool, writes.pool]);
   const run = <T>(options: TransactionOptions | undefined, work: () => Promise<T>) =>
@@ -601,9 +563,7 @@ function sessionScoped(url: string, base: postgres.Options<{}>, o: Required<Post
         options?.tenant !== undefined && options.readOnly && options.oneStatement
           ? tenantRead(reads, store, options.tenant, fn)
           : options?.tenant !== undefined
-            ? // a read of several statements (an owned item's owner checked first) on the read
-              // sessions, planned for its values as every read; the write sessions leave cached
-              // plans to PostgreSQL, where a prepared read could get a generic one after five runs
+            ? // a read of several statements (an owned item's owner checked first) on the read sessions
               tenantTransaction(options.readOnly ? reads : writes, store, options.tenant, fn, options.readOnly ?? false)
             : options?.setup !== undefined
               ? pipelined(main.sql, store, fn, { ...options, setup: options.setup }, o.connectTimeout)

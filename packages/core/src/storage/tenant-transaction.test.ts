@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entity } from "../model/entity.js";
 import { text } from "../model/fields.js";
 import { defineModel } from "../model/model.js";
-import type { Database, TransactionOptions } from "./database.js";
+import { type Database, type Statement, type TransactionOptions, toQuery } from "./database.js";
 import { migrate } from "./migrate.js";
 import { openDatabase } from "./open-database.js";
 import { insertRecords } from "./record-store.js";
@@ -34,8 +34,14 @@ afterAll(() => db.close());
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 const READ: TransactionOptions = { readOnly: true, oneStatement: true };
-const read = <R = Record<string, unknown>>(tenant: string, statement: SQL) =>
+const read = <R = Record<string, unknown>>(tenant: string, statement: Statement) =>
   inTenant(db, tenant, (tx) => tx.query<R>(statement), READ);
+
+/** the plan mode a statement runs under, unmarked and marked to be planned for its values */
+const MODE = sql`SELECT current_setting('plan_cache_mode') AS mode`;
+const MODE_FOR_VALUES = { ...toQuery(MODE), planForValues: true };
+const CACHED = [{ mode: "auto" }];
+const FOR_VALUES = [{ mode: "force_custom_plan" }];
 
 /**
  * What the connections carry between transactions: the owner's (PGlite's one), and on PostgreSQL
@@ -119,16 +125,52 @@ describe("a one-statement tenant read", () => {
     expect(await read(a, sql`SELECT current_setting('app.tenant_id', true) AS tenant`)).toEqual([{ tenant: a }]);
   });
 
-  // PGlite sends every statement unnamed, planned for its values each time whatever the setting
+  // PGlite sends every statement unnamed, planned for its values each time whatever the setting;
+  // the database has one connection per pool, so each read meets the session the one before left
   it.skipIf(!onPostgres)(
-    "plans its statement for the values it is given (a generic plan can be far slower)",
+    "runs on cached plans, or on plans made for its values when its statement asks (a generic plan can be far slower)",
     async () => {
       const { a } = await seeded();
-      expect(await read(a, sql`SELECT current_setting('plan_cache_mode') AS mode`)).toEqual([
-        { mode: "force_custom_plan" },
-      ]);
+      for (const [statement, expected] of [
+        [MODE, CACHED],
+        [MODE_FOR_VALUES, FOR_VALUES],
+        [MODE_FOR_VALUES, FOR_VALUES],
+        [MODE, CACHED],
+        [MODE, CACHED],
+        [MODE_FOR_VALUES, FOR_VALUES],
+      ] as const)
+        expect(await read(a, statement)).toEqual(expected);
+      expect(await connectionState()).toEqual(CLEAN);
     },
   );
+
+  it.skipIf(!onPostgres)(
+    "is planned as it asks and sees only its tenant, thirty at once taking turns on the sessions",
+    async () => {
+      const { a, b } = await seeded();
+      const asked = (i: number) => ({
+        sql: `SELECT current_setting('plan_cache_mode') AS mode, current_setting('app.tenant_id', true) AS tenant, count(*)::int AS n FROM tt_secret WHERE code <> $1`,
+        params: [`x${i}`],
+        ...(i % 3 === 0 && { planForValues: true }),
+      });
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => read(i % 2 ? a : b, asked(i))));
+      expect(answers).toEqual(
+        Array.from({ length: 30 }, (_, i) => [
+          { mode: i % 3 === 0 ? "force_custom_plan" : "auto", tenant: i % 2 ? a : b, n: i % 2 ? 1 : 2 },
+        ]),
+      );
+    },
+  );
+
+  it.skipIf(!onPostgres)("fails with a read's own error and plans the next one as it asks", async () => {
+    const { a, b } = await seeded();
+    const failing = { sql: "SELECT code::int FROM tt_secret", params: [], planForValues: true };
+    await expect(read(a, failing)).rejects.toThrow(/invalid input syntax for type integer/);
+    expect(await read(a, MODE)).toEqual(CACHED);
+    await expect(read(b, failing)).rejects.toThrow(/invalid input syntax for type integer/);
+    expect(await read(a, MODE_FOR_VALUES)).toEqual(FOR_VALUES);
+    expect(await read(a, sql`SELECT current_setting('app.tenant_id', true) AS tenant`)).toEqual([{ tenant: a }]);
+  });
 
   it("cannot write", async () => {
     const { a } = await seeded();
@@ -372,27 +414,30 @@ describe("a tenant transaction of several statements", () => {
     expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([]);
   });
 
-  // the write sessions leave cached plans to PostgreSQL for the foreign-key checks' sake; a read
-  // of several statements runs on the read sessions, planned for its values as every read
+  // a read of several statements runs on the read sessions, a writing transaction on the write
+  // sessions, which keep PostgreSQL's cached plans for the foreign-key checks' sake
   it.runIf(onPostgres)(
-    "plans a read-only transaction's statements for their values, a writing one's as PostgreSQL chooses",
+    "plans a statement that asks for its values so, in read-only and writing transactions alike",
     async () => {
       const a = uniqueTenant("tt-ro");
-      const mode = (options: { readOnly?: boolean }) =>
+      const modes = (options: { readOnly?: boolean }) =>
         inTenant(
           db,
           a,
-          async (tx) => {
-            await tx.query(sql`SELECT count(*) FROM tt_secret`);
-            return tx.query<{ mode: string }>(sql`SELECT current_setting('plan_cache_mode') AS mode`);
-          },
+          async (tx) => [
+            ...(await tx.query(sql`SELECT count(*) FROM tt_secret`)).map(() => "counted"),
+            ...(await tx.query<{ mode: string }>(MODE_FOR_VALUES)).map((r) => r.mode),
+            ...(await tx.query<{ mode: string }>(MODE)).map((r) => r.mode),
+          ],
           options,
         );
-      expect(await mode({ readOnly: true })).toEqual([{ mode: "force_custom_plan" }]);
-      expect(await mode({})).toEqual([{ mode: "auto" }]);
-      // the two pools' sessions, taking turns: neither leaves its mode to the other
-      expect(await mode({ readOnly: true })).toEqual([{ mode: "force_custom_plan" }]);
-      expect(await mode({})).toEqual([{ mode: "auto" }]);
+      // the read sessions take turns with one-statement reads, which leave them planning either way
+      for (const before of [MODE, MODE_FOR_VALUES]) {
+        await read(a, before);
+        expect((await modes({ readOnly: true })).slice(0, 2)).toEqual(["counted", "force_custom_plan"]);
+        // a writing transaction's statements after it, and its foreign-key checks, on cached plans
+        expect(await modes({})).toEqual(["counted", "force_custom_plan", "auto"]);
+      }
     },
   );
 
@@ -466,4 +511,30 @@ describe("a tenant transaction of several statements", () => {
     expect(await connectionState()).toEqual(CLEAN);
     expect(await read(a, sql`SELECT code FROM tt_secret`)).toEqual([{ code: "L1" }]);
   });
+});
+
+describe("work outside a tenant", () => {
+  // the owner's sessions have no tenant or mode to switch: a statement that asks goes unnamed,
+  // which PostgreSQL plans for its values at every run and keeps nothing of
+  it.runIf(onPostgres)(
+    "plans a statement that asks for its values at every run, and caches the others' plans",
+    async () => {
+      const text = (marked: boolean) =>
+        `SELECT count(*)::int AS n FROM tt_secret WHERE code = $1 /* tt-ow ${marked} */`;
+      for (let i = 0; i < 8; i++) {
+        for (const marked of [true, false]) {
+          const statement = { sql: text(marked), params: ["A1"], ...(marked && { planForValues: true }) };
+          expect(await db.query(statement)).toEqual([{ n: expect.any(Number) }]);
+          expect(await db.transaction((tx) => tx.query(statement))).toEqual([{ n: expect.any(Number) }]);
+        }
+      }
+      // the owner's one connection
+      const plans = await db.query<{ statement: string; generic: number; custom: number }>(
+        sql`SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom
+            FROM pg_prepared_statements WHERE statement LIKE '%/* tt-ow %'`,
+      );
+      expect(plans.map((p) => p.statement)).toEqual([text(false)]);
+      expect(plans[0]!.generic).toBeGreaterThan(0);
+    },
+  );
 });

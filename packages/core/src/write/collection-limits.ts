@@ -19,6 +19,21 @@ export interface WriteLimits {
 
 export const defaultWriteLimits: WriteLimits = Object.freeze({ maxCollectionItems: 1000 });
 
+/** the most items `field` may hold */
+const limitOf = (field: CollectionField, limits: WriteLimits) => field.maxItems ?? limits.maxCollectionItems;
+
+/**
+ * Throws 400 CollectionTooLarge, naming the owner's collection by its address, when one more
+ * item in the collection `name` of the record `guid` of `owner` would leave it over its bound
+ * with `count` items: what an item written on its own is told, where a write of its owner names
+ * the collection alone.
+ */
+export function checkRoomFor(owner: AnyEntity, guid: string, name: string, count: number, limits: WriteLimits): void {
+  const field = owner.fields[name] as CollectionField;
+  const limit = limitOf(field, limits);
+  if (count > limit) throw tooLarge(`${owner.name}(${guid})/${name}`, limit, count);
+}
+
 /**
  * Throws 400 CollectionTooLarge when a collection of `record` (or of one of its items, at any
  * depth) holds more items than its bound. Checked on a client's body before anything is looked
@@ -29,7 +44,7 @@ export function checkCollectionSizes(def: AnyEntity, record: Body, limits: Write
   for (const { name, field } of collectionsOf(def)) {
     const items = record[name];
     if (!Array.isArray(items)) continue;
-    const limit = field.maxItems ?? limits.maxCollectionItems;
+    const limit = limitOf(field, limits);
     if (items.length > limit) throw tooLarge(`${path}${name}`, limit, items.length);
     items.forEach((item, i) => {
       if (item !== null && typeof item === "object") {
@@ -98,7 +113,7 @@ export async function checkRoomInOwners(
       const of = item[field.inverse] as string;
       held.set(of, (held.get(of) ?? 0) + 1);
     }
-    const limit = field.maxItems ?? limits.maxCollectionItems;
+    const limit = limitOf(field, limits);
     records.forEach((record, i) => {
       const of = record[field.inverse];
       if (typeof of !== "string" || refused[i] !== undefined) return;

@@ -27,10 +27,11 @@ import {
   type WriteLimits,
 } from "./collection-limits.js";
 import { resolveAllReferences, resolveReferences } from "./natural-keys.js";
+import { createItem, deleteItem, updateItem } from "./owned-item-writes.js";
 import { saveTrees } from "./persist-tree.js";
 import { ReadCache } from "./read-cache.js";
 import { decimalsAsNumbers } from "./record-numbers.js";
-import { type Body, itemsFirst, loadTree, loadTrees, mergeTree, type RecordNode } from "./record-tree.js";
+import { type Body, itemsFirst, type Loaded, loadTree, loadTrees, mergeTree, type RecordNode } from "./record-tree.js";
 import { type HookEnvironment, preloadReads, runDeserializeHooks, runLogicHooks, runSaveHooks } from "./run-hooks.js";
 
 export interface WriteContext {
@@ -86,14 +87,14 @@ const withTitle = (node: RecordNode) => {
 };
 
 /** the bounds a write is held to */
-const limitsOf = (ctx: WriteContext): WriteLimits => ctx.limits ?? defaultWriteLimits;
+export const limitsOf = (ctx: WriteContext): WriteLimits => ctx.limits ?? defaultWriteLimits;
 
 /** `ctx` with a cache of its own when the caller shares none */
-const withCache = (ctx: WriteContext): WriteContext & { readonly cache: ReadCache } =>
+export const withCache = (ctx: WriteContext): WriteContext & { readonly cache: ReadCache } =>
   ctx.cache === undefined ? { ...ctx, cache: new ReadCache() } : (ctx as WriteContext & { cache: ReadCache });
 
 /** a client's body, deserialized, validated and with decimals as numbers; natural keys not resolved yet */
-function validated(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: boolean): Body {
+export function validated(ctx: WriteContext, def: AnyEntity, body: unknown, isCreate: boolean): Body {
   const result = validateWrite(
     ctx.model,
     def,
@@ -238,6 +239,12 @@ async function change(context: WriteContext, def: AnyEntity, guid: string, chang
   const ctx = withCache(context);
   const loaded = await loadTree(ctx.session, def, ctx.tenant.id, guid);
   if (loaded === undefined) throw notFound(`${def.name}(${guid}) does not exist.`);
+  await changeLoaded(ctx, def, loaded, changes);
+}
+
+/** merges `changes` into a record loaded (and locked) with its items, and runs the pipeline on it */
+export async function changeLoaded(context: WriteContext, def: AnyEntity, loaded: Loaded, changes: Body) {
+  const ctx = withCache(context);
   // an item moved to another owner (its owner reference changed) needs room there
   const moves = owningCollections(ctx.model, def).filter(
     ({ field }) => field.inverse in changes && changes[field.inverse] !== loaded.record[field.inverse],
@@ -324,15 +331,26 @@ export async function checkBeforeCommit(
   return rejections;
 }
 
-/** Creates a record (and its collection items) from a client's body; returns its Guid. */
+/** whether records of `def` are items of an owned collection: each is written as part of its owner (owned-item-writes.ts) */
+const isItem = (ctx: WriteContext, def: AnyEntity) => ctx.model.owner(def.name) !== undefined;
+
+/**
+ * Creates a record (and its collection items) from a client's body; returns its Guid. An owned
+ * collection's item (its body names its owner) is created as a deep write of its owner.
+ */
 export async function createRecord(ctx: WriteContext, def: AnyEntity, body: unknown): Promise<string> {
+  if (isItem(ctx, def)) return createItem(ctx, def, body);
   const [outcome] = await createRecords(ctx, def, [body]);
   if (outcome!.error !== undefined) throw outcome!.error;
   return outcome!.guid;
 }
 
-/** Applies a client's partial update (PATCH) to a record and its collections; 404 when it does not exist. */
+/**
+ * Applies a client's partial update (PATCH) to a record and its collections; 404 when it does
+ * not exist. An owned collection's item is updated as a deep write of its owner.
+ */
 export async function updateRecord(context: WriteContext, def: AnyEntity, guid: string, body: unknown): Promise<void> {
+  if (isItem(context, def)) return updateItem(context, def, guid, body);
   const ctx = withCache(context);
   const value = validated(ctx, def, body, false);
   await resolveReferences(ctx.session, ctx.model, def, ctx.tenant.id, value, ctx.cache);
@@ -350,19 +368,19 @@ export async function saveChanges(ctx: WriteContext, def: AnyEntity, guid: strin
 
 /**
  * Deletes a record with its owned collection items through the session's store (inside a
- * workflow: tombstones until commit); 404 when it does not exist.
+ * workflow: tombstones until commit); 404 when it does not exist. An owned collection's item is
+ * deleted as a deep write of its owner, whose logic runs.
  */
-export async function deleteRecord(
-  ctx: Pick<WriteContext, "session" | "tenant" | "cache">,
-  def: AnyEntity,
-  guid: string,
-) {
+export async function deleteRecord(ctx: WriteContext, def: AnyEntity, guid: string) {
+  if (isItem(ctx, def)) return deleteItem(ctx, def, guid);
   const deleted = await ctx.session.store.remove(ctx.session, def, ctx.tenant.id, [guid]);
   if (deleted.length === 0) throw notFound(`${def.name}(${guid}) does not exist.`);
   // the record and its items are gone for the rest of the unit of work too
-  const forget = (entity: AnyEntity) => {
-    ctx.cache?.forget(entity);
-    for (const { field } of collectionsOf(entity)) forget(field.target);
-  };
-  forget(def);
+  if (ctx.cache !== undefined) forgetWithItems(ctx.cache, def);
+}
+
+/** drops what `cache` read of `entity` and of its collections' items, after records of them went */
+export function forgetWithItems(cache: ReadCache, entity: AnyEntity): void {
+  cache.forget(entity);
+  for (const { field } of collectionsOf(entity)) forgetWithItems(cache, field.target);
 }

@@ -63,6 +63,16 @@ export interface ApiSettings {
   readonly logger: Logger;
   /** runs one call in a place of the caller's tenant (TenantShare); no share when left out */
   readonly place?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** told of every call when it has answered (the MCP request's log notifications) */
+  readonly observe?: (call: ObservedCall) => void;
+}
+
+/** a call as its observer sees it */
+export interface ObservedCall {
+  readonly method: Method;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
 }
 
 // decimals as JSON numbers, no annotations: what an agent reads most easily
@@ -91,6 +101,11 @@ const COMMIT_OUTCOMES: Readonly<Record<number, CommitStatus>> = {
 
 export class ApiCalls {
   constructor(private readonly settings: ApiSettings) {}
+
+  /** the same calls, each also told to `observe` */
+  observed(observe: (call: ObservedCall) => void): ApiCalls {
+    return new ApiCalls({ ...this.settings, observe });
+  }
 
   /** `{basePath}/{resource}?{search}` */
   path(resource: string, search?: URLSearchParams): string {
@@ -182,15 +197,26 @@ export class ApiCalls {
 
   /** a call in the caller's tenant place, with what it throws turned into the ApiFailure the API's answer states */
   async #call<T>(method: Method, path: string, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const told = (status: number) =>
+      this.settings.observe?.({ method, path, status, ms: Math.round(performance.now() - started) });
     try {
-      return await (this.settings.place ? this.settings.place(work) : work());
+      const result = await (this.settings.place ? this.settings.place(work) : work());
+      told(isRecord(result) && typeof result.status === "number" ? result.status : 200);
+      return result;
     } catch (err) {
-      if (err instanceof ApiFailure) throw err;
-      const { status, error, headers, unexpected } = errorResponse(err, this.settings.model);
-      if (unexpected) this.settings.logger.error({ err, method, path }, "request failed");
-      const { code, message, target, details } = error;
-      throw new ApiFailure(status, code, message, target, details, {}, nextIndexOf(headers));
+      const failure = err instanceof ApiFailure ? err : this.#failureOf(err, method, path);
+      told(failure.status);
+      throw failure;
     }
+  }
+
+  /** what a call threw as the ApiFailure the API's answer states */
+  #failureOf(err: unknown, method: Method, path: string): ApiFailure {
+    const { status, error, headers, unexpected } = errorResponse(err, this.settings.model);
+    if (unexpected) this.settings.logger.error({ err, method, path }, "request failed");
+    const { code, message, target, details } = error;
+    return new ApiFailure(status, code, message, target, details, {}, nextIndexOf(headers));
   }
 
   #answer(result: ODataResult, envelope: string): ApiAnswer {

@@ -3,16 +3,14 @@
  * protected-resource metadata (RFC 9728) and that document, found the way the SDK's client looks
  * for it; tools narrowed to the caller's roles and scopes (a viewer, a read-only delegated token,
  * a role that may create one entity), and refused when called anyway; tenants kept apart, a
- * session kept to the user that opened it; and the endpoint under another base path.
+ * 2025 session kept to the user that opened it; pages of another origin, and on a loopback
+ * address other host names, refused; and the endpoint under another base path.
  */
 import { sampleModel } from "@bizdata/examples";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { type Caller, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { connect, content, type Listening, listen } from "@bizdata/test-kit/mcp-host";
-import {
-  discoverOAuthProtectedResourceMetadata,
-  extractResourceMetadataUrl,
-} from "@modelcontextprotocol/sdk/client/auth.js";
+import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } from "@modelcontextprotocol/client";
 import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
@@ -100,6 +98,34 @@ describe("MCP authentication", () => {
     expect(same.headers.get("content-type")).toBe("text/event-stream");
     expect(same.headers.get("x-request-id")).toBe("mcp-1");
     expect(await same.text()).toContain('"serverInfo":{"name":"bizdata"');
+  });
+});
+
+describe("MCP on a loopback address (DNS rebinding)", () => {
+  it("answers only for the host names it is given, whatever the Origin says", async () => {
+    const db = await testDatabase();
+    const config = loadConfig({ LOG_LEVEL: "silent", MAX_PAGE_SIZE: "50" });
+    const keys = await loadSigningKeys(db);
+    const local = createApp({ db, model: sampleModel, keys, config, mcpAllowedHosts: ["localhost", "127.0.0.1"] });
+    const token = await signIn(local, admin.tenantId, "admin");
+    const post = (url: string, origin?: string) =>
+      local.request(url, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          ...(origin !== undefined && { Origin: origin }),
+        },
+        body: JSON.stringify(initialize),
+      });
+    // a page of evil.example whose name now leads here: its own origin, its own host name
+    const rebound = await post("http://evil.example:3000/api/mcp", "http://evil.example:3000");
+    expect(rebound.status).toBe(403);
+    expect(((await rebound.json()) as any).error.message).toBe("Requests for the host evil.example are not allowed.");
+    for (const url of ["http://127.0.0.1:3000/api/mcp", "http://localhost:3000/api/mcp"]) {
+      expect((await post(url)).status).toBe(200);
+    }
   });
 });
 
@@ -221,8 +247,8 @@ describe("MCP tenants and sessions", () => {
     }
   });
 
-  it("keeps a session to the user that opened it: to anyone else it does not exist", async () => {
-    const mcp = await connect(host.url, await signIn(app, admin.tenantId, "admin"));
+  it("keeps a 2025 session to the user that opened it: to anyone else it does not exist", async () => {
+    const mcp = await connect(host.url, await signIn(app, admin.tenantId, "admin"), { revision: "2025-06-18" });
     try {
       const sessionId = mcp.transport.sessionId!;
       const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
@@ -275,8 +301,8 @@ describe("MCP under another base path", () => {
       );
       const mcp = await connect(basedHost.url, token, { basePath: "/odata/v1" });
       try {
-        await mcp.call("create_Country", { record: { Code: "BP" } });
-        expect(content(await mcp.call("workflow_commit", {})).status).toBe("saved");
+        const { workflowId } = content(await mcp.call("create_Country", { record: { Code: "BP" } }));
+        expect(content(await mcp.call("workflow_commit", { workflowId })).status).toBe("saved");
         expect(content(await mcp.call("get_Country", { key: "BP", select: "Code" })).value).toMatchObject({
           Code: "BP",
         });

@@ -1,7 +1,8 @@
 /**
  * The whole way of an agent host that does OAuth itself (issue 14): the MCP SDK's own client
  * meets the endpoint's 401, finds the protected resource and this host's authorization server
- * (RFC 9728, RFC 8414), registers (RFC 7591), sends the person to sign in and allow access in a
+ * (RFC 9728, RFC 8414), registers (RFC 7591) — or, on 2026-07-28, names its Client ID Metadata
+ * Document, which the server fetches — sends the person to sign in and allow access in a
  * real browser, takes the code with PKCE and reconnects with the token; then it lists tools,
  * queries through a path filter with $expand, orders by natural keys in a workflow, answers the
  * credit-limit question (the sample domain's CreditCheck), commits, and reads the order back over
@@ -9,15 +10,13 @@
  * only when Chromium cannot start.
  */
 import { sampleFeatures } from "@bizdata/examples";
+import { type MetadataDocuments, serveMetadataDocuments } from "@bizdata/test-kit/client-metadata";
 import { testDatabase } from "@bizdata/test-kit/database";
 import { type Caller, dataOf, PASSWORD, signedInTenant } from "@bizdata/test-kit/host-app";
 import { BrowserAuthorization, recordingFetch } from "@bizdata/test-kit/mcp-oauth-provider";
 import { launchBrowser } from "@bizdata/test-kit/oauth-browser";
-import { type OAuthHost, serveOAuthHost } from "@bizdata/test-kit/oauth-client";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type OAuthHost, oauthHostConfig, serveOAuthHost } from "@bizdata/test-kit/oauth-client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setFeature } from "../tenants/tenant-admin.js";
 
@@ -26,13 +25,15 @@ if ("reason" in launched) console.warn(`MCP OAuth agent test skipped: ${launched
 const browser = "browser" in launched ? launched.browser : undefined;
 
 let host: OAuthHost;
+let documents: MetadataDocuments;
 let admin: Caller;
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as any;
 const headerOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[0]!, "base64url").toString()) as any;
 
 beforeAll(async () => {
-  host = await serveOAuthHost();
+  documents = await serveMetadataDocuments("https://agent.example");
+  host = await serveOAuthHost("/api", oauthHostConfig, { fetch: documents.fetch });
   const tenant = await signedInTenant("mcp-agent");
   admin = tenant.admin;
   for (const f of sampleFeatures) await setFeature(await testDatabase(), admin.tenantId, f, true);
@@ -55,11 +56,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await host?.close();
+  await documents?.close();
 });
 
 describe("an MCP agent that does OAuth itself", () => {
   it.skipIf(browser === undefined)(
-    "finds the authorization server from a 401, gets a token through the browser, queries, orders in a workflow, answers the credit question, commits; the order reads back over HTTP",
+    "of 2025: finds the authorization server from a 401, gets a token through the browser, queries, orders in a workflow, answers the credit question, commits; the order reads back over HTTP",
     async () => {
       const mcpUrl = `${host.url}/api/mcp`;
       const authorization = new BrowserAuthorization(browser!, {
@@ -87,9 +89,10 @@ describe("an MCP agent that does OAuth itself", () => {
         "POST /api/oauth/register 201",
       ]);
       const registration = JSON.parse(exchanges[3]!.body!);
+      // the resource's scopes, and offline_access for a refresh token (the server names it)
       expect(registration).toMatchObject({
         redirect_uris: [authorization.redirectUrl],
-        scope: "bizdata.read bizdata.write",
+        scope: "bizdata.read bizdata.write offline_access",
       });
       expect(authorization.discoveryState()).toMatchObject({
         authorizationServerUrl: host.url,
@@ -104,7 +107,7 @@ describe("an MCP agent that does OAuth itself", () => {
         client_id: clientId,
         redirect_uri: authorization.redirectUrl,
         code_challenge_method: "S256",
-        scope: "bizdata.read bizdata.write",
+        scope: "bizdata.read bizdata.write offline_access",
         // the MCP endpoint's resource indicator (RFC 8707), as its metadata names it
         resource: mcpUrl,
       });
@@ -112,7 +115,8 @@ describe("an MCP agent that does OAuth itself", () => {
       expect(authorization.returned!.searchParams.get("iss")).toBe(host.url);
 
       const exchanged = exchanges.length;
-      await first.transport.finishAuth(authorization.code());
+      // the code with the issuer it came from, which the SDK checks (RFC 9207)
+      await first.transport.finishAuth(authorization.code(), authorization.returned!.searchParams.get("iss")!);
       expect(seen(exchanged)).toEqual(["POST /api/oauth/token 200"]);
       const tokenRequest = new URLSearchParams(exchanges[exchanged]!.body);
       expect(Object.fromEntries(tokenRequest)).toMatchObject({
@@ -146,7 +150,7 @@ describe("an MCP agent that does OAuth itself", () => {
         expect(seen(reconnected)[0]).toBe("POST /api/mcp 200");
         expect(authorization.redirects).toBe(1);
         const call = async (name: string, args: Record<string, unknown>) => {
-          const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+          const result = await client.callTool({ name, arguments: args });
           return { isError: result.isError === true, content: result.structuredContent as any };
         };
 
@@ -225,6 +229,81 @@ describe("an MCP agent that does OAuth itself", () => {
         ]);
       } finally {
         await transport.terminateSession();
+        await client.close();
+      }
+    },
+    180_000,
+  );
+  it.skipIf(browser === undefined)(
+    "of 2026-07-28: known by its client metadata document, registers nothing, and has its question put to the person in the tool call",
+    async () => {
+      const mcpUrl = `${host.url}/api/mcp`;
+      const authorization = new BrowserAuthorization(
+        browser!,
+        { tenant: admin.tenantId, username: "admin", password: PASSWORD },
+        "http://127.0.0.1:47126/callback",
+        documents.urlOf("/mcp-agent.json"),
+      );
+      documents.publish("/mcp-agent.json", { body: authorization.document() });
+      const { fetch: recording, exchanges } = recordingFetch();
+      const asked: string[] = [];
+      const open = () => {
+        const client = new Client(
+          { name: "agent", version: "2.0.0" },
+          { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+        );
+        client.setRequestHandler("elicitation/create", async (request) => {
+          asked.push((request.params as { message: string }).message);
+          return { action: "accept", content: { choice: "continue" } };
+        });
+        return {
+          client,
+          transport: new StreamableHTTPClientTransport(new URL(mcpUrl), {
+            authProvider: authorization,
+            fetch: recording,
+          }),
+        };
+      };
+      const seen = () => exchanges.map((e) => `${e.method} ${e.url.pathname} ${e.status}`);
+
+      const first = open();
+      await expect(first.client.connect(first.transport)).rejects.toBeInstanceOf(UnauthorizedError);
+      // the server says it takes metadata documents: nothing is registered
+      expect(seen()).toEqual([
+        "POST /api/mcp 401",
+        "GET /.well-known/oauth-protected-resource/api/mcp 200",
+        "GET /.well-known/oauth-authorization-server 200",
+      ]);
+      expect(authorization.authorizationUrl!.searchParams.get("client_id")).toBe(authorization.clientMetadataUrl);
+      await first.transport.finishAuth(authorization.code(), authorization.returned!.searchParams.get("iss")!);
+      expect(claimsOf(authorization.tokens()!.access_token)).toMatchObject({
+        client_id: authorization.clientMetadataUrl,
+        aud: mcpUrl,
+        sub: "admin",
+      });
+      expect(documents.requests).toEqual(["/mcp-agent.json"]);
+
+      const { client, transport } = open();
+      await client.connect(transport);
+      try {
+        expect(client.getProtocolEra()).toBe("modern");
+        const created = await client.callTool({
+          name: "create_SalesOrder",
+          arguments: {
+            record: { DocNumber: "AGENT-2", SellToCustomer: "C-PA", Details: [{ Product: "P-1", Quantity: 9 }] },
+          },
+        });
+        const { workflowId } = created.structuredContent as { workflowId: string };
+        const committed = await client.callTool({ name: "workflow_commit", arguments: { workflowId } });
+        expect(committed.structuredContent).toMatchObject({
+          workflowId,
+          status: "saved",
+          answered: [{ choice: "continue" }],
+        });
+        expect(asked).toEqual(["The order total 90 is over the credit limit 50 of customer C-PA. Save anyway?"]);
+        const read = await admin.request("GET", "/api/SalesOrder?$filter=DocNumber eq 'AGENT-2'&$select=TotalPrice");
+        expect(dataOf(((await read.json()) as any).value)).toEqual([{ Guid: expect.any(String), TotalPrice: 90 }]);
+      } finally {
         await client.close();
       }
     },

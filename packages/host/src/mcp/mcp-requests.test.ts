@@ -69,15 +69,25 @@ async function observed(name: string, args: Record<string, unknown>) {
   };
 }
 
+// the workflow the write started, which the commit names (each request of 2026-07-28 stands alone)
+let workflowId: string | undefined;
+
 describe("an MCP tool call is one request of the host's", () => {
   it.each([
-    ["a read", "query_Product", { select: "SKU", top: 1 }, 1],
-    ["a write, staged in a workflow it starts", "create_Product", { record: { SKU: "MCP-REQ-1" }, select: "SKU" }, 2],
-    ["a commit, with the steps it runs", "workflow_commit", {}, 1],
+    ["a read", "query_Product", () => ({ select: "SKU", top: 1 }), 1],
+    [
+      "a write, staged in a workflow it starts",
+      "create_Product",
+      () => ({ record: { SKU: "MCP-REQ-1" }, select: "SKU" }),
+      2,
+    ],
+    // the workflow named by id is resumed (its index read), then committed
+    ["a commit, with the steps it runs", "workflow_commit", () => ({ workflowId }), 2],
   ])(
     "%s: one authenticated request, one log line with its id, its statements counted, a place per call",
     async (_, name, args, calls) => {
-      const seen = await observed(name, args);
+      const seen = await observed(name, args());
+      workflowId ??= seen.result.workflowId;
       // each request through the app authenticates and logs once: a tool call that made requests
       // of its own would add lines and requests of theirs
       expect(seen.logged.filter((l) => l.msg === "request")).toEqual([

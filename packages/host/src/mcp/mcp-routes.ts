@@ -1,13 +1,18 @@
 /**
- * The MCP endpoint (Streamable HTTP, MCP 2025-06-18 and later) at `{basePath}/mcp`, behind the
- * API's own bearer authentication, and its protected-resource metadata (RFC 9728) at
+ * The MCP endpoint (Streamable HTTP) at `{basePath}/mcp`, behind the API's own bearer
+ * authentication, and its protected-resource metadata (RFC 9728) at
  * `/.well-known/oauth-protected-resource{basePath}/mcp`, which every 401 of the endpoint names.
- * The SDK's web-standard transport takes the fetch `Request` as Hono has it. GET is answered 405:
- * the server sends nothing outside a request (questions travel on the tool call's own stream),
- * so no client needs a standing stream on a host that otherwise keeps none.
+ * Both revisions on one URL: a request of 2026-07-28 (its `_meta` names the revision) is served
+ * alone, by a server made for it (the SDK's createMcpHandler: no session, no initialize); a
+ * request of a 2025 revision goes to its session (mcp-sessions.ts). GET is answered 405: the
+ * server sends nothing outside a request (questions and log notifications travel on the request's
+ * own stream), so no client needs a standing stream on a host that otherwise keeps none. A page
+ * of another origin is refused, and so is a request for a host name this host does not answer to
+ * when it listens on a loopback address (DNS rebinding).
  */
 import type { BodyLimits, ODataService } from "@bizdata/odata";
 import type { WorkflowService } from "@bizdata/workflow";
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import { type Context, Hono } from "hono";
 import { callService } from "../api/entity-routes.js";
 import { workflowCallerOf } from "../api/workflow-routes.js";
@@ -16,14 +21,16 @@ import { resourceMetadata, WELL_KNOWN } from "../auth/resource-metadata.js";
 import type { TrustedIssuer } from "../auth/trusted-issuers.js";
 import { requestLogger, untilStreamEnds } from "../observability/request-context.js";
 import { ApiCalls } from "./api-calls.js";
+import { authInfoOf, type McpCaller } from "./mcp-caller.js";
+import { type McpSettings, mcpServer } from "./mcp-server.js";
 import { McpSessions } from "./mcp-sessions.js";
-import { type McpSettings, sessionServer } from "./session-server.js";
+import { requestStates } from "./request-state.js";
 import { SessionWorkflows } from "./session-workflows.js";
 import { ToolCatalog } from "./tool-catalog.js";
 
 type Env = { Variables: AuthVariables };
 
-export interface McpOptions extends Omit<McpSettings, "catalog"> {
+export interface McpOptions extends Omit<McpSettings, "catalog" | "requestStates"> {
   /** every read, write and method call of a tool is a call of it */
   readonly service: ODataService;
   /** a tool's workflow steps, commits and answers are calls of it */
@@ -38,6 +45,11 @@ export interface McpOptions extends Omit<McpSettings, "catalog"> {
   readonly oauthIssuers: readonly Pick<TrustedIssuer, "issuer">[];
   /** the endpoint's resource identifier (RFC 8707) when this host issues tokens for it; else its request URL */
   readonly resource?: string;
+  /**
+   * The host names requests may name (lower case), when the host listens on a loopback address:
+   * a page that rebinds its own name to this machine is refused. Any name when left out.
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 // an idle session's memory goes back after this long; its workflows stay in the database
@@ -54,21 +66,37 @@ const rpcError = (c: Context, status: 403 | 405, message: string, headers: Recor
 export function mcpRoutes(options: McpOptions) {
   const { basePath } = options.service;
   const path = mcpPath(basePath);
-  const settings: McpSettings = { ...options, catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }) };
+  const settings: McpSettings = {
+    ...options,
+    catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }),
+    requestStates: requestStates(options.db),
+  };
+  const maxRequestBodySize = options.bodyLimits.maxBytes;
   const sessions = new McpSessions({
     open: () => {
       const workflows = new SessionWorkflows();
-      return { server: sessionServer(settings, workflows), workflows };
+      return { server: mcpServer(settings, "legacy", workflows), workflows };
     },
     idleMs: SESSION_IDLE_MS,
     maxPerUser: SESSIONS_PER_USER,
-    maxBodyBytes: options.bodyLimits.maxBytes,
+    maxBodyBytes: maxRequestBodySize,
+  });
+  // 2026-07-28: a server per request, its workflows the request's own (their ids are the handles)
+  const perRequest = createMcpHandler(() => mcpServer(settings, "modern", new SessionWorkflows()), {
+    legacy: "reject",
+    maxRequestBodySize,
+    // a refused request is the client's to see in its answer; the host's log only notes it
+    onerror: (err) => options.logger.debug({ err }, "MCP request refused"),
   });
   const handle = async (c: Context<Env>) => {
     // DNS rebinding (MCP transport security): a browser page of another origin never gets in
     const origin = c.req.header("origin");
     if (origin !== undefined && !sameHost(origin, c.req.url)) {
       return rpcError(c, 403, `Requests from the origin ${origin} are not allowed.`);
+    }
+    const { hostname } = new URL(c.req.url);
+    if (options.allowedHosts !== undefined && !options.allowedHosts.includes(hostname.toLowerCase())) {
+      return rpcError(c, 403, `Requests for the host ${hostname} are not allowed.`);
     }
     const principal = c.get("principal");
     const { place } = options;
@@ -82,7 +110,13 @@ export function mcpRoutes(options: McpOptions) {
       logger: requestLogger(c, options.logger),
       ...(place && { place: (work) => place(principal.tenantId, work) }),
     });
-    const response = await sessions.handle(c.req.raw, { principal, api }, c.get("accessToken"));
+    const caller: McpCaller = { principal, api };
+    const token = c.get("accessToken");
+    const request = c.req.raw;
+    const modern = request.method === "POST" && !(await isLegacyRequest(request, undefined, { maxRequestBodySize }));
+    const response = modern
+      ? await perRequest.fetch(request, { authInfo: authInfoOf(caller, token) })
+      : await sessions.handle(request, caller, token);
     // a tool call's work goes on while its answer streams (SSE): the request lasts until it ends
     const streamed = response.body !== null && response.headers.get("content-type") === "text/event-stream";
     // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too

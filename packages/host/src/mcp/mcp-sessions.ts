@@ -1,19 +1,17 @@
 /**
- * MCP sessions (Streamable HTTP, `Mcp-Session-Id`): a session keeps its server, its transport
- * and its workflow handles in memory, because a question put to the person (elicitation) is
- * answered by a later POST that must reach the same server. A session belongs to the user and
- * tenant that started it: to anyone else it does not exist (404, as for an unknown id). Sessions
- * idle longer than `idleMs` are closed, and each user keeps at most `maxPerUser` (the least
- * recently used goes first), so a host's memory stays bounded. Workflows live in the database:
- * a client whose session ended (or that reached another host) starts a new session and goes on
- * with the same workflow by its id.
+ * MCP sessions of the 2025 revisions (Streamable HTTP, `Mcp-Session-Id`): a session keeps its
+ * server, its transport and its workflow handles in memory, because a question put to the person
+ * (elicitation) travels on the session's streams, and its log level is the session's. A session
+ * belongs to the user and tenant that started it: to anyone else it does not exist (404, as for
+ * an unknown id). Sessions idle longer than `idleMs` are closed, and each user keeps at most
+ * `maxPerUser` (the least recently used goes first), so a host's memory stays bounded. Workflows
+ * live in the database: a client whose session ended (or that reached another host) starts a new
+ * session and goes on with the same workflow by its id. Clients of 2026-07-28 need no session.
  */
 import { randomUUID } from "node:crypto";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { type AuthInfo, type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { Principal } from "../auth/principal.js";
-import type { McpCaller } from "./session-server.js";
+import { authInfoOf, type McpCaller } from "./mcp-caller.js";
 import type { SessionWorkflows } from "./session-workflows.js";
 
 export interface SessionParts {
@@ -53,12 +51,7 @@ export class McpSessions {
   /** serves `request` of `caller`, who sent `token` */
   async handle(request: Request, caller: McpCaller, token: string): Promise<Response> {
     this.#closeIdle(Date.now());
-    const authInfo: AuthInfo = {
-      token,
-      clientId: caller.principal.username,
-      scopes: [...(caller.principal.scopes ?? [])],
-      extra: { caller },
-    };
+    const authInfo = authInfoOf(caller, token);
     const id = request.headers.get("mcp-session-id");
     if (id === null) return this.#open(request, caller, authInfo);
     const session = this.#sessions.get(id);

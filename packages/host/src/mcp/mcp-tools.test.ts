@@ -10,7 +10,7 @@ import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { type Caller, PASSWORD, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
 import { connect, content, type Listening, listen, type McpTestClient } from "@bizdata/test-kit/mcp-host";
 import { EDGE_FEATURE, edgeModel } from "@bizdata/test-kit/metadata-models";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { loadSigningKeys } from "../auth/signing-keys.js";
@@ -101,7 +101,7 @@ const requiredParams = (m: MethodDeclaration<any, any>) =>
     .sort();
 
 function checkAgainstModel(model: Model, list: Tool[], features: ReadonlySet<string>) {
-  const sets = [...model.entities.values()].filter((e) => model.owner(e.name) === undefined);
+  const sets = [...model.entities.values()];
   for (const entity of sets) {
     const name = entity.name;
     for (const kind of ["query", "get", "update", "delete"])
@@ -155,8 +155,8 @@ describe("MCP tools: the list", () => {
       "workflow_commit",
       "workflow_close",
     ]);
-    // owned collection items are written with their owner, not on their own
-    expect(tools.map((t) => t.name)).not.toContain("create_SalesOrderDetail");
+    // owned collection items have a set of their own, written as part of their owner
+    expect(tools.map((t) => t.name)).toContain("update_SalesOrderDetail");
     // a reference takes the target's Guid or natural key; computed properties are not written
     const order = schema(tool("create_SalesOrder")).properties.record.properties;
     expect(order.SellToCustomer.description).toContain("its Guid or its Id");
@@ -384,7 +384,8 @@ describe("MCP resources", () => {
 
   it("lists the model, each entity set and $metadata", async () => {
     const { resources } = await mcp.client.listResources();
-    const sets = [...sampleModel.entities.keys()].filter((name) => sampleModel.owner(name) === undefined);
+    // every entity has its set, owned items too
+    const sets = [...sampleModel.entities.keys()];
     expect(resources.map((r) => r.uri).sort()).toEqual(
       ["bizdata://model", "bizdata://model/$metadata", ...sets.map((s) => `bizdata://model/${s}`)].sort(),
     );

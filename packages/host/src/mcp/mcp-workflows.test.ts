@@ -3,13 +3,14 @@
  * the saved data before commit), business logic's questions put to the person by elicitation
  * when the client can ask, else returned to the agent and answered with a tool, then committed.
  * The sample domain's credit-limit question (examples/src/domain/sales-order-logic.ts) is the
- * question; what was saved is read back over plain HTTP.
+ * question; what was saved is read back over plain HTTP. A client of a 2025 revision here, whose
+ * session keeps its workflow between requests (the 2026-07-28 client: mcp-requests-alone.test.ts).
  */
 import { randomUUID } from "node:crypto";
 import { sampleFeatures } from "@bizdata/examples";
 import { testDatabase } from "@bizdata/test-kit/database";
 import { type Caller, dataOf, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
-import { connect, content, type Elicit, type Listening, listen } from "@bizdata/test-kit/mcp-host";
+import { type ConnectOptions, connect, content, type Elicit, type Listening, listen } from "@bizdata/test-kit/mcp-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setFeature } from "../tenants/tenant-admin.js";
 
@@ -47,6 +48,9 @@ beforeAll(async () => {
 
 afterAll(() => host?.close());
 
+/** a client of a 2025 revision: a session, which keeps its workflow between requests */
+const open = (options: ConnectOptions = {}) => connect(host.url, token, { revision: "2025-11-25", ...options });
+
 const order = (doc: string, quantity: number) => ({
   record: { DocNumber: doc, SellToCustomer: "C-LOW", Details: [{ Product: "P-10", Quantity: quantity }] },
   select: "DocNumber,TotalPrice",
@@ -54,7 +58,7 @@ const order = (doc: string, quantity: number) => ({
 
 describe("MCP writes in a workflow", () => {
   it("stages an order by natural keys, returns the credit-limit question, takes the answer by tool, commits", async () => {
-    const mcp = await connect(host.url, token);
+    const mcp = await open();
     try {
       const created = await mcp.call("create_SalesOrder", order("MCP-1", 8));
       expect(created.isError).toBeFalsy();
@@ -118,10 +122,12 @@ describe("MCP writes in a workflow", () => {
   it("puts the question to the person through elicitation when the client can ask, then commits in one call", async () => {
     const asked: { message: string; requestedSchema: any }[] = [];
     const elicit: Elicit = (request) => {
-      asked.push(request as { message: string; requestedSchema: any });
+      // what the person is asked (the request's _meta carries its progress token)
+      const { mode, message, requestedSchema } = request as { mode: string; message: string; requestedSchema: any };
+      asked.push({ mode, message, requestedSchema } as { message: string; requestedSchema: any });
       return { action: "accept", content: { choice: "continue" } };
     };
-    const mcp = await connect(host.url, token, { elicit });
+    const mcp = await open({ elicit });
     try {
       const { workflowId } = content(await mcp.call("create_SalesOrder", order("MCP-2", 6)));
       expect(await saved("MCP-2")).toEqual([]);
@@ -159,7 +165,7 @@ describe("MCP writes in a workflow", () => {
   });
 
   it("gives a declined question back to the agent; answering cancel makes the commit a rejection, nothing saved", async () => {
-    const mcp = await connect(host.url, token, { elicit: () => ({ action: "decline" }) });
+    const mcp = await open({ elicit: () => ({ action: "decline" }) });
     try {
       const { workflowId } = content(await mcp.call("create_SalesOrder", order("MCP-3", 9)));
       const pending = content(await mcp.call("workflow_commit", {}));
@@ -186,7 +192,7 @@ describe("MCP writes in a workflow", () => {
   });
 
   it("updates and deletes by natural key, finding records staged earlier in the same workflow", async () => {
-    const mcp = await connect(host.url, token);
+    const mcp = await open();
     try {
       const { workflowId } = content(await mcp.call("workflow_start", { stagingKey: "mcp-products" }));
       await mcp.call("create_Product", { record: { SKU: "P-NEW", Price: 1 } });
@@ -215,7 +221,7 @@ describe("MCP writes in a workflow", () => {
     await post({ DocNumber: "TGT-1", SellToCustomer: "C-LOW", Details: [{ Product: "P-10", Quantity: 1 }] });
     const source = (await json(admin.request("GET", "/api/SalesOrder?$filter=DocNumber eq 'SRC-1'"))).value[0].Guid;
     const asked: string[] = [];
-    const mcp = await connect(host.url, token, {
+    const mcp = await open({
       elicit: ({ message }) => {
         asked.push(message);
         return { action: "accept", content: { choice: "accept" } };
@@ -239,7 +245,7 @@ describe("MCP writes in a workflow", () => {
   });
 
   it("reports a bad step as a tool error and goes on in the same workflow", async () => {
-    const mcp = await connect(host.url, token);
+    const mcp = await open();
     try {
       const bad = await mcp.call("create_SalesOrder", {
         record: { DocNumber: "MCP-BAD", SellToCustomer: "C-NONE", Details: [{ Product: "P-10", Quantity: 1 }] },
@@ -258,11 +264,12 @@ describe("MCP writes in a workflow", () => {
       expect(more.workflowId).toBe(good.workflowId);
       expect(content(await mcp.call("workflow_commit", { workflowId: good.workflowId })).status).toBe("saved");
       // no workflow named and none held: a commit says what to do
-      const other = await connect(host.url, token);
+      const other = await open();
       const none = await other.call("workflow_commit", {});
       expect(content(none).error).toEqual({
         code: "NoWorkflow",
-        message: "This session has no workflow: give workflowId, or stage a change first (that starts one).",
+        message:
+          "No workflow is named and this connection holds none: give workflowId (a change's answer carries it), or stage a change first (that starts one).",
         target: "workflowId",
       });
       await other.close();
@@ -272,8 +279,8 @@ describe("MCP writes in a workflow", () => {
   });
 
   it("goes on in a workflow another session stepped meanwhile, its index resynced", async () => {
-    const first = await connect(host.url, token);
-    const second = await connect(host.url, token);
+    const first = await open();
+    const second = await open();
     const product = (sku: string) => ({ record: { SKU: sku }, select: "SKU" });
     try {
       const { workflowId } = content(await first.call("create_Product", product("MCP-SYNC-1")));
@@ -295,8 +302,8 @@ describe("MCP writes in a workflow", () => {
   });
 
   it("goes on with a workflow by id in another session; ending the session that started it closes it", async () => {
-    const first = await connect(host.url, token);
-    const second = await connect(host.url, token);
+    const first = await open();
+    const second = await open();
     try {
       const { workflowId } = content(await first.call("create_SalesOrder", order("MCP-4", 1)));
       const staged = await second.call("query_SalesOrder", { filter: "DocNumber eq 'MCP-4'", workflowId });

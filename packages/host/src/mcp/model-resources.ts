@@ -18,7 +18,7 @@ import {
   renderCsdlJson,
   restrictedPaths,
 } from "@bizdata/odata";
-import type { Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
 import type { EdmLookup } from "./edm-lookup.js";
 import { methodToolName } from "./model-tools.js";
 
@@ -27,10 +27,11 @@ export const METADATA_URI = "bizdata://model/$metadata";
 const JSON_TYPE = "application/json";
 
 export const entitySetUri = (name: string) => `${MODEL_URI}/${name}`;
+export const ENTITY_SET_TEMPLATE = `${MODEL_URI}/{entitySet}`;
 
-export const resourceTemplates: ResourceTemplate[] = [
+export const resourceTemplates: ResourceTemplateType[] = [
   {
-    uriTemplate: `${MODEL_URI}/{entitySet}`,
+    uriTemplate: ENTITY_SET_TEMPLATE,
     name: "entity-set",
     title: "An entity set of the model",
     description: "Properties with types, natural key, references, collections, methods, and what cannot be filtered.",

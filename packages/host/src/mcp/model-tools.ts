@@ -7,7 +7,7 @@
  */
 import type { Model } from "@bizdata/core";
 import { descriptionOf, type EdmEntitySet, EdmJsonSchemas, type EdmOperation, type JsonSchema } from "@bizdata/odata";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { EdmLookup } from "./edm-lookup.js";
 import { toolSchemaStyle } from "./tool-schema-style.js";
 
@@ -44,7 +44,7 @@ const WORKFLOW_ID = {
   type: "string",
   format: "uuid",
   description:
-    "The workflow to work in. Left out: the one this session started last (one is started when there is none).",
+    "The workflow to work in: the workflowId a change's answer carries. Left out: a new one is started (on a 2025 session, the one it used last).",
 };
 const READ_IN_WORKFLOW = {
   ...WORKFLOW_ID,
@@ -70,9 +70,10 @@ const OPTIONS = {
   skip: { type: "integer", minimum: 0, description: "$skip: records to skip (paging)." },
 } as const;
 
+// the schemas are JSON through and through; the SDK types a tool's input schema as JSON values
 const object = (properties: Record<string, JsonSchema>, required: readonly string[] = []): Tool["inputSchema"] => ({
   type: "object",
-  properties,
+  properties: properties as NonNullable<Tool["inputSchema"]["properties"]>,
   ...(required.length > 0 && { required: [...required] }),
   additionalProperties: false,
 });
@@ -250,7 +251,11 @@ function methodTool(
 }
 
 function workflowTools(): ModelTool[] {
-  const workflowId = { ...WORKFLOW_ID, description: "The workflow. Left out: the one this session used last." };
+  const workflowId = {
+    ...WORKFLOW_ID,
+    description:
+      "The workflow: the workflowId a change's answer carries (on a 2025 session, left out: the one it used last).",
+  };
   const make = (step: WorkflowStep, title: string, description: string, schema: Tool["inputSchema"], hints: object) => {
     const action = { kind: "workflow", step } as const;
     return {

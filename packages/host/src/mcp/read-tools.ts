@@ -4,7 +4,7 @@
  * are cut at the row limit and say when there is more.
  */
 import { isGuid, odataString } from "@bizdata/core";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { type ApiAnswer, ApiFailure } from "./api-calls.js";
 import type { ToolAction } from "./model-tools.js";
 import { guidOf, naturalKeyOf, naturalKeySearch, onlyRecord } from "./record-keys.js";

@@ -14,8 +14,8 @@ export const naturalKeyOf = (model: Model, entity: string): string =>
 
 const invalidKey = (message: string) => ApiFailure.named("InvalidKey", message, "key");
 
-/** the OData literal of a natural-key value typed by its field */
-function literal(entity: string, property: string, field: ScalarField, value: string): string {
+/** the OData literal of a value typed by its field (an enum's is its member as a string) */
+export function literal(entity: string, property: string, field: ScalarField, value: string): string {
   switch (field.kind) {
     case "integer":
     case "decimal":
@@ -49,8 +49,8 @@ export function naturalKeySearch(model: Model, entity: string, value: string): U
   });
 }
 
-const isScalar = (field: { kind: string }): field is ScalarField =>
-  field.kind !== "reference" && field.kind !== "collection" && field.kind !== "complex";
+export const isScalar = (field: { kind: string }): field is ScalarField =>
+  field.kind !== "reference" && field.kind !== "collection" && field.kind !== "complex" && field.kind !== "virtual";
 
 /** the one record a natural-key query found; none or several is a failure naming the key */
 export function onlyRecord(model: Model, entity: string, value: string, answer: ApiAnswer): Record<string, unknown> {

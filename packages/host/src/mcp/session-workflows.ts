@@ -1,11 +1,13 @@
 /**
- * The workflows an MCP session works in, as a person's client keeps them: per workflow the index
- * to send next (spec 7), taken from every step's answer and resynced after a 409 that names the
- * expected one, with the calls on one workflow made one after another so they never race their
- * own index; the one the session used last as the default for the next write, and a workflow
- * started by itself when a write comes and there is none. A workflow named by id that this
- * session does not hold yet (one from an earlier session, or another host's) is resumed. The
- * session keeps this state across its requests; each request's calls are its own (`of`).
+ * The workflows an MCP connection works in, as a person's client keeps them: per workflow the
+ * index to send next (spec 7), taken from every step's answer and resynced after a 409 that names
+ * the expected one, with the calls on one workflow made one after another so they never race
+ * their own index; the one used last as the default for the next write, and a workflow started by
+ * itself when a write comes and there is none. A workflow named by id that it does not hold yet
+ * (one from an earlier connection, or another host's) is resumed, its index read from the
+ * database. A 2025 session keeps one across its requests; a 2026-07-28 request stands alone and
+ * gets a fresh one, so the workflow's id is the handle an agent passes on. Each request's calls
+ * are its own (`of`).
  */
 import type { StepHeaders } from "@bizdata/workflow";
 import { type ApiCalls, ApiFailure, type CommitStatus, type Method, type StepAnswer } from "./api-calls.js";
@@ -13,7 +15,7 @@ import { type ApiCalls, ApiFailure, type CommitStatus, type Method, type StepAns
 /** how often one call resyncs and is sent again after a 409 (as @bizdata/workflow/client does) */
 const MAX_RESYNCS = 3;
 
-/** one workflow as the session holds it */
+/** one workflow as the connection holds it */
 export class WorkflowHandle {
   /** settles when the last queued call has finished */
   tail: Promise<unknown> = Promise.resolve();
@@ -22,7 +24,7 @@ export class WorkflowHandle {
     readonly id: string,
     /** the `Workflow-Index` the next call sends */
     public nextIndex: number,
-    /** started by this session: closed when the session ends; a resumed one stays open for its owner */
+    /** started here: closed when a 2025 session ends; a resumed one stays open for its owner */
     readonly owned: boolean,
   ) {}
 }
@@ -33,13 +35,13 @@ export interface CommitAnswer {
   readonly response: StepAnswer;
 }
 
-/** the session's workflows for the calls of one request */
+/** the connection's workflows for the calls of one request */
 export interface Workflows {
-  /** a new workflow, which becomes the session's current one */
+  /** a new workflow, which becomes the current one */
   start(stagingKey?: string): Promise<WorkflowHandle>;
   /**
-   * The workflow `id`, or the session's current one; with `startIfNone` a write that names none
-   * in a session without one starts it.
+   * The workflow `id`, or the current one; with `startIfNone` a write that names none where
+   * there is none starts it.
    */
   get(id: string | undefined, startIfNone: boolean): Promise<WorkflowHandle>;
   /** a request as a step of the workflow; a non-2xx answer throws an ApiFailure */
@@ -56,7 +58,7 @@ export class SessionWorkflows {
   readonly #handles = new Map<string, WorkflowHandle>();
   #current: string | undefined;
 
-  /** the session's workflows, called through `api` (the request being served) */
+  /** the workflows, called through `api` (the request being served) */
   of(api: ApiCalls): Workflows {
     return {
       start: async (stagingKey) => {
@@ -75,7 +77,7 @@ export class SessionWorkflows {
         if (startIfNone) return this.of(api).start();
         throw ApiFailure.named(
           "NoWorkflow",
-          "This session has no workflow: give workflowId, or stage a change first (that starts one).",
+          "No workflow is named and this connection holds none: give workflowId (a change's answer carries it), or stage a change first (that starts one).",
           "workflowId",
         );
       },

@@ -5,7 +5,7 @@
  * lists: messages, and questions with their choices to answer by `workflow_answer`.
  */
 import { messages as messagesOf, type PromptEnvelope, questions as questionsOf } from "@bizdata/workflow/client";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ApiFailure } from "./api-calls.js";
 
 export interface Message {

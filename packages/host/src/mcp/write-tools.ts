@@ -1,23 +1,22 @@
 /**
  * The changing tools, staged in a workflow as a person's client stages them (spec 4.6): create,
  * update and delete of a record (by key or natural key, resolved in the workflow's own state, so
- * a record staged earlier is found), and a call of a Modify method. Questions the step raises are
- * put to the person when the client can ask, and answered; the rest come back to the agent.
+ * a record staged earlier is found), and a call of a Modify method. Questions the step raises wait
+ * for answers (tool-questions.ts).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { StepAnswer } from "./api-calls.js";
 import type { ToolAction } from "./model-tools.js";
 import { type Args, methodPath, methodResult, queryOptions } from "./read-tools.js";
 import { guidOf } from "./record-keys.js";
-import type { WorkflowHandle } from "./session-workflows.js";
-import { settleQuestions, type ToolContext } from "./tool-context.js";
-import { messages, questions, success } from "./tool-results.js";
+import type { ToolContext } from "./tool-context.js";
+import { reportOrAsk, type ToolOutcome, withMore } from "./tool-questions.js";
+import { messages, questions } from "./tool-results.js";
 
 type WriteAction =
   | { readonly kind: "create" | "update" | "delete"; readonly entitySet: string }
   | Extract<ToolAction, { kind: "call" }>;
 
-export async function stageTool(ctx: ToolContext, action: WriteAction, args: Args): Promise<CallToolResult> {
+export async function stageTool(ctx: ToolContext, action: WriteAction, args: Args): Promise<ToolOutcome> {
   const workflow = await ctx.workflows.get(args.workflowId as string | undefined, true);
   const readStaged = (path: string) => ctx.workflows.request(workflow, "GET", path);
   const guid = (entity: string) =>
@@ -49,27 +48,12 @@ export async function stageTool(ctx: ToolContext, action: WriteAction, args: Arg
       break;
     }
   }
-  return success({
-    workflowId: workflow.id,
-    staged: stagedWhat(action),
-    ...outcome,
-    ...(await prompts(ctx, workflow, response)),
-  });
+  const report = withMore(
+    { workflowId: workflow.id, staged: stagedWhat(action), ...outcome },
+    messages(response.prompts),
+  );
+  return reportOrAsk(workflow, report, questions(response.prompts));
 }
 
 const stagedWhat = (action: WriteAction): string =>
   action.kind === "call" ? `${action.entity}.${action.method}` : action.kind;
-
-/** the step's messages, and its questions: answered by the person, or left for the agent */
-export async function prompts(ctx: ToolContext, workflow: WorkflowHandle, response: StepAnswer) {
-  const settled = await settleQuestions(ctx, workflow, questions(response.prompts));
-  const said = [...messages(response.prompts), ...settled.messages];
-  return {
-    ...(said.length > 0 && { messages: said }),
-    ...(settled.answered.length > 0 && { answered: settled.answered }),
-    ...(settled.pending.length > 0 && {
-      questions: settled.pending,
-      next: "Answer each question with workflow_answer (promptId and the key of a choice).",
-    }),
-  };
-}

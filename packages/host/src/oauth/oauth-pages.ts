@@ -22,6 +22,7 @@ button.secondary{background:#fff;color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .error{background:#fef2f2;border:1px solid #b91c1c;color:#7f1d1d;padding:.6rem .8rem;border-radius:4px}
 .note{color:#4b5563;font-size:.9rem}
+.warning{background:#fffbeb;border:1px solid #b45309;color:#78350f;padding:.6rem .8rem;border-radius:4px}
 ul{padding-left:1.2rem}`;
 
 /** the Content-Security-Policy of every page: its own style sheet, nothing else, never in a frame */
@@ -58,10 +59,18 @@ export interface ClientView {
   readonly name: string;
   /** where it sends you back: shown so that a look-alike name cannot hide another site */
   readonly redirectHost: string;
+  /** a client known by its metadata document: the host that publishes it, who vouches for the name */
+  readonly publishedBy?: string;
+  /** it returns only to this machine, where any program may listen (a client metadata document cannot prove which) */
+  readonly loopbackOnly?: boolean;
 }
 
 const clientLine = (client: ClientView) =>
-  `<p><strong>${escapeHtml(client.name)}</strong> (returns to ${escapeHtml(client.redirectHost)}) asks to use your business data.</p>`;
+  `<p><strong>${escapeHtml(client.name)}</strong>${client.publishedBy === undefined ? "" : ` (described by ${escapeHtml(client.publishedBy)})`} (returns to ${escapeHtml(client.redirectHost)}) asks to use your business data.</p>${
+    client.loopbackOnly
+      ? `<p class="warning">It returns to a program on this computer: allow it only if you started ${escapeHtml(client.name)} yourself.</p>`
+      : ""
+  }`;
 
 const hidden = (name: string, value: string) =>
   `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;

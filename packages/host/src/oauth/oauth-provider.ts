@@ -1,8 +1,10 @@
 /**
  * The OAuth 2.1 authorization server (oidc-provider) as the host configures it: authorization
- * code with PKCE (S256, always required), open dynamic client registration (RFC 7591) for public
- * and confidential clients, refresh tokens rotated on every use, revocation, and resource
- * indicators (RFC 8707) for this service's API. Access tokens are RFC 9068 JWTs (`typ: at+jwt`)
+ * code with PKCE (S256, always required), clients known by their Client ID Metadata Document (a
+ * client id that is an https URL, fetched and checked when first used: MCP 2026-07-28's
+ * preference) beside open dynamic client registration (RFC 7591) for public and confidential
+ * clients, refresh tokens rotated on every use, revocation, and resource indicators (RFC 8707)
+ * for this service's API. Access tokens are RFC 9068 JWTs (`typ: at+jwt`)
  * signed with the host's signing key, naming the user (`sub`), the tenant (`tid`) and the grant
  * (`gid`), so the API's resource-server code checks them like any delegated token, and refuses
  * them once their grant is revoked (a code or a refresh token used twice, revocation).
@@ -28,6 +30,20 @@ export interface OAuthServerSettings {
   readonly accessTokenTtl: number;
   /** seconds: how long a consent and its refresh tokens last */
   readonly refreshTokenTtl: number;
+  /**
+   * How a client's metadata document is fetched (default: Node's fetch, through the provider's
+   * dispatcher that refuses addresses of this machine and of private networks)
+   */
+  readonly fetch?: typeof fetch;
+  /**
+   * Public clients the host registers itself (the web app it serves), known without dynamic
+   * registration: PKCE, no secret, their redirect URIs fixed here
+   */
+  readonly clients?: readonly {
+    readonly clientId: string;
+    readonly name: string;
+    readonly redirectUris: readonly string[];
+  }[];
 }
 
 /** an account is a user of a tenant: `<tenant>/<username>` (tenant ids have no `/`) */
@@ -49,6 +65,16 @@ const SESSION_TTL = 60 * 60;
 const originOf = (uri: string) => (URL.canParse(uri) ? new URL(uri).origin : undefined);
 
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** a redirect URI to this machine (a native app's loopback listener) */
+export const isLoopbackUri = (uri: string) => URL.canParse(uri) && LOOPBACK.has(new URL(uri).hostname);
+
+/** a client id that names a client metadata document: an https URL with a path */
+export const isClientIdUrl = (id: string) =>
+  URL.canParse(id) && new URL(id).protocol === "https:" && new URL(id).pathname !== "/";
+
+/** how long a fetched metadata document is kept, seconds: its Cache-Control within these bounds */
+const METADATA_DOCUMENT_CACHE = { min: 60, max: 24 * 3600 };
 
 /**
  * OAuth 2.1 (section 2.3.1): a code travels to its redirect URI, so plain http only to this
@@ -106,6 +132,14 @@ export async function createProvider(
   const { prefix, resources } = settings;
   const configuration: Configuration = {
     adapter: stateAdapter(db),
+    clients: (settings.clients ?? []).map((client) => ({
+      client_id: client.clientId,
+      client_name: client.name,
+      redirect_uris: [...client.redirectUris],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    })),
     jwks: { keys: [keys.current.jwk as never] },
     cookies: {
       keys: [...cookieKeys],
@@ -130,6 +164,7 @@ export async function createProvider(
     // RFC 7591's software statement fields are kept; their validator is where the provider lets
     // a host check (and adjust) a client's whole metadata, so it checks the redirect URIs and
     // the scope there too
+    // the same check for a client metadata document as for a registration
     extraClientMetadata: {
       properties: ["software_id", "software_version"],
       validator(_ctx, key, _value, metadata) {
@@ -140,8 +175,17 @@ export async function createProvider(
         const scope = withoutApiScopes(metadata.scope);
         if (scope === undefined) delete metadata.scope;
         else metadata.scope = scope;
+        // a metadata document's client has no secret: the default method (client_secret_basic)
+        // becomes none, a shared-secret method it names itself having been refused on fetch
+        if (
+          isClientIdUrl(String(metadata.client_id)) &&
+          metadata.token_endpoint_auth_method === "client_secret_basic"
+        ) {
+          metadata.token_endpoint_auth_method = "none";
+        }
       },
     },
+    ...(settings.fetch && { fetch: settings.fetch }),
     // a public client (an agent, a browser app) may call the token endpoint from its own origin
     clientBasedCORS: (_ctx, origin, client) =>
       client.clientAuthMethod === "none" && client.redirectUris!.some((uri) => originOf(uri) === origin),
@@ -155,6 +199,20 @@ export async function createProvider(
       // a client revokes only its own tokens; another's is answered 200 and left alone (RFC 7009)
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      // the provider fetches the document (2.5 s, no redirects, its size bounded), checks that it
+      // names its own URL and holds no secret, and keeps it as its Cache-Control says
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: "draft-02",
+        cacheDuration: METADATA_DOCUMENT_CACHE,
+        // MCP asks for a name (client_name) beside client_id and redirect_uris
+        async allowClient(_ctx, client) {
+          if (!client.clientName) {
+            throw new errors.InvalidClientMetadata("The client metadata document names no client (client_name).");
+          }
+          return true;
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => resources[0],

@@ -12,14 +12,22 @@ import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { InteractionResults, default as Provider } from "oidc-provider";
 import type { Logger } from "pino";
+import { serverSecret } from "../auth/server-secret.js";
 import { checkSignIn } from "../auth/sign-in-check.js";
 import type { ThrottleSettings } from "../auth/sign-in-throttle.js";
 import type { SigningKeys } from "../auth/signing-keys.js";
 import { requestClientAddress, requestOf } from "../observability/request-context.js";
+import { formTokens } from "./form-tokens.js";
 import { type ClientView, consentPage, errorPage, PAGE_POLICY, signInPage } from "./oauth-pages.js";
-import { accountId, createProvider, type OAuthServerSettings, parseAccountId } from "./oauth-provider.js";
+import {
+  accountId,
+  createProvider,
+  isClientIdUrl,
+  isLoopbackUri,
+  type OAuthServerSettings,
+  parseAccountId,
+} from "./oauth-provider.js";
 import { defaultRegistration, type RegistrationSettings, registrationGate } from "./registration-limit.js";
-import { formTokens, serverSecret } from "./server-secret.js";
 
 export interface OAuthServerOptions {
   readonly db: Database;
@@ -104,7 +112,7 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
   let ready: Promise<Server> | undefined;
   const server = () => {
     ready ??= (async () => {
-      const secret = await serverSecret(db);
+      const secret = await serverSecret(db, "cookies");
       const { provider, errors } = await createProvider(db, keys, [secret], settings);
       provider.on("server_error", (_ctx, err) => logger.error({ err }, "OAuth server error"));
       return { provider, errors, handle: provider.callback(), forms: formTokens(secret) };
@@ -145,9 +153,15 @@ export function mountOAuthServer<A extends Hono<any>>(app: A, options: OAuthServ
     const redirect = URL.canParse(String(details.params.redirect_uri))
       ? new URL(String(details.params.redirect_uri))
       : undefined;
+    // a client metadata document: its client id is the https URL of the document
+    const published = isClientIdUrl(clientId) ? new URL(clientId).host : undefined;
     return {
       name: client?.clientName ?? clientId,
       redirectHost: redirect === undefined ? "an unknown address" : redirect.host || redirect.protocol,
+      ...(published !== undefined && {
+        publishedBy: published,
+        loopbackOnly: (client?.redirectUris ?? []).every(isLoopbackUri),
+      }),
     };
   };
 

@@ -5,7 +5,7 @@
  * replica's with its lag and state), workflow steps and commits by outcome, sign-in attempts by
  * outcome, and Node's default process metrics.
  */
-import type { Database, PoolReport, PoolStats, ReplicaState } from "@bizdata/core";
+import { BoundedMap, type Database, type PoolReport, type PoolStats, type ReplicaState } from "@bizdata/core";
 import type { CommitResult, StepOutcome, WorkflowObserver } from "@bizdata/workflow";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -120,13 +120,28 @@ export function hostMetrics(db: Database) {
     registers,
   });
 
+  /**
+   * the three series one kind of request updates, looked up once per route, method and status:
+   * prom-client finds a series by hashing its labels on every update otherwise, which cost a
+   * point read more than its counting. Routes are patterns (route-pattern.ts), so the kinds are
+   * few; the bound only guards against a defect that made them many.
+   */
+  const seriesFor = (route: string, method: string, status: string) => ({
+    requests: requests.labels(route, method, status),
+    duration: duration.labels(route, method, status),
+    statements: statements.labels(route),
+  });
+  const series = new BoundedMap<string, ReturnType<typeof seriesFor>>(2000);
+  const seriesOf = (route: string, method: string, status: number) =>
+    series.getOrMake(`${status} ${method} ${route}`, () => seriesFor(route, method, String(status)));
+
   return {
     registry,
     request({ method, route, status, seconds, statements: count }: RequestObservation) {
-      const labels = { route, method, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
-      statements.observe({ route }, count);
+      const kind = seriesOf(route, method, status);
+      kind.requests.inc();
+      kind.duration.observe(seconds);
+      kind.statements.observe(count);
     },
     /** what the workflow service tells (WorkflowObserver) */
     workflows: {

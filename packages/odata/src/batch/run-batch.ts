@@ -76,6 +76,7 @@ const KEPT = [
   "content-type",
   "etag",
   "location",
+  "odata-entityid",
   "odata-version",
   "preference-applied",
   "retry-after",

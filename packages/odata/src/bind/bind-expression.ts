@@ -4,7 +4,7 @@
  * unknown function) with a 400 that says where.
  */
 import { isDuration, isGuid } from "@bizdata/core";
-import type { BinaryExpr, Expr } from "../syntax/ast.js";
+import type { BinaryExpr, CaseExpr, Expr } from "../syntax/ast.js";
 import { printExpr } from "../syntax/print-expr.js";
 import { invalidExpression } from "./bind-errors.js";
 import { bindLiteral } from "./bind-literal.js";
@@ -53,7 +53,10 @@ function coerce(option: string, target: BoundExpr, value: BoundExpr): BoundExpr 
 
 const describe = (e: Expr) => `"${printExpr(e)}"`;
 
-/** `add sub mul div mod` over numbers: integer when both are, else decimal */
+/**
+ * `add sub mul div divby mod` over numbers: integer when both are (`div` then divides as
+ * integers), else decimal; `divby` is decimal always (OData 4.01 5.1.1.2.5)
+ */
 function arithmetic(option: string, expr: BinaryExpr, left: BoundExpr, right: BoundExpr): BoundExpr {
   for (const [side, e] of [
     [left, expr.left],
@@ -62,8 +65,8 @@ function arithmetic(option: string, expr: BinaryExpr, left: BoundExpr, right: Bo
     if (!isNumeric(side.type))
       throw invalidExpression(option, `${expr.op} needs numbers, and ${describe(e)} is ${side.type}`);
   }
-  const type: ValueType = left.type === "integer" && right.type === "integer" ? "integer" : "decimal";
-  return { kind: "binary", type, op: expr.op, left, right };
+  const integers = left.type === "integer" && right.type === "integer" && expr.op !== "divby";
+  return { kind: "binary", type: integers ? "integer" : "decimal", op: expr.op, left, right };
 }
 
 export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
@@ -172,6 +175,7 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
         }
         case "mul":
         case "div":
+        case "divby":
         case "mod":
           return arithmetic(option, expr, left, right);
       }
@@ -188,7 +192,6 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
               item,
             ]);
       const list = items.map(([bound, item]) => {
-        if (bound.kind !== "literal") throw invalidExpression(option, `the list after in holds literal values only`);
         if (!comparable(operand, bound)) {
           throw invalidExpression(
             option,
@@ -226,6 +229,8 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
       const type = signature.returns === "arg0" ? (args[0]?.type ?? "null") : signature.returns;
       return { kind: "call", type, name, args };
     }
+    case "case":
+      return bindCase(scope, expr);
     case "lambda": {
       const resolved = resolvePath(scope, expr.collection.segments);
       if (resolved.kind !== "collection") {
@@ -262,6 +267,35 @@ export function bindExpr(scope: BindScope, expr: Expr): BoundExpr {
     }
   }
   throw invalidExpression(option, `cannot evaluate ${describe(expr)}`);
+}
+
+/**
+ * `case(c1:v1, c2:v2, …)`: the conditions true/false, the values of one type (integers and
+ * decimals mix as decimals, null goes with anything); no branch that holds gives null.
+ */
+function bindCase(scope: BindScope, expr: CaseExpr): BoundExpr {
+  const branches = expr.branches.map((branch) => ({
+    when: bindPredicate(scope, branch.when),
+    value: bindExpr(scope, branch.value),
+    source: branch.value,
+  }));
+  let type: ValueType = "null";
+  let first: Expr | undefined;
+  for (const { value, source } of branches) {
+    if (value.kind === "lambda") throw invalidExpression(scope.option, `case() cannot return ${describe(source)}`);
+    if (value.type === "null" || value.type === type) continue;
+    if (type === "null") {
+      type = value.type;
+      first = source;
+    } else if (isNumeric(type) && isNumeric(value.type)) type = "decimal";
+    else {
+      throw invalidExpression(
+        scope.option,
+        `the values of case() must be of one type, and ${describe(first!)} is ${type} while ${describe(source)} is ${value.type}`,
+      );
+    }
+  }
+  return { kind: "case", type, branches: branches.map(({ when, value }) => ({ when, value })) };
 }
 
 /** a `$filter` (or `filter()` in `$apply`): must be true/false */

@@ -6,6 +6,7 @@
 import { type AnyEntity, badRequest, columnOf, type Model, type PersistedField } from "@bizdata/core";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
 import type { ExpandItem, QueryOptions } from "../syntax/ast.js";
+import { bindApplyIn } from "./bind-apply.js";
 import { invalidExpression, unknownProperty } from "./bind-errors.js";
 import { bindExpr, bindPredicate } from "./bind-expression.js";
 import { type ParameterAliases, parameterAliases } from "./bind-parameter-alias.js";
@@ -74,8 +75,15 @@ function bindExpand(
   }
   const nested = `${prefix}$expand(${item.path.join("/")})/`;
   if (field.kind === "collection" && member === undefined) {
+    const inverse = columnOf(field.target, [field.inverse])!;
+    if (item.options.apply !== undefined) {
+      // the expanded items aggregated (Data Aggregation 4.0 §3.15): their rows are the groups
+      const apply = bindApplyIn({ ...context, prefix: nested }, field.target, item.options);
+      const query = { entity: field.target, select: [], expand: [], orderBy: [], count: apply.count };
+      return { kind: "collection", name: head, inverse, query, apply };
+    }
     const query = bindRead(context, field.target, item.options, nested, depth + 1);
-    return { kind: "collection", name: head, inverse: columnOf(field.target, [field.inverse])!, query };
+    return { kind: "collection", name: head, inverse, query };
   }
   const referenceField =
     field.kind === "reference"

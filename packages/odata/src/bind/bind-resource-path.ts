@@ -6,8 +6,9 @@
  * of an owned collection (or their `$count`), one of those items by its key, a complex value.
  * Unknown names are a 404 and malformed keys a 400, each naming what is wrong.
  *
- * An owned item under its owner (`SalesOrder(…)/Details(…)`, OData 4.01 URL conventions §4.3.2
- * on containment) binds as the item at its own address, `SalesOrderDetail(…)`, whatever follows
+ * An owned item under its owner (`SalesOrder(…)/Details(…)`, a key after a collection-valued
+ * navigation property: ABNF collectionNavPath) binds as the item at its canonical address, in
+ * its own entity set (`SalesOrderDetail(…)`, metadata/edm-container.ts), whatever follows
  * it, with the owner it must belong to (`owners`): one read, write or call for both addresses,
  * and a check that the owner holds the item before it.
  */

@@ -59,6 +59,11 @@ export type BoundExpr =
   | { readonly kind: "in"; readonly type: "boolean"; readonly operand: BoundExpr; readonly list: readonly BoundExpr[] }
   | { readonly kind: "call"; readonly type: ValueType; readonly name: string; readonly args: readonly BoundExpr[] }
   | {
+      readonly kind: "case";
+      readonly type: ValueType;
+      readonly branches: readonly { readonly when: BoundExpr; readonly value: BoundExpr }[];
+    }
+  | {
       readonly kind: "lambda";
       readonly type: "boolean";
       readonly op: "any" | "all";

@@ -3,6 +3,7 @@
  * string from the URL. Shaped like the response: one node per entity, `$expand` children below.
  */
 import type { AnyEntity, ColumnMapping, Model, VirtualField } from "@bizdata/core";
+import type { ApplyQuery } from "./apply-query.js";
 import type { BoundSearch } from "./bind-search.js";
 import type { BoundExpr, Navigation } from "./bound-expr.js";
 
@@ -53,7 +54,10 @@ export interface CollectionExpand {
   readonly kind: "collection";
   readonly name: string;
   readonly inverse: ColumnMapping;
+  /** the items' read; with `apply`, only its entity and `count` count (nothing of the items is selected) */
   readonly query: ReadQuery;
+  /** `$apply` inside the `$expand`: the array holds the aggregated rows instead of the items */
+  readonly apply?: ApplyQuery;
 }
 
 export type ExpandNode = ReferenceExpand | CollectionExpand;

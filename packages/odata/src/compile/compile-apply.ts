@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { ApplyQuery } from "../bind/apply-query.js";
+import { applyClauses } from "./apply-clauses.js";
 import { compileExpr, type ExpressionContext } from "./compile-expression.js";
 import { type CompileContext, type CompiledRead, pageOf, recordsInReach } from "./compile-read.js";
 import { rowValue, writerFor } from "./output-value.js";
@@ -29,14 +30,13 @@ export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRe
   const scope = QueryScope.over(query.entity, new AliasSource(ctx.view), "scanned");
   const ectx: ExpressionContext = { scopes: new Map([[null, scope]]) };
   const inReach = recordsInReach(scope, ctx);
-  const where = query.where ? sql`${inReach} AND ${compileExpr(query.where, { ...ectx, condition: true })}` : inReach;
+  const clauses = applyClauses(query, ectx);
+  const where = clauses.where ? sql`${inReach} AND ${clauses.where}` : inReach;
   const columns: SQL[] = [];
   const root: OutputNode = { key: "", children: [] };
-  const groupBy: SQL[] = [];
   query.groups.forEach((g, i) => {
     const alias = `g${i}`;
-    const value = compileExpr(g.expr, ectx);
-    groupBy.push(value);
+    const value = clauses.groupBy[i]!;
     columns.push(sql`${rowValue(value, g.expr.type)} AS ${sql.identifier(alias)}`);
     let node = root;
     for (const segment of g.path.slice(0, -1)) {
@@ -56,18 +56,9 @@ export function compileApply(query: ApplyQuery, ctx: CompileContext): CompiledRe
     const write = writerFor(a.expr.type, ctx);
     root.children.push({ key: a.alias, write: (row) => write(row[alias]), children: [] });
   });
-  const terms = [
-    ...query.orderBy.map(({ expr, direction }) =>
-      direction === "asc"
-        ? sql`${compileExpr(expr, ectx)} ASC NULLS FIRST`
-        : sql`${compileExpr(expr, ectx)} DESC NULLS LAST`,
-    ),
-    // then by the groups, so that paging over groups is stable
-    ...groupBy.map((g) => sql`${g} ASC NULLS FIRST`),
-  ];
   const paging = pageOf(query, ctx);
-  const grouped = sql`${scope.from()} WHERE ${where}${groupBy.length > 0 ? sql` GROUP BY ${sql.join(groupBy, sql`, `)}` : sql``}${query.having ? sql` HAVING ${compileExpr(query.having, { ...ectx, condition: true })}` : sql``}`;
-  const page = sql`SELECT ${sql.join(columns, sql`, `)}, true AS "$row" ${grouped}${terms.length > 0 ? sql` ORDER BY ${sql.join(terms, sql`, `)}` : sql``}${paging.clause}`;
+  const grouped = sql`${scope.from()} WHERE ${where}${clauses.grouping}`;
+  const page = sql`SELECT ${sql.join(columns, sql`, `)}, true AS "$row" ${grouped}${clauses.order}${paging.clause}`;
   const base = { write: (row: Row) => writeNode(root, row), guidAlias: "$row", ...paging.base };
   if (!query.count) return { statement: page, ...base };
   const statement = sql`SELECT n.count AS "$count", p.* FROM (SELECT count(*) AS count FROM (SELECT 1 ${grouped}) g) n LEFT JOIN LATERAL (${page}) p ON true`;

@@ -142,12 +142,26 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
     case "negate":
       return sql`(-${value(expr.operand)})`;
     case "in": {
-      // `in` is `eq` with each item, so a null item matches a null operand
-      const items = expr.list.filter((item) => !isNullLiteral(item));
-      const isNull = items.length < expr.list.length ? sql`(${value(expr.operand)} IS NULL)` : undefined;
-      if (items.length === 0) return isNull ?? sql`false`;
-      const member = twoValued(sql`(${value(expr.operand)} IN (${sql.join(items.map(value), sql`, `)}))`);
-      return isNull ? sql`(${member} OR ${isNull})` : member;
+      // `in` is `eq` with each item, so a null item matches a null operand, and an item that is
+      // not a literal is compared as `eq` compares two expressions (null equal to null)
+      const literals = expr.list.filter((item) => isLiteral(item) && !isNullLiteral(item));
+      const others = expr.list.filter((item) => !isLiteral(item));
+      const alternatives: SQL[] = [];
+      if (literals.length > 0) {
+        alternatives.push(twoValued(sql`(${value(expr.operand)} IN (${sql.join(literals.map(value), sql`, `)}))`));
+      }
+      for (const item of others) alternatives.push(sql`(${value(expr.operand)} IS NOT DISTINCT FROM ${value(item)})`);
+      if (expr.list.some(isNullLiteral)) alternatives.push(sql`(${value(expr.operand)} IS NULL)`);
+      if (alternatives.length === 0) return sql`false`;
+      return alternatives.length === 1 ? alternatives[0]! : sql`(${sql.join(alternatives, sql` OR `)})`;
+    }
+    case "case": {
+      // a condition that SQL leaves unknown does not hold, as in a WHERE; no branch: null
+      const branches = expr.branches.map(
+        (b) => sql`WHEN ${compileExpr(b.when, { ...ctx, condition: true })} THEN ${value(b.value)}`,
+      );
+      const result = sql`(CASE ${sql.join(branches, sql` `)} END)`;
+      return expr.type === "null" ? result : sql`${result}::${sql.raw(casts[expr.type])}`;
     }
     case "call":
       return callSql(
@@ -202,6 +216,8 @@ export function compileExpr(expr: BoundExpr, ctx: ExpressionContext): SQL {
         return sql`(${value(left)} IS DISTINCT FROM ${value(right)})`;
       }
       if (op in comparison) return twoValued(sql`(${value(left)} ${sql.raw(comparison[op]!)} ${value(right)})`);
+      // numeric division even of two integers, which `/` would divide as integers
+      if (op === "divby") return sql`(${value(left)}::numeric / ${value(right)}::numeric)`;
       if (op in arithmetic) {
         const result = sql`(${value(left)} ${sql.raw(arithmetic[op]!)} ${value(right)})`;
         // PostgreSQL: date ± interval is a timestamp, date - date a number of days

@@ -35,9 +35,7 @@ const Address: EdmComplexType = {
     { name: "Street", ...one("Edm.String"), annotations: [] },
     { name: "Zip", ...one("Edm.String", { nullable: true }), annotations: [] },
   ],
-  navigation: [
-    { name: "Country", type: "ns.Country", collection: false, nullable: true, containsTarget: false, annotations: [] },
-  ],
+  navigation: [{ name: "Country", type: "ns.Country", collection: false, nullable: true, annotations: [] }],
   annotations: [],
 };
 const Order: EdmEntityType = {
@@ -58,7 +56,6 @@ const Order: EdmEntityType = {
       type: "ns.Country",
       collection: false,
       nullable: false,
-      containsTarget: false,
       annotations: [description("Where it goes.")],
     },
     {
@@ -67,7 +64,7 @@ const Order: EdmEntityType = {
       collection: true,
       nullable: false,
       partner: "Order",
-      containsTarget: true,
+      onDelete: "Cascade",
       annotations: [],
     },
   ],
@@ -85,7 +82,6 @@ const Line: EdmEntityType = {
       collection: false,
       nullable: false,
       partner: "Lines",
-      containsTarget: false,
       annotations: [],
     },
   ],
@@ -237,15 +233,22 @@ describe("EdmJsonSchemas shapes of entity and complex types", () => {
     }
   });
 
-  it("leaves an owned item's reference to its owner out of both write shapes, and names the item by its Guid on update", () => {
+  it("leaves an owned item's reference to its owner out of its components, which its owner's body holds, and names the item by its Guid on update", () => {
+    const all = components.components();
+    expect(all["ns.OrderLine-create"]!.properties).toEqual({
+      Guid: { type: "string", format: "uuid" },
+      Quantity: expect.anything(),
+    });
+    expect(all["ns.OrderLine-create"]!.required).toEqual(["Quantity"]);
+    expect(Object.keys(all["ns.OrderLine-update"]!.properties!)).toEqual(["Guid", "Quantity"]);
+  });
+
+  it("names the owner in the writes at an owned item's own set (required on create), the record by its address", () => {
     for (const schemas of [components, inline]) {
-      expect(schemas.write(Line, "create").properties).toEqual({
-        Guid: { type: "string", format: "uuid" },
-        Quantity: expect.anything(),
-      });
-      expect(schemas.write(Line, "create").required).toEqual(["Quantity"]);
-      expect(Object.keys(schemas.write(Line, "update").properties!)).toEqual(["Guid", "Quantity"]);
+      expect(Object.keys(schemas.write(Line, "create").properties!)).toEqual(["Guid", "Quantity", "Order"]);
+      expect(schemas.write(Line, "create").required).toEqual(["Quantity", "Order"]);
       // the record itself is named by the URL or the tool's key, never by a Guid in the body
+      expect(Object.keys(schemas.write(Line, "update").properties!)).toEqual(["Quantity", "Order"]);
       expect(Object.keys(schemas.write(Order, "update").properties!)).not.toContain("Guid");
       expect(schemas.write(Order, "update").required).toBeUndefined();
     }

@@ -176,7 +176,8 @@ export class EdmJsonSchemas {
     for (const t of schema.types) {
       if (t.kind === "enumType") continue;
       for (const n of t.navigation) {
-        if (!n.containsTarget) continue;
+        // a collection is an owned one, its items deleted with the owner (edm-structured-types.ts)
+        if (n.onDelete !== "Cascade") continue;
         const inverses = this.#inverses.get(n.type) ?? new Set();
         if (n.partner !== undefined) inverses.add(n.partner);
         this.#inverses.set(n.type, inverses);
@@ -185,6 +186,9 @@ export class EdmJsonSchemas {
   }
 
   isEntityType = (qualified: string): boolean => this.#types.get(qualified)?.kind === "entityType";
+
+  /** whether records of the type are items of an owned collection, with references back to their owner */
+  isItem = (qualified: string): boolean => this.#inverses.has(qualified);
 
   /** a value of `t` (one item when `t` is a collection): a primitive with its facets, or a model type */
   valueSchema(t: EdmTypeRef, shape: Shape = "read"): JsonSchema {
@@ -210,9 +214,13 @@ export class EdmJsonSchemas {
     return this.#structured(type, "read");
   }
 
-  /** an entity or complex type as the body of a create or the changes of an update */
+  /**
+   * an entity or complex type as the body of a create or the changes of an update at its own
+   * entity set: an owned item's names its owner there (required on create), which inside its
+   * owner's body the owner sets
+   */
   write(type: EdmStructure, shape: WriteShape): JsonSchema {
-    return this.#structured(type, shape);
+    return this.#structured(type, shape, true);
   }
 
   /** a method's parameters (after the binding parameter) as one object; undefined when it takes none */
@@ -264,12 +272,12 @@ export class EdmJsonSchemas {
     return schemas;
   }
 
-  #structured(type: EdmStructure, shape: Shape): JsonSchema {
+  #structured(type: EdmStructure, shape: Shape, own = false): JsonSchema {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     const entity = "key" in type;
     const qualified = `${this.#namespace}.${type.name}`;
-    const inverses = this.#inverses.get(qualified);
+    const inverses = own ? undefined : this.#inverses.get(qualified);
     for (const p of type.properties) {
       const computed = isComputed(p.annotations);
       if (shape !== "read" && computed) continue;

@@ -1,7 +1,7 @@
 /**
  * What `$metadata` says about the sample model, element by element, read from its CSDL JSON form
  * (csdl-schemas.test.ts shows the XML says the same): types and facets, keys, navigation and
- * containment, annotations, functions and actions with their parameters, the entity container.
+ * owned collections, annotations, functions and actions with their parameters, the entity container.
  * Each expectation is the whole element, so anything extra shows as a failure.
  */
 import { defineModel, entity, method, text } from "@bizdata/core";
@@ -31,6 +31,28 @@ const decimal = (precision: number, scale: number, more: object = {}) => ({
   $Scale: scale,
   ...more,
 });
+/** a list column or form field (UI.DataField, its type named as the OASIS converter writes it in 4.0) */
+const dataField = (path: string) => ({
+  "@odata.type": "https://sap.github.io/odata-vocabularies/vocabularies/UI.xml#UI.DataField",
+  Value: { $Path: path },
+});
+const COMMON = "https://sap.github.io/odata-vocabularies/vocabularies/Common.xml";
+/** a reference's value help: the target's natural key through the navigation property, and what is shown beside it */
+const valueList = (navigation: string, set: string, key: string, shown: string[], searchable: boolean) => ({
+  CollectionPath: set,
+  SearchSupported: searchable,
+  Parameters: [
+    {
+      "@odata.type": `${COMMON}#Common.ValueListParameterInOut`,
+      LocalDataProperty: `${navigation}/${key}`,
+      ValueListProperty: key,
+    },
+    ...shown.map((name) => ({
+      "@odata.type": `${COMMON}#Common.ValueListParameterDisplayOnly`,
+      ValueListProperty: name,
+    })),
+  ],
+});
 const alternateKey = (name: string) => [{ Key: [{ Name: name, Alias: name }] }];
 // every entity set: ETags (the empty list: the version is no property) and what cannot be filtered
 const restrictions = (...paths: string[]) => ({
@@ -40,20 +62,6 @@ const restrictions = (...paths: string[]) => ({
 });
 /** an entity with no searchable property refuses $search */
 const notSearchable = { "@Capabilities.SearchRestrictions": { Searchable: false } };
-const containedRestrictions = (navigation: string, searchable: boolean) => ({
-  "@Capabilities.NavigationRestrictions": {
-    RestrictedProperties: [
-      {
-        NavigationProperty: navigation,
-        OptimisticConcurrencyControl: true,
-        FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
-        SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
-        ...(!searchable && { SearchRestrictions: { Searchable: false } }),
-      },
-    ],
-  },
-});
-
 describe("$metadata of the sample model", () => {
   const doc = csdl();
 
@@ -65,20 +73,32 @@ describe("$metadata of the sample model", () => {
     ["Product/Title", { $Nullable: true, $MaxLength: 400 }],
     ["Product/RecordReadOnly", RECORD_READ_ONLY],
     // facets from the field definitions
-    ["Product/SKU", { $MaxLength: 64 }],
-    ["Product/SalesDescription", { $Nullable: true, $MaxLength: 255 }],
-    ["Product/Cost", decimal(18, 4)],
+    ["Product/SKU", { $MaxLength: 64, "@Common.Label": "SKU" }],
+    ["Product/SalesDescription", { $Nullable: true, $MaxLength: 255, "@Common.Label": "Description" }],
+    ["Product/Cost", decimal(18, 4, { "@Common.Label": "Cost" })],
     ["PriceLevel/DiscountPercent", decimal(5, 2)],
     ["ProductUom/Factor", decimal(18, 4, { $DefaultValue: 1 })],
-    ["SalesOrderDetail/LineNumber", { $Type: "Edm.Int32", $Nullable: true }],
-    ["SalesOrderDetail/Quantity", { $Type: "Edm.Decimal", $Precision: 18, $Scale: 4 }],
-    ["SalesOrder/OrderDate", { $Type: "Edm.Date", $Nullable: true }],
+    ["SalesOrderDetail/LineNumber", { $Type: "Edm.Int32", $Nullable: true, "@Common.Label": "Line" }],
+    ["SalesOrderDetail/Quantity", { $Type: "Edm.Decimal", $Precision: 18, $Scale: 4, "@Common.Label": "Quantity" }],
+    ["SalesOrder/OrderDate", { $Type: "Edm.Date", $Nullable: true, "@Common.Label": "Order date" }],
     ["Country/Code", { $MaxLength: 2 }],
     // read-only properties the service computes
-    ["SalesOrder/TotalPrice", decimal(18, 4, { "@Core.Computed": true })],
-    ["Journal/IsPosted", { $Type: "Edm.Boolean", $Nullable: true, $DefaultValue: false, "@Core.Computed": true }],
+    ["SalesOrder/TotalPrice", decimal(18, 4, { "@Core.Computed": true, "@Common.Label": "Total" })],
+    [
+      "Journal/IsPosted",
+      {
+        $Type: "Edm.Boolean",
+        $Nullable: true,
+        $DefaultValue: false,
+        "@Core.Computed": true,
+        "@Common.Label": "Posted",
+      },
+    ],
     // closed value sets as enum types
-    ["SalesOrder/Status", { $Type: "bizdata.SalesOrderStatus", $Nullable: true, $DefaultValue: "Open" }],
+    [
+      "SalesOrder/Status",
+      { $Type: "bizdata.SalesOrderStatus", $Nullable: true, $DefaultValue: "Open", "@Common.Label": "Status" },
+    ],
     ["SalesOrderStatus", { $Kind: "EnumType", Open: 0, Released: 1, Closed: 2 }],
     // complex type, with a navigation property of its own
     ["Contact/MailingAddress", { $Type: "bizdata.MailingAddress", $Nullable: true }],
@@ -95,9 +115,21 @@ describe("$metadata of the sample model", () => {
     ],
     // virtual properties: computed on read
     ["Contact/FullName", { $Nullable: true, $MaxLength: 255, "@Core.Computed": true }],
-    // references, and owned collections as containment partnered with their inverse
-    ["Customer/PrimaryContact", { $Kind: "NavigationProperty", $Type: "bizdata.Contact", $Nullable: true }],
-    ["SalesOrder/SellToCustomer", { $Kind: "NavigationProperty", $Type: "bizdata.Customer", $Nullable: true }],
+    // references, and owned collections partnered with their inverse, whose items go with their owner
+    [
+      "Customer/PrimaryContact",
+      { $Kind: "NavigationProperty", $Type: "bizdata.Contact", $Nullable: true, "@Common.Label": "Primary contact" },
+    ],
+    [
+      "SalesOrder/SellToCustomer",
+      {
+        $Kind: "NavigationProperty",
+        $Type: "bizdata.Customer",
+        $Nullable: true,
+        "@Common.Label": "Customer",
+        "@Common.ValueList": valueList("SellToCustomer", "Customer", "Id", ["Name"], true),
+      },
+    ],
     [
       "SalesOrder/Details",
       {
@@ -105,11 +137,35 @@ describe("$metadata of the sample model", () => {
         $Type: "bizdata.SalesOrderDetail",
         $Collection: true,
         $Partner: "SalesOrder",
-        $ContainsTarget: true,
+        $OnDelete: "Cascade",
+        "@Common.Label": "Lines",
       },
     ],
-    ["SalesOrderDetail/SalesOrder", { $Kind: "NavigationProperty", $Type: "bizdata.SalesOrder", $Partner: "Details" }],
-    ["SalesOrderDetail/Product", { $Kind: "NavigationProperty", $Type: "bizdata.Product" }],
+    [
+      "SalesOrderDetail/SalesOrder",
+      { $Kind: "NavigationProperty", $Type: "bizdata.SalesOrder", $Partner: "Details", "@Common.Label": "Sales order" },
+    ],
+    [
+      "SalesOrderDetail/Product",
+      {
+        $Kind: "NavigationProperty",
+        $Type: "bizdata.Product",
+        "@Common.Label": "Product",
+        "@Common.ValueList": valueList("Product", "Product", "SKU", ["SalesDescription", "Price"], true),
+      },
+    ],
+    // how a generic client presents an entity: names, list columns, form groups (SAP's UI vocabulary)
+    ["Product/@Common.Label", "Product"],
+    ["Product/@UI.HeaderInfo", { TypeName: "Product", TypeNamePlural: "Products", Title: dataField("Title") }],
+    ["Product/@UI.LineItem", ["SKU", "SalesDescription", "Price", "Cost"].map(dataField)],
+    ["Product/@UI.FieldGroup#Pricing", { Label: "Pricing", Data: [dataField("Price"), dataField("Cost")] }],
+    [
+      "SalesOrder/@UI.LineItem",
+      ["DocNumber", "Description", "SellToCustomer/Name", "Status", "OrderDate", "TotalPrice"].map(dataField),
+    ],
+    // an entity that declares nothing of it has none
+    ["Country/@UI.LineItem", undefined],
+    ["Country/@Common.Label", undefined],
     ["ProductUom/Product", { $Kind: "NavigationProperty", $Type: "bizdata.Product", $Partner: "Uoms" }],
     // the natural key, where it is unique and not the Guid
     ["Product/@Core.AlternateKeys", alternateKey("SKU")],
@@ -228,9 +284,8 @@ describe("$metadata of the sample model", () => {
       {
         $Collection: true,
         $Type: "bizdata.Product",
-        $NavigationPropertyBinding: { "Uoms/Product": "Product" },
+        $NavigationPropertyBinding: { Uoms: "ProductUom" },
         ...restrictions(),
-        ...containedRestrictions("Uoms", false),
       },
     ],
     [
@@ -241,12 +296,10 @@ describe("$metadata of the sample model", () => {
         $NavigationPropertyBinding: {
           SellToCustomer: "Customer",
           PriceLevel: "PriceLevel",
-          "Details/SalesOrder": "SalesOrder",
-          "Details/Product": "Product",
+          Details: "SalesOrderDetail",
         },
         ...restrictions(),
         ...notSearchable,
-        ...containedRestrictions("Details", true),
       },
     ],
     [
@@ -271,9 +324,26 @@ describe("$metadata of the sample model", () => {
         "@Capabilities.DeleteRestrictions": { Deletable: false },
       },
     ],
-    // owned items are reached through their owner
-    ["SalesOrderDetail", undefined],
-    ["ProductUom", undefined],
+    // owned items have sets of their own, bound from the item back to its owner's set
+    [
+      "SalesOrderDetail",
+      {
+        $Collection: true,
+        $Type: "bizdata.SalesOrderDetail",
+        $NavigationPropertyBinding: { SalesOrder: "SalesOrder", Product: "Product" },
+        ...restrictions(),
+      },
+    ],
+    [
+      "ProductUom",
+      {
+        $Collection: true,
+        $Type: "bizdata.ProductUom",
+        $NavigationPropertyBinding: { Product: "Product" },
+        ...restrictions(),
+        ...notSearchable,
+      },
+    ],
     [
       "GetOpenOrders",
       { $Function: "bizdata.GetOpenOrders", $EntitySet: "SalesOrder", $IncludeInServiceDocument: true },
@@ -292,10 +362,17 @@ describe("$metadata of the sample model", () => {
       "https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.json": {
         $Include: [{ $Namespace: "Org.OData.Capabilities.V1", $Alias: "Capabilities" }],
       },
+      // the presentation terms' vocabularies, since the model uses them
+      "https://sap.github.io/odata-vocabularies/vocabularies/Common.json": {
+        $Include: [{ $Namespace: "com.sap.vocabularies.Common.v1", $Alias: "Common" }],
+      },
+      "https://sap.github.io/odata-vocabularies/vocabularies/UI.json": {
+        $Include: [{ $Namespace: "com.sap.vocabularies.UI.v1", $Alias: "UI" }],
+      },
     });
   });
 
-  it("lists every entity but the owned items in the container", () => {
+  it("lists every entity in the container, owned items too", () => {
     const sets = Object.keys(doc.bizdata.Container).filter((k) => doc.bizdata.Container[k].$Collection);
     expect(sets).toEqual([
       "Country",
@@ -303,8 +380,11 @@ describe("$metadata of the sample model", () => {
       "Customer",
       "PriceLevel",
       "Product",
+      "ProductUom",
       "SalesOrder",
+      "SalesOrderDetail",
       "SalesInvoice",
+      "SalesInvoiceDetail",
       "Journal",
       "SalesOrderImport",
     ]);
@@ -354,36 +434,21 @@ describe("$metadata of the edge model", () => {
     ["GadgetModeResult", { $Kind: "EnumType", Idle: 0, Busy: 1 }],
     // the container avoids the entity named Container
     ["EntityContainer/$Kind", "EntityContainer"],
-    // bindings through complex properties and containment, none to owned items
+    // bindings through complex properties, and to owned items' sets
     [
       "EntityContainer/Gadget/$NavigationPropertyBinding",
-      { "Address/Country": "Country", "Shipping/Country": "Country", "Lines/Gadget": "Gadget" },
+      { "Address/Country": "Country", "Shipping/Country": "Country", "Kind/Detail": "Line", Lines: "Line" },
     ],
-    [
-      "EntityContainer/Gadget/@Capabilities.NavigationRestrictions/RestrictedProperties",
-      [
-        {
-          NavigationProperty: "Lines",
-          OptimisticConcurrencyControl: true,
-          FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
-          SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
-          SearchRestrictions: { Searchable: false },
-        },
-        {
-          NavigationProperty: "Lines/Parts",
-          OptimisticConcurrencyControl: true,
-          FilterRestrictions: { NonFilterableProperties: ["RecordReadOnly"] },
-          SortRestrictions: { NonSortableProperties: ["RecordReadOnly"] },
-          SearchRestrictions: { Searchable: false },
-        },
-      ],
-    ],
+    ["EntityContainer/Line/$NavigationPropertyBinding", { Gadget: "Gadget", Parts: "Part" }],
     // two static methods named Find: the imports take their entity's name
     [
       "EntityContainer/Gadget_Find",
       { $Function: "edge.Gadget_Find", $EntitySet: "Gadget", $IncludeInServiceDocument: true },
     ],
-    ["EntityContainer/Container_Find", { $Function: "edge.Container_Find", $IncludeInServiceDocument: true }],
+    [
+      "EntityContainer/Container_Find",
+      { $Function: "edge.Container_Find", $EntitySet: "Part", $IncludeInServiceDocument: true },
+    ],
     ["EntityContainer/Make", { $Action: "edge.Make", $EntitySet: "Gadget" }],
     ["Find/0/$Parameter/0", { $Name: "_it", $Type: "edge.Gadget", $Collection: true }],
     ["Find/1/$Parameter/0", { $Name: "_it", $Type: "edge.Container", $Collection: true }],

@@ -29,7 +29,18 @@ const typeMembers = (t: EdmTypeRef): JsonObject => ({
   ...(t.scale !== undefined && { $Scale: t.scale }),
 });
 
-function value(v: AnnotationValue): Json {
+/**
+ * How a record names its type (CSDL JSON §14.4.13, the type as control information): `@odata.type`
+ * in 4.0, `@type` in 4.01, its value the vocabulary's address and the alias-qualified name, as
+ * the OASIS converter writes it from the XML reference
+ */
+interface RecordTypes {
+  readonly key: "@odata.type" | "@type";
+  /** the address of the vocabulary an alias stands for */
+  readonly addresses: ReadonlyMap<string, string>;
+}
+
+function value(v: AnnotationValue, r: RecordTypes): Json {
   switch (v.kind) {
     // a path constant is a plain string: the term's type says it is a path (CSDL JSON §14.4.1)
     case "bool":
@@ -37,64 +48,77 @@ function value(v: AnnotationValue): Json {
     case "propertyPath":
     case "navigationPropertyPath":
       return v.value;
+    case "path":
+      return { $Path: v.value };
     case "collection":
-      return v.items.map(value);
-    case "record":
-      return Object.fromEntries(Object.entries(v.properties).map(([k, item]) => [k, value(item)]));
+      return v.items.map((item) => value(item, r));
+    case "record": {
+      const alias = v.type?.slice(0, v.type.lastIndexOf("."));
+      return {
+        ...(v.type !== undefined && { [r.key]: `${r.addresses.get(alias!) ?? ""}#${v.type}` }),
+        ...Object.fromEntries(Object.entries(v.properties).map(([k, item]) => [k, value(item, r)])),
+      };
+    }
   }
 }
 
-const annotations = (list: readonly EdmAnnotation[]): JsonObject =>
-  Object.fromEntries(list.map((a) => [`@${a.term}`, value(a.value)]));
+const annotations = (list: readonly EdmAnnotation[], r: RecordTypes): JsonObject =>
+  Object.fromEntries(
+    list.map((a) => [`@${a.term}${a.qualifier === undefined ? "" : `#${a.qualifier}`}`, value(a.value, r)]),
+  );
 
-const property = (p: EdmProperty): JsonObject => ({
+const property = (p: EdmProperty, r: RecordTypes): JsonObject => ({
   ...typeMembers(p),
   ...(p.defaultValue !== undefined && { $DefaultValue: p.defaultValue }),
-  ...annotations(p.annotations),
+  ...annotations(p.annotations, r),
 });
 
-const navigationProperty = (n: EdmNavigationProperty): JsonObject => ({
+const navigationProperty = (n: EdmNavigationProperty, r: RecordTypes): JsonObject => ({
   $Kind: "NavigationProperty",
   $Type: n.type,
   ...(n.collection && { $Collection: true }),
   ...(!n.collection && n.nullable && { $Nullable: true }),
   ...(n.partner !== undefined && { $Partner: n.partner }),
-  ...(n.containsTarget && { $ContainsTarget: true }),
-  ...annotations(n.annotations),
+  ...(n.onDelete !== undefined && { $OnDelete: n.onDelete }),
+  ...annotations(n.annotations, r),
 });
 
-const members = (s: EdmStructure): JsonObject => ({
-  ...Object.fromEntries(s.properties.map((p) => [p.name, property(p)])),
-  ...Object.fromEntries(s.navigation.map((n) => [n.name, navigationProperty(n)])),
-  ...annotations(s.annotations),
+const members = (s: EdmStructure, r: RecordTypes): JsonObject => ({
+  ...Object.fromEntries(s.properties.map((p) => [p.name, property(p, r)])),
+  ...Object.fromEntries(s.navigation.map((n) => [n.name, navigationProperty(n, r)])),
+  ...annotations(s.annotations, r),
 });
 
-function type(t: EdmType): JsonObject {
+function type(t: EdmType, r: RecordTypes): JsonObject {
   switch (t.kind) {
     case "entityType":
-      return { $Kind: "EntityType", $Key: t.key, ...members(t) };
+      return { $Kind: "EntityType", $Key: t.key, ...members(t, r) };
     case "complexType":
-      return { $Kind: "ComplexType", ...members(t) };
+      return { $Kind: "ComplexType", ...members(t, r) };
     case "enumType":
       return { $Kind: "EnumType", ...Object.fromEntries(t.members.map((name, i) => [name, i])) };
   }
 }
 
-const overload = (o: EdmOperation): JsonObject => ({
+const overload = (o: EdmOperation, r: RecordTypes): JsonObject => ({
   $Kind: o.kind === "function" ? "Function" : "Action",
   ...(o.bound && { $IsBound: true }),
   ...(o.parameters.length > 0 && {
-    $Parameter: o.parameters.map((p) => ({ $Name: p.name, ...typeMembers(p), ...annotations(p.annotations) })),
+    $Parameter: o.parameters.map((p) => ({ $Name: p.name, ...typeMembers(p), ...annotations(p.annotations, r) })),
   }),
   ...(o.returnType && { $ReturnType: typeMembers(o.returnType) }),
-  ...annotations(o.annotations),
+  ...annotations(o.annotations, r),
 });
 
 export function renderCsdlJson(doc: EdmDocument): JsonObject {
+  const r: RecordTypes = {
+    key: doc.version === "4.0" ? "@odata.type" : "@type",
+    addresses: new Map(doc.references.map((r) => [r.alias, r.xml])),
+  };
   const { schema } = doc;
   const { container } = schema;
   const operations = new Map<string, JsonObject[]>();
-  for (const o of schema.operations) operations.set(o.name, [...(operations.get(o.name) ?? []), overload(o)]);
+  for (const o of schema.operations) operations.set(o.name, [...(operations.get(o.name) ?? []), overload(o, r)]);
   return {
     $Version: doc.version,
     $EntityContainer: `${schema.namespace}.${container.name}`,
@@ -103,7 +127,7 @@ export function renderCsdlJson(doc: EdmDocument): JsonObject {
     ),
     [schema.namespace]: {
       ...(schema.alias !== undefined && { $Alias: schema.alias }),
-      ...Object.fromEntries(schema.types.map((t) => [t.name, type(t)])),
+      ...Object.fromEntries(schema.types.map((t) => [t.name, type(t, r)])),
       ...Object.fromEntries(operations),
       [container.name]: {
         $Kind: "EntityContainer",
@@ -116,7 +140,7 @@ export function renderCsdlJson(doc: EdmDocument): JsonObject {
               ...(s.bindings.length > 0 && {
                 $NavigationPropertyBinding: Object.fromEntries(s.bindings.map((b) => [b.path, b.target])),
               }),
-              ...annotations(s.annotations),
+              ...annotations(s.annotations, r),
             },
           ]),
         ),

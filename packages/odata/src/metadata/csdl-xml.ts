@@ -65,6 +65,8 @@ function inline(value: AnnotationValue): Record<string, string> | undefined {
       return { PropertyPath: value.value };
     case "navigationPropertyPath":
       return { NavigationPropertyPath: value.value };
+    case "path":
+      return { Path: value.value };
     default:
       return undefined;
   }
@@ -78,7 +80,7 @@ function valueElement(value: AnnotationValue): XmlElement {
     case "record":
       return element(
         "Record",
-        {},
+        { Type: value.type },
         Object.entries(value.properties).map(([property, v]) => {
           const attributes = inline(v);
           return attributes
@@ -94,11 +96,11 @@ function valueElement(value: AnnotationValue): XmlElement {
 }
 
 const annotations = (list: readonly EdmAnnotation[]) =>
-  list.map(({ term, value }) => {
+  list.map(({ term, qualifier, value }) => {
     const attributes = inline(value);
     return attributes
-      ? element("Annotation", { Term: term, ...attributes })
-      : element("Annotation", { Term: term }, [valueElement(value)]);
+      ? element("Annotation", { Term: term, Qualifier: qualifier, ...attributes })
+      : element("Annotation", { Term: term, Qualifier: qualifier }, [valueElement(value)]);
   });
 
 const property = (p: EdmProperty) =>
@@ -112,9 +114,8 @@ const navigationProperty = (n: EdmNavigationProperty) =>
       Type: n.collection ? `Collection(${n.type})` : n.type,
       Nullable: n.collection || n.nullable ? undefined : false,
       Partner: n.partner,
-      ContainsTarget: n.containsTarget ? true : undefined,
     },
-    annotations(n.annotations),
+    [...(n.onDelete ? [element("OnDelete", { Action: n.onDelete })] : []), ...annotations(n.annotations)],
   );
 
 const members = (s: EdmStructure) => [

@@ -31,12 +31,7 @@ export interface Operations {
  */
 export const NO_RESULT: EdmTypeRef = Object.freeze({ type: "Edm.String", collection: false, nullable: true });
 
-export function buildOperations(
-  model: Model,
-  names: SchemaNames,
-  features: ReadonlySet<string>,
-  entitySets: ReadonlySet<string>,
-): Operations {
+export function buildOperations(model: Model, names: SchemaNames, features: ReadonlySet<string>): Operations {
   const importNames = new Map(
     [...operationImports(model)].map(([importName, { entity, method }]) => [`${entity}.${method}`, importName]),
   );
@@ -76,7 +71,7 @@ export function buildOperations(
         kind,
         name: importName,
         operation: names.qualified(importName),
-        ...(target && entitySets.has(declaration.returns.entity) && { entitySet: declaration.returns.entity }),
+        ...(target && { entitySet: declaration.returns.entity }),
         includeInServiceDocument: kind === "function",
       });
     }

@@ -1,7 +1,9 @@
 /**
  * Entity types and complex types from the entity definitions: scalar fields as properties with
  * their facets, references as navigation properties (partnered with the owner's collection
- * where the reference is a collection's inverse), owned collections as containment, complex
+ * where the reference is a collection's inverse), owned collections as collection-valued
+ * navigation properties whose items are deleted with their owner (OnDelete Cascade; the items
+ * have an entity set of their own, so the navigation is no containment: edm-container.ts), complex
  * fields (`MailingAddress`) as complex types, and the properties computed on read — virtuals and
  * `RecordReadOnly` — annotated Core.Computed.
  */
@@ -11,13 +13,25 @@ import {
   type ComplexField,
   type Model,
   type PersistedField,
+  type ReferenceField,
   type ScalarField,
+  searchColumns,
   type Virtuals,
 } from "@bizdata/core";
 import type { EdmAnnotation, EdmComplexType, EdmEntityType, EdmNavigationProperty, EdmProperty } from "./edm.js";
 import { defaultOf, scalarTypeRef } from "./edm-types.js";
 import type { SchemaNames } from "./schema-names.js";
-import { alternateKeys, computed, description, immutable } from "./vocabularies.js";
+import {
+  alternateKeys,
+  computed,
+  description,
+  fieldGroup,
+  headerInfo,
+  immutable,
+  label,
+  lineItem,
+  valueList,
+} from "./vocabularies.js";
 
 /** selectable on every entity (spec 2.1): the names of the methods disabled for the record */
 const RECORD_READ_ONLY = "RecordReadOnly";
@@ -26,6 +40,23 @@ const RECORD_READ_ONLY = "RecordReadOnly";
 export const computedOnRead = (entity: AnyEntity): string[] => [...Object.keys(entity.virtuals), RECORD_READ_ONLY];
 
 const described = (text: string | undefined): EdmAnnotation[] => (text === undefined ? [] : [description(text)]);
+
+/** a field's own annotations: its description and its caption */
+const fieldAnnotations = (field: { readonly description?: string; readonly label?: string }): EdmAnnotation[] => [
+  ...described(field.description),
+  ...(field.label === undefined ? [] : [label(field.label)]),
+];
+
+/** how a generic client shows the entity: its names, its list's columns, its form's groups */
+function presentation(entity: AnyEntity): EdmAnnotation[] {
+  const annotations: EdmAnnotation[] = [];
+  if (entity.label !== undefined)
+    annotations.push(label(entity.label), headerInfo(entity.label, entity.pluralLabel ?? entity.label));
+  if (entity.lineItem !== undefined) annotations.push(lineItem(entity.lineItem));
+  for (const [qualifier, group] of Object.entries(entity.fieldGroups ?? {}))
+    annotations.push(fieldGroup(qualifier, group.label, group.fields));
+  return annotations;
+}
 
 export class StructuredTypes {
   readonly complexTypes: EdmComplexType[] = [];
@@ -42,7 +73,7 @@ export class StructuredTypes {
       properties.push({
         name,
         ...scalarTypeRef(virtual.type, true, this.names, [`${entity.name}${name}`]),
-        annotations: [computed, ...described(virtual.description)],
+        annotations: [computed, ...fieldAnnotations(virtual)],
       });
     }
     properties.push({
@@ -62,6 +93,7 @@ export class StructuredTypes {
       annotations: [
         ...described(entity.description),
         ...(unique && property !== "Guid" ? [alternateKeys([property])] : []),
+        ...presentation(entity),
       ],
     };
   }
@@ -71,16 +103,16 @@ export class StructuredTypes {
     const navigation: EdmNavigationProperty[] = [];
     const inverse = entity && this.model.owner(entity.name);
     for (const [name, field] of Object.entries(fields)) {
-      const annotations = described(field.description);
+      const annotations = fieldAnnotations(field);
       switch (field.kind) {
         case "reference":
+          annotations.push(...this.#valueHelp(name, field));
           navigation.push({
             name,
             type: this.names.qualified(field.target),
             collection: false,
             nullable: !field.required,
             ...(inverse?.inverse === name && { partner: inverse.collection }),
-            containsTarget: false,
             annotations,
           });
           break;
@@ -91,7 +123,7 @@ export class StructuredTypes {
             collection: true,
             nullable: false,
             partner: field.inverse,
-            containsTarget: true,
+            onDelete: "Cascade",
             annotations,
           });
           break;
@@ -109,6 +141,22 @@ export class StructuredTypes {
       }
     }
     return { properties, navigation };
+  }
+
+  /** the reference's value help, when it declares one and its target has a set to list */
+  #valueHelp(navigation: string, field: ReferenceField): EdmAnnotation[] {
+    const target = this.model.entity(field.target)!;
+    // every entity has a set of its own (edm-container.ts), whose records a value help lists
+    if (field.valueHelp === undefined) return [];
+    return [
+      valueList({
+        navigation,
+        collection: target.name,
+        key: target.naturalKey.property,
+        shown: field.valueHelp,
+        searchable: searchColumns(target).length > 0,
+      }),
+    ];
   }
 
   #scalar(owner: string, name: string, field: ScalarField, annotations: EdmAnnotation[]): EdmProperty {

@@ -24,12 +24,21 @@ export type AnnotationValue =
   | { readonly kind: "string"; readonly value: string }
   | { readonly kind: "propertyPath"; readonly value: string }
   | { readonly kind: "navigationPropertyPath"; readonly value: string }
+  /** a dynamic path (CSDL 14.5.12): the value at that path of the annotated instance */
+  | { readonly kind: "path"; readonly value: string }
   | { readonly kind: "collection"; readonly items: readonly AnnotationValue[] }
-  | { readonly kind: "record"; readonly properties: Readonly<Record<string, AnnotationValue>> };
+  | {
+      readonly kind: "record";
+      /** the record's type, qualified by its vocabulary's alias (`UI.DataField`), where the term's type is abstract */
+      readonly type?: string;
+      readonly properties: Readonly<Record<string, AnnotationValue>>;
+    };
 
 /** a term applied to a model element, the term qualified by its vocabulary's alias (`Core.Computed`) */
 export interface EdmAnnotation {
   readonly term: string;
+  /** tells apart several applications of one term to one element (`UI.FieldGroup#Pricing`) */
+  readonly qualifier?: string;
   readonly value: AnnotationValue;
 }
 
@@ -49,7 +58,11 @@ export interface EdmNavigationProperty extends Annotated {
   /** single-valued only; a collection is never null */
   readonly nullable: boolean;
   readonly partner?: string;
-  readonly containsTarget: boolean;
+  /**
+   * what deleting the record does to the records this property leads to: an owned collection's
+   * items go with their owner (CSDL 4.01 §8.5 OnDelete)
+   */
+  readonly onDelete?: "Cascade";
 }
 
 export interface EdmStructure extends Annotated {

@@ -80,37 +80,15 @@ const optimisticConcurrency: EdmAnnotation = {
   value: { kind: "collection", items: [] },
 };
 
-/**
- * The restrictions of an entity set (its own properties, and `$search` where it has nothing
- * searchable) and of the collections it contains (Capabilities.NavigationRestrictions, one entry
- * per containment path, whose items take ETags as the set's records do).
- */
-export function queryRestrictions(
-  own: Restricted,
-  contained: readonly (Restricted & { readonly path: string })[],
-): EdmAnnotation[] {
+/** The restrictions of an entity set: its own properties, and `$search` where it has nothing searchable */
+export function queryRestrictions(own: Restricted): EdmAnnotation[] {
   const { FilterRestrictions, SortRestrictions } = filterAndSort(own.properties);
-  const annotations: EdmAnnotation[] = [
+  return [
     optimisticConcurrency,
     { term: "Capabilities.FilterRestrictions", value: FilterRestrictions },
     { term: "Capabilities.SortRestrictions", value: SortRestrictions },
     ...(own.searchable ? [] : [{ term: "Capabilities.SearchRestrictions", value: notSearchable }]),
   ];
-  if (contained.length > 0) {
-    const restricted = contained.map(({ path, properties, searchable }) =>
-      record({
-        NavigationProperty: { kind: "navigationPropertyPath", value: path },
-        OptimisticConcurrencyControl: { kind: "bool", value: true },
-        ...filterAndSort(properties),
-        ...(!searchable && { SearchRestrictions: notSearchable }),
-      }),
-    );
-    annotations.push({
-      term: "Capabilities.NavigationRestrictions",
-      value: record({ RestrictedProperties: { kind: "collection", items: restricted } }),
-    });
-  }
-  return annotations;
 }
 
 const bool = (value: boolean): AnnotationValue => ({ kind: "bool", value });
@@ -129,3 +107,93 @@ export const virtualSetRestrictions: readonly EdmAnnotation[] = [
   { term: "Capabilities.UpdateRestrictions", value: record({ Updatable: bool(false) }) },
   { term: "Capabilities.DeleteRestrictions", value: record({ Deletable: bool(false) }) },
 ];
+
+// ---------------------------------------------------------------- presentation (issue 41)
+// SAP's Common and UI vocabularies, the ones Fiori elements and other generic clients read: the
+// OASIS vocabularies have no terms for labels, list columns, field groups or value helps.
+
+const sapVocabulary = (name: string, alias: string): VocabularyReference => {
+  const base = `https://sap.github.io/odata-vocabularies/vocabularies/${name}`;
+  return { namespace: `com.sap.vocabularies.${name}.v1`, alias, xml: `${base}.xml`, json: `${base}.json` };
+};
+
+/** referenced by a document only when it uses one of their terms */
+export const presentationVocabularies: readonly VocabularyReference[] = [
+  sapVocabulary("Common", "Common"),
+  sapVocabulary("UI", "UI"),
+];
+
+/** a caption for a type, property or navigation property (Common.Label) */
+export const label = (text: string): EdmAnnotation => ({ term: "Common.Label", value: string(text) });
+
+const dataField = (path: string): AnnotationValue => ({
+  kind: "record",
+  type: "UI.DataField",
+  properties: { Value: { kind: "path", value: path } },
+});
+
+const dataFields = (paths: readonly string[]): AnnotationValue => ({ kind: "collection", items: paths.map(dataField) });
+
+/** the type's names for a person and what titles a record (UI.HeaderInfo): here always `Title` */
+export const headerInfo = (typeName: string, plural: string): EdmAnnotation => ({
+  term: "UI.HeaderInfo",
+  value: record({ TypeName: string(typeName), TypeNamePlural: string(plural), Title: dataField("Title") }),
+});
+
+/** a list's columns (UI.LineItem) */
+export const lineItem = (paths: readonly string[]): EdmAnnotation => ({
+  term: "UI.LineItem",
+  value: dataFields(paths),
+});
+
+/** one group of an object page's fields (UI.FieldGroup, qualified) */
+export const fieldGroup = (
+  qualifier: string,
+  caption: string | undefined,
+  paths: readonly string[],
+): EdmAnnotation => ({
+  term: "UI.FieldGroup",
+  qualifier,
+  value: record({ ...(caption !== undefined && { Label: string(caption) }), Data: dataFields(paths) }),
+});
+
+/**
+ * How a person picks the target of a reference (Common.ValueList), on its navigation property:
+ * the reference has no foreign-key property in the model, so the local value is the target's
+ * natural key through the navigation property (`SellToCustomer/Id`), which is what a write may
+ * send for the reference (spec 4.3), filled from the value list's key; the shown properties
+ * come beside it.
+ */
+export const valueList = (settings: {
+  readonly navigation: string;
+  readonly collection: string;
+  readonly key: string;
+  readonly shown: readonly string[];
+  readonly searchable: boolean;
+}): EdmAnnotation => ({
+  term: "Common.ValueList",
+  value: record({
+    CollectionPath: string(settings.collection),
+    SearchSupported: bool(settings.searchable),
+    Parameters: {
+      kind: "collection",
+      items: [
+        {
+          kind: "record",
+          type: "Common.ValueListParameterInOut",
+          properties: {
+            LocalDataProperty: { kind: "propertyPath", value: `${settings.navigation}/${settings.key}` },
+            ValueListProperty: string(settings.key),
+          },
+        },
+        ...settings.shown.map(
+          (name): AnnotationValue => ({
+            kind: "record",
+            type: "Common.ValueListParameterDisplayOnly",
+            properties: { ValueListProperty: string(name) },
+          }),
+        ),
+      ],
+    },
+  }),
+});

@@ -95,10 +95,14 @@ export const workflowHeaders = {
 } satisfies Record<string, Parameter>;
 
 export const commonParameters = {
-  prefer: header("Prefer", "`return=minimal` answers 204 without a body (with `Preference-Applied`).", {
-    type: "string",
-    enum: ["return=minimal", "return=representation"],
-  }),
+  prefer: header(
+    "Prefer",
+    "`return=minimal` answers 204 without a body, `return=representation` the record with every property unless `$select`/`$expand` say what (each with `Preference-Applied`).",
+    {
+      type: "string",
+      enum: ["return=minimal", "return=representation"],
+    },
+  ),
   ...workflowHeaders,
 };
 

@@ -49,10 +49,21 @@ const minimal = (headers: Response["headers"] = {}): Response => ({
   headers: { ...headers, ...nextIndexHeader },
 });
 
-export function entitySetPaths(set: EdmEntitySet, description: string | undefined): Paths {
+/**
+ * The paths of `set`, whose create and update bodies `body` gives (an owned item's names its
+ * owner, which the item's component leaves to the owner that holds it inline)
+ */
+export function entitySetPaths(
+  set: EdmEntitySet,
+  description: string | undefined,
+  body: (shape: "create" | "update") => Schema,
+): Paths {
   const { name, entityType: type } = set;
   const tags = [name];
   const location = { Location: { description: "The new record's address.", schema: { type: "string" } } } as const;
+  const entityId = {
+    "OData-EntityId": { description: "The new record's id, its address.", schema: { type: "string" } },
+  };
   return {
     [`/${name}`]: {
       parameters: stepParameters,
@@ -79,15 +90,16 @@ export function entitySetPaths(set: EdmEntitySet, description: string | undefine
         requestBody: {
           required: true,
           description: "Owned collections are written inline; a reference is the target's Guid or natural key.",
-          content: json(schemaRef(schemaName(type, "create"))),
+          content: json(body("create")),
         },
         responses: {
           "201": {
-            description: "Created: the record shaped by `$select` (its Guid alone without it).",
+            description:
+              "Created: the record shaped by `$select` (its Guid alone without it, every property with `Prefer: return=representation`).",
             headers: { ...location, ...nextIndexHeader },
             content: json(written(type)),
           },
-          "204": minimal(location),
+          "204": minimal({ ...location, ...entityId }),
           ...errorResponses({ workflow: true }),
         },
       },
@@ -130,7 +142,7 @@ export function entitySetPaths(set: EdmEntitySet, description: string | undefine
           required: true,
           description:
             "Only the properties to change; complex values merge member by member, a collection given is the new list of items (items with a known Guid are updated).",
-          content: json(schemaRef(schemaName(type, "update"))),
+          content: json(body("update")),
         },
         responses: {
           "200": {

@@ -306,7 +306,7 @@ describe("openApiDocument() methods", () => {
       ["200"],
       { type: "object", required: ["value"], properties: { value: { type: "array", items: ref("edge.Gadget") } } },
     ],
-    // a part has no entity set of its own, yet a method may return one
+    // a part is an owned item, in a set of its own
     ["/Container/Find()", "get", ["200", "204"], ref("edge.Part")],
   ])("%s answers %j", (path, method, statuses, body) => {
     const op = operation(edge, path, method);

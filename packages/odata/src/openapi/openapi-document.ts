@@ -11,7 +11,7 @@
  * return Response.json(doc);
  */
 import type { Model } from "@bizdata/core";
-import { EdmJsonSchemas } from "../json-schema/edm-json-schema.js";
+import { EdmJsonSchemas, schemaName, schemaRef } from "../json-schema/edm-json-schema.js";
 import { type BatchLimits, defaultBatchLimits, defaultQueryLimits } from "../limits.js";
 import { buildEdm } from "../metadata/build-edm.js";
 import type { EdmEntitySet } from "../metadata/edm.js";
@@ -58,7 +58,13 @@ export function openApiDocument(model: Model, options: OpenApiOptions): OpenApiD
   const paths: Paths = {
     ...servicePaths(options.batchLimits ?? defaultBatchLimits),
   };
-  for (const set of entitySets) Object.assign(paths, entitySetPaths(set, describe(set)));
+  const body = (set: EdmEntitySet) => (shape: "create" | "update") => {
+    const type = types.get(set.entityType);
+    return schemas.isItem(set.entityType) && type?.kind === "entityType"
+      ? schemas.write(type, shape)
+      : schemaRef(schemaName(set.entityType, shape));
+  };
+  for (const set of entitySets) Object.assign(paths, entitySetPaths(set, describe(set), body(set)));
   Object.assign(paths, operationPaths(schema.operations, entitySets, schemas), workflowPaths, authPaths);
 
   // an operation says which token it needs unless it needs none (sign-in): a read or a write scope

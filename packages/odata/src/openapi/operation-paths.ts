@@ -34,9 +34,8 @@ export function operationPaths(
   for (const operation of operations) {
     const [binding, ...parameters] = operation.parameters;
     if (!operation.bound || binding === undefined) continue;
-    // an owned item's type has no entity set: $metadata reaches it only through its owner
-    const set = setOf.get(binding.type);
-    if (set === undefined) continue;
+    // every entity type has its set (edm-container.ts)
+    const set = setOf.get(binding.type)!;
     const read = operation.kind === "function";
     const path = `/${set}${binding.collection ? "" : "({Guid})"}/${operation.name}${read ? "()" : ""}`;
     const description = descriptionOf(operation.annotations);

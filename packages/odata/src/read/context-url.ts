@@ -4,44 +4,30 @@
  * expanded navigation property, its own list in parentheses (§10.9, §10.10). The service's
  * default projection is the Guid alone (spec 2.1), so a list is never left empty (an empty list
  * would mean every structural property, which the payload does not hold): it names `Guid` when
- * nothing else is selected, and leaves the key out otherwise (`Product(SKU,Cost)`). An entity
- * without an entity set of its own (an owned collection's item) is named by its type (§10.2,
- * §10.3). `$apply` results list their groups, nested along navigation paths, and their
- * aggregates (Data Aggregation 4.0 §3: `Sales(Customer(Country),Total)`).
+ * nothing else is selected, and leaves the key out otherwise (`Product(SKU,Cost)`). Every entity
+ * has an entity set named after it (edm-container.ts), owned items too, which holds their records
+ * whatever address read them (`SalesOrder(…)/Details` as well as `SalesOrderDetail`). `$apply`
+ * results list their groups, nested along navigation paths, and their aggregates (Data
+ * Aggregation 4.0 §3: `Sales(Customer(Country),Total)`).
  */
-import type { AnyEntity, Model } from "@bizdata/core";
 import type { ApplyQuery } from "../bind/apply-query.js";
 import type { ReadQuery } from "../bind/read-query.js";
-import { entitySetsOf } from "../metadata/edm-container.js";
-
-const sets = new WeakMap<Model, ReadonlySet<string>>();
-
-/** `Product`, or `Collection(ns.SalesOrderDetail)` / `ns.SalesOrderDetail` for an entity without a set */
-function target(model: Model, entity: AnyEntity, single: boolean): { name: string; bound: boolean } {
-  let known = sets.get(model);
-  if (known === undefined) {
-    known = entitySetsOf(model);
-    sets.set(model, known);
-  }
-  if (known.has(entity.name)) return { name: entity.name, bound: true };
-  const type = `${model.namespace}.${entity.name}`;
-  return { name: single ? type : `Collection(${type})`, bound: false };
-}
 
 /** the members of a read's select-list, without the parentheses */
 function members(query: ReadQuery): string[] {
   const names = query.select.map((p) => p.name);
   const selected = names.length > 1 ? names.filter((n) => n !== "Guid") : names;
-  const expanded = query.expand.map(
-    (e) => `${e.kind === "collection" ? e.name : e.path.join("/")}(${members(e.query).join(",")})`,
+  const expanded = query.expand.map((e) =>
+    e.kind === "collection"
+      ? `${e.name}(${e.apply ? applyMembers(e.apply) : members(e.query).join(",")})`
+      : `${e.path.join("/")}(${members(e.query).join(",")})`,
   );
   return [...selected, ...expanded];
 }
 
 /** `Product(SKU,Cost)` for a collection, `Product(SKU,Cost)/$entity` for one record */
-export function readContext(model: Model, query: ReadQuery, single: boolean): string {
-  const { name, bound } = target(model, query.entity, single);
-  return `${name}(${members(query).join(",")})${single && bound ? "/$entity" : ""}`;
+export function readContext(query: ReadQuery, single: boolean): string {
+  return `${query.entity.name}(${members(query).join(",")})${single ? "/$entity" : ""}`;
 }
 
 interface Node {
@@ -50,7 +36,12 @@ interface Node {
 }
 
 /** `Sales(Customer(Country),Total)`: groups nested along their navigation steps, then the aggregates */
-export function applyContext(model: Model, query: ApplyQuery): string {
+export function applyContext(query: ApplyQuery): string {
+  return `${query.entity.name}(${applyMembers(query)})`;
+}
+
+/** the select-list of an `$apply` result, without the parentheses: `Customer(Country),Total` */
+function applyMembers(query: ApplyQuery): string {
   const root: Node = { name: "", children: [] };
   for (const group of query.groups) {
     const steps =
@@ -71,5 +62,5 @@ export function applyContext(model: Model, query: ApplyQuery): string {
   for (const aggregate of query.aggregates) root.children.push({ name: aggregate.alias, children: [] });
   const list = (node: Node): string =>
     node.children.map((c) => (c.children.length > 0 ? `${c.name}(${list(c)})` : c.name)).join(",");
-  return `${target(model, query.entity, false).name}(${list(root)})`;
+  return list(root);
 }

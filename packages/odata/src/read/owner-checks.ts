@@ -1,6 +1,6 @@
 /**
- * The checks that an owned item named under its owner (`SalesOrder(…)/Details(…)`, OData
- * containment) belongs to that owner, run before the read, write or method call of the item's
+ * The checks that an owned item named under its owner (`SalesOrder(…)/Details(…)`, OData 4.01
+ * URL conventions §4.3, ABNF collectionNavPath) belongs to that owner, run before the read, write or method call of the item's
  * own address (bind-resource-path.ts, Ownership). A missing owner and an item that is not the
  * owner's are both a 404, each named: the item of another owner is not reached through this one.
  */

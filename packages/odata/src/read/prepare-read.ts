@@ -26,11 +26,14 @@ import {
   compileSingle,
 } from "../compile/compile-read.js";
 import type { EntityOutput } from "../compile/control-info.js";
+import { planForValues, type Reach } from "../compile/plan-for-values.js";
 
 /** a statement's text and parameters, its placeholders filled at run (run-read.ts) */
 export interface PreparedStatement {
   readonly sql: string;
   readonly params: readonly unknown[];
+  /** whether its best plan depends on its values (plan-for-values.ts), or a cached generic one serves every run */
+  readonly planForValues: boolean;
 }
 
 /** a compiled read without its statement, which becomes the prepared one's text and parameters */
@@ -68,23 +71,47 @@ const context = ({ store, keys: restricted, ...options }: PrepareOptions) => ({
   ...(restricted && { keys }),
 });
 
-function prepared<T extends CompiledPage>(compiled: T, counted: boolean): Prepared<T> {
+/** `statement` as text and parameters, with how its plan is made, for `query` reaching its records so */
+function statementOf(
+  statement: SQL,
+  reach: Reach,
+  options: Pick<PrepareOptions, "store">,
+  query?: ReadQuery | ApplyQuery,
+): PreparedStatement {
+  const query_ = dialect.sqlToQuery(statement);
+  return {
+    sql: query_.sql,
+    params: query_.params,
+    planForValues: planForValues(reach, options.store?.view !== undefined, query),
+  };
+}
+
+function prepared<T extends CompiledPage>(
+  compiled: T,
+  counted: boolean,
+  reach: Reach,
+  options: PrepareOptions,
+  query: ReadQuery | ApplyQuery,
+): Prepared<T> {
   const { statement, ...rest } = compiled;
-  const query = dialect.sqlToQuery(statement);
-  return { ...rest, sql: query.sql, params: query.params, counted } as unknown as Prepared<T>;
+  return { ...rest, ...statementOf(statement, reach, options, query), counted } as unknown as Prepared<T>;
 }
 
 export const prepareCollection = (query: ReadQuery | ApplyQuery, options: PrepareOptions): PreparedPage =>
   prepared<CompiledPage>(
     "aggregates" in query ? compileApply(query, context(options)) : compileCollection(query, context(options)),
     query.count,
+    // a collection restricted to given Guids (a method's result) reaches its records by key
+    options.keys ? "key" : "tenant",
+    options,
+    query,
   );
 
 export const prepareSingle = (query: ReadQuery, options: PrepareOptions): PreparedRead =>
-  prepared(compileSingle(query, sql.placeholder("key"), context(options)), false);
+  prepared(compileSingle(query, sql.placeholder("key"), context(options)), false, "key", options, query);
 
 export const prepareCount = (query: ReadQuery, options: PrepareOptions): PreparedRead =>
-  preparedCount(compileCount(query, context(options)));
+  preparedCount(statementOf(compileCount(query, context(options)), "tenant", options, query));
 
 /** where a navigation starts, its key a placeholder filled at run */
 const start = (source: NavigationSource): NavigationStart => ({
@@ -95,7 +122,7 @@ const start = (source: NavigationSource): NavigationStart => ({
 
 /** `SalesOrder(…)/SellToCustomer`: the related record */
 export const prepareRelated = (query: ReadQuery, source: NavigationSource, options: PrepareOptions): PreparedRead =>
-  prepared(compileRelated(query, start(source), context(options)), false);
+  prepared(compileRelated(query, start(source), context(options)), false, "key", options, query);
 
 /** `SalesOrder(…)/Details`: a page of the owned collection */
 export const prepareContained = (
@@ -103,7 +130,8 @@ export const prepareContained = (
   source: NavigationSource,
   inverse: ColumnMapping,
   options: PrepareOptions,
-): PreparedPage => prepared(compileContained(query, start(source), inverse, context(options)), query.count);
+): PreparedPage =>
+  prepared(compileContained(query, start(source), inverse, context(options)), query.count, "key", options, query);
 
 /** `SalesOrder(…)/Details/$count` */
 export const prepareContainedCount = (
@@ -111,14 +139,17 @@ export const prepareContainedCount = (
   source: NavigationSource,
   inverse: ColumnMapping,
   options: PrepareOptions,
-): PreparedRead => preparedCount(compileContainedCount(query, start(source), inverse, context(options)));
+): PreparedRead =>
+  preparedCount(
+    statementOf(compileContainedCount(query, start(source), inverse, context(options)), "key", options, query),
+  );
 
 /**
  * `SalesOrder(…)/Details(…)`: whether the owner holds the item, the owner's key and the item's
  * placeholders filled at run (`key`, `item`). It writes no values, so only the store matters.
  */
 export const prepareOwnership = (ownership: Ownership, options: Pick<PrepareOptions, "store">): PreparedStatement =>
-  dialect.sqlToQuery(
+  statementOf(
     compileOwnership(
       start(ownership.owner),
       ownership.inverse,
@@ -126,6 +157,8 @@ export const prepareOwnership = (ownership: Ownership, options: Pick<PrepareOpti
       sql.placeholder("item"),
       context({ ieee754Compatible: false, ...options }),
     ),
+    "key",
+    options,
   );
 
 /** `Contact(…)/MailingAddress`: the complex value */
@@ -133,13 +166,14 @@ export const prepareComplex = (
   members: readonly ColumnMapping[],
   source: NavigationSource,
   options: PrepareOptions,
-): PreparedRead => prepared(compileComplex(members, start(source), context(options)), false);
+): PreparedRead => {
+  const { statement, ...rest } = compileComplex(members, start(source), context(options));
+  return { ...rest, ...statementOf(statement, "key", options), counted: false };
+};
 
-function preparedCount(statement: SQL): PreparedRead {
-  const query_ = dialect.sqlToQuery(statement);
+function preparedCount(statement: PreparedStatement): PreparedRead {
   return {
-    sql: query_.sql,
-    params: query_.params,
+    ...statement,
     counted: false,
     write: () => "",
     guidAlias: "count",

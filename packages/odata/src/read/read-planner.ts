@@ -217,7 +217,7 @@ export class ReadPlanner {
       case "collection": {
         const query =
           options.apply !== undefined ? bindApply(this.model, path.entity, options, bindOptions) : bind(path.entity);
-        const context = "aggregates" in query ? applyContext(this.model, query) : readContext(this.model, query, false);
+        const context = "aggregates" in query ? applyContext(query) : readContext(query, false);
         const prepared = prepareCollection(query, prepare);
         const reads = readEntities(query);
         return { kind: "collection", entity: path.entity, root: path.entity, prepared, reads, context };
@@ -240,7 +240,7 @@ export class ReadPlanner {
           related: false,
           prepared,
           reads,
-          context: readContext(this.model, query, true),
+          context: readContext(query, true),
         };
       }
       case "related": {
@@ -256,7 +256,7 @@ export class ReadPlanner {
           related: true,
           prepared,
           reads,
-          context: readContext(this.model, query, true),
+          context: readContext(query, true),
         };
       }
       case "contained": {
@@ -269,7 +269,7 @@ export class ReadPlanner {
           return { kind: "count", ...read, prepared, context: "Edm.Int64" };
         }
         const prepared = prepareContained(query, source, path.inverse, prepare);
-        return { kind: "collection", ...read, prepared, context: readContext(this.model, query, false) };
+        return { kind: "collection", ...read, prepared, context: readContext(query, false) };
       }
       case "complex": {
         const { source } = path;

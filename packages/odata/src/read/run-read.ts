@@ -22,13 +22,13 @@ export interface RunArgs {
 }
 
 /**
- * A compiled read's rows. Its best plan depends on its values (a path filter's generic plan ran
- * 8x slower), also where it runs in a writing transaction: a workflow step's GET, the record a
- * write answers with.
+ * A compiled read's rows, planned for the values of each run where its best plan depends on them
+ * (prepare-read.ts: a path filter's generic plan ran 8x slower), wherever it runs: also in a
+ * writing transaction (a workflow step's GET, the record a write answers with)
  */
 const rows = (session: Session, prepared: PreparedStatement, args: RunArgs) =>
   session.query({
-    planForValues: true,
+    planForValues: prepared.planForValues,
     sql: prepared.sql,
     params: fillPlaceholders(prepared.params as unknown[], {
       tenant: args.tenantId,

@@ -62,12 +62,12 @@ describe("@odata.context", () => {
     [
       "$apply: groups through a navigation path, then aggregates",
       "/api/SalesOrderDetail?$apply=groupby((SalesOrder/Status,Product/SKU),aggregate(Quantity with sum as Q))",
-      "Collection(bizdata.SalesOrderDetail)(SalesOrder(Status),Product(SKU),Q)",
+      "SalesOrderDetail(SalesOrder(Status),Product(SKU),Q)",
     ],
     [
-      "an owned item, which has no entity set",
+      "owned items, in their own entity set whichever address read them",
       "/api/SalesOrderDetail?$select=Quantity",
-      "Collection(bizdata.SalesOrderDetail)(Quantity)",
+      "SalesOrderDetail(Quantity)",
     ],
     [
       "a static method's collection",
@@ -80,9 +80,7 @@ describe("@odata.context", () => {
 
   it("of one record, with /$entity, for reads and writes alike", async () => {
     expect(await context(`/api/Product(${product})?$select=SKU`)).toBe("/api/$metadata#Product(SKU)/$entity");
-    expect(await context(`/api/SalesOrderDetail?$top=1`)).toBe(
-      "/api/$metadata#Collection(bizdata.SalesOrderDetail)(Guid)",
-    );
+    expect(await context(`/api/SalesOrderDetail?$top=1`)).toBe("/api/$metadata#SalesOrderDetail(Guid)");
     const created = await json(await api.call("POST", "/api/Product?$select=SKU,Cost", { body: { SKU: "CX-2" } }));
     expect(created["@odata.context"]).toBe("/api/$metadata#Product(SKU,Cost)/$entity");
     const patched = await json(

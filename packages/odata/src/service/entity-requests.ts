@@ -6,7 +6,11 @@
  * A single record's answers carry its ETag, and `If-Match`/`If-None-Match` are checked against
  * it (conditional/preconditions.ts). An owned item named under its owner (`SalesOrder(…)/
  * Details(…)`) is read, updated and deleted as at its own address, once the owner is found to
- * hold it (read/owner-checks.ts).
+ * hold it (read/owner-checks.ts); a POST to the owner's collection (`SalesOrder(…)/Details`)
+ * creates an item of that owner. Wherever it is addressed, core writes an item as a deep write of
+ * its owner (createRecord, updateRecord, deleteRecord), so the owner's logic runs on it.
+ * `Prefer: return=representation` answers with every property (`$select=*`) unless `$select`
+ * or `$expand` say what, `return=minimal` with no body (OData 4.01 §8.2.8.7).
  */
 import {
   type AnyEntity,
@@ -52,6 +56,7 @@ import {
   textResult,
 } from "./odata-result.js";
 import { historyOf, readRecordHistory } from "./record-history.js";
+import { ownerGuid, ownerRead, withOwner } from "./owner-collection.js";
 import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 import { readTracked, trackingOf } from "./track-changes.js";
@@ -59,17 +64,37 @@ import { readTracked, trackingOf } from "./track-changes.js";
 // any Guid: planning the response shape before the write checks $select/$expand before anything is stored
 const ANY_KEY = "00000000-0000-0000-0000-000000000000";
 
-/** the prepared read that shapes a write's response body, and its context URL */
+/** the shaping options that put more than the Guid into an answer */
+const SHAPING = new Set(["$select", "$expand", "$compute"]);
+
+const names = (search: URLSearchParams) => new Set([...search.keys()].map((name) => systemQueryOption(name)));
+
+/**
+ * The options that shape a write's answer: the request's, and for `return=representation`
+ * without a `$select` every property (`$select=*`) beside what `$expand` adds
+ */
+function shapingOf(request: ODataRequest): URLSearchParams {
+  if (request.returnPreference !== "representation" || names(request.search).has("$select")) return request.search;
+  const search = new URLSearchParams(request.search);
+  search.set("$select", "*");
+  return search;
+}
+
+/** whether the answer to a write is the Guid alone (spec 2.1: the default projection) */
+const guidOnly = (search: URLSearchParams) => ![...names(search)].some((name) => SHAPING.has(name ?? ""));
+
+/** the prepared read that shapes a write's response body, its context URL, and the options it was planned for */
 function shapeOf(service: ServiceContext, entity: string, request: ODataRequest) {
+  const search = shapingOf(request);
   const planned = service.planner.plan({
     path: `${entity}(${ANY_KEY})`,
-    search: request.search,
+    search,
     ieee754Compatible: request.ieee754Compatible ?? false,
     store: storeOf(service),
     metadata: request.metadata ?? "minimal",
   });
   if (planned.kind !== "entity") throw new Error("a keyed path plans as an entity read");
-  return planned;
+  return { ...planned, search };
 }
 
 /** what a write needs: its context (tenant features, its unit's lookups) and where its prompts go */
@@ -103,18 +128,12 @@ const bodyOf = (request: ODataRequest): Promise<unknown> => {
   return request.body();
 };
 
-/** the shaping options that put more than the Guid into an answer */
-const SHAPING = new Set(["$select", "$expand", "$compute"]);
-
-/** whether the answer to a write is the Guid alone (spec 2.1: the default projection) */
-const guidOnly = (request: ODataRequest) =>
-  ![...request.search.keys()].some((name) => SHAPING.has(systemQueryOption(name) ?? ""));
-
 /**
  * A written record as the answer shows it: its body shaped by `$select`/`$expand` (the Guid
- * alone without them), or with `return=minimal` no body; its version for the ETag either way.
- * A record that cannot be read back — a virtual entity's, which its `save` turned into others
- * on a plain request — answers with its Guid alone, without an ETag or a context.
+ * alone without them, every property for `return=representation`), or with `return=minimal` no
+ * body; its version for the ETag either way. A record that cannot be read back — a virtual
+ * entity's, which its `save` turned into others on a plain request — answers with its Guid
+ * alone, without an ETag or a context, and without saying `return=representation` was applied.
  */
 async function written(
   tx: Session,
@@ -123,43 +142,52 @@ async function written(
   guid: string,
   shape: ReturnType<typeof shapeOf>,
   fresh = false,
-): Promise<{ body?: string; version?: string; context?: string }> {
+): Promise<{ body?: string; version?: string; context?: string; represented?: boolean }> {
   const { tenantId } = request;
   const { guidAlias, versionAlias } = shape.prepared;
+  const minimal = request.returnPreference === "minimal";
   const fromBase = entity.storage === undefined && tx.store.view === undefined;
-  if (fresh && fromBase && versionAlias !== undefined && guidOnly(request)) {
+  if (fresh && fromBase && versionAlias !== undefined && guidOnly(shape.search)) {
     // a record this request just created in the base tables is at its first version, and the
     // answer holds its Guid alone: written without reading it back, so that the insert can wait
     // (write-behind.ts) and the creates of a changeset go out in one statement per table
     const version = String(FIRST_VERSION);
-    if (request.returnMinimal) return { version };
+    if (minimal) return { version };
     return {
       body: shape.prepared.write({ [guidAlias]: guid, [versionAlias]: version }),
       version,
       context: shape.context,
     };
   }
-  if (request.returnMinimal) {
+  if (minimal) {
     const version = await recordVersion(tx, entity, tenantId, guid);
     return version === undefined ? {} : { version };
   }
   const record = await runSingle(tx, shape.prepared, { tenantId, key: guid });
   if (record === undefined) return { body: JSON.stringify({ Guid: guid }) };
-  return { ...record, context: shape.context };
+  return { ...record, context: shape.context, represented: request.returnPreference === "representation" };
 }
 
-/** the answer to a write: 204 with `return=minimal`, else its body with its context and prompts */
+/**
+ * The answer to a write: 204 with `return=minimal` (a create's with `OData-EntityId`, OData 4.01
+ * §8.3.4), else its body with its context and prompts, saying `return=representation` was applied
+ */
 function writeResult(
   service: ServiceContext,
   request: ODataRequest,
   status: number,
   result: Awaited<ReturnType<typeof written>> & { readonly prompts: PayloadControl["prompts"] },
-  headers: Record<string, string> = {},
+  created?: string,
 ): ODataResult {
-  const all = { ...headers, ...(result.version !== undefined && etagHeader(result.version)) };
-  if (result.body === undefined) return minimalResult(all);
+  const all = {
+    ...(created !== undefined && { Location: created }),
+    ...(result.version !== undefined && etagHeader(result.version)),
+  };
+  if (result.body === undefined)
+    return minimalResult({ ...all, ...(created !== undefined && { "OData-EntityId": created }) });
   const control = { ...(result.context !== undefined && { context: result.context }), prompts: result.prompts };
-  return payloadResult(service, request, status, result.body, control, all);
+  const applied = result.represented ? { "Preference-Applied": "return=representation" } : {};
+  return payloadResult(service, request, status, result.body, control, { ...all, ...applied });
 }
 
 /** `GET`: a collection, its `$count`, one record, or a Read method's result; a tracked one (track-changes.ts) */
@@ -243,19 +271,25 @@ export async function readEntities(service: ServiceContext, request: ODataReques
   return payloadResult(service, request, 200, body, { context: read.context }, etagHeader(version));
 }
 
-/** `POST`: creates a record on an entity set, or calls a Modify method */
+/**
+ * `POST`: creates a record on an entity set, or an item in its owner's collection
+ * (`SalesOrder(…)/Details`, OData 4.01 §11.4.2: the new entity is related to the one the path
+ * names), or calls a Modify method
+ */
 export async function createEntity(service: ServiceContext, request: ODataRequest): Promise<ODataResult> {
   const { tenantId } = request;
   const path = service.planner.resolve(request.path);
   if (path.kind === "method") return callMethod(service, request, path);
-  if (path.kind !== "collection") {
+  if (path.kind !== "collection" && (path.kind !== "contained" || path.count)) {
     throw new ServiceError(
       "MethodNotAllowed",
-      `POST creates records on an entity set: POST ${service.basePath}/{Entity}.`,
+      `POST creates records on an entity set or an owned collection: POST ${service.basePath}/{Entity} or ${service.basePath}/{Entity}({guid})/{Collection}.`,
     );
   }
   const { entity } = path;
   request.authorize?.({ kind: "create", entity: entity.name });
+  const owner = path.kind === "contained" ? ownerRead(service, request) : undefined;
+  if (owner !== undefined) request.authorize?.({ kind: "read", entities: owner.reads });
   const shape = shapeOf(service, entity.name, request);
   const body = await bodyOf(request);
   const result = await inUnit(
@@ -264,14 +298,17 @@ export async function createEntity(service: ServiceContext, request: ODataReques
     service.unit,
     async (tx) => {
       const { ctx, prompts } = await writing(service, tx, request);
-      const guid = await createRecord(ctx, entity, body);
+      const inverse = service.model.owner(entity.name)?.inverse;
+      const given =
+        owner === undefined || inverse === undefined
+          ? body
+          : withOwner(body, inverse, await ownerGuid(tx, owner, tenantId));
+      const guid = await createRecord(ctx, entity, given);
       return { guid, ...(await written(tx, request, entity, guid, shape, true)), prompts: prompts.envelope() };
     },
     writeOptions(service, request),
   );
-  return writeResult(service, request, 201, result, {
-    Location: recordUrl(service.basePath, entity.name, result.guid),
-  });
+  return writeResult(service, request, 201, result, recordUrl(service.basePath, entity.name, result.guid));
 }
 
 /**
@@ -321,7 +358,6 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
   const { tenantId } = request;
   const { entity, guid, owners } = recordOf(service, request, "delete");
   const conditions = preconditionsOf(request);
-  const cache = service.unit?.cache;
   await inUnit(
     service.db,
     tenantId,
@@ -329,11 +365,8 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
     async (tx) => {
       await checkOwners(tx, owners, { tenantId });
       await checkWrite(tx, entity, tenantId, guid, conditions);
-      await deleteRecord(
-        { session: tx, tenant: { id: tenantId, features: new Set() }, ...(cache && { cache }) },
-        entity,
-        guid,
-      );
+      // an owned item goes as a write of its owner, whose logic runs (core's deleteRecord)
+      await deleteRecord((await writing(service, tx, request)).ctx, entity, guid);
     },
     writeOptions(service, request),
   );

@@ -8,6 +8,7 @@ import type { ChangeAuthor, Database } from "@bizdata/core";
 import type { MetadataLevel } from "../compile/control-info.js";
 import { isIeee754Compatible, readJsonBody } from "../json-body/request-json.js";
 import type { BodyLimits } from "../limits.js";
+import { queryParameters } from "../syntax/query-parameters.js";
 import { responseFormat } from "./response-format.js";
 
 /** what the service asks permission for, before any record is read or written */
@@ -43,8 +44,11 @@ export interface ODataRequest {
    * the body is empty (400 EmptyBody) rather than that its type is missing (415).
    */
   readonly emptyBody?: boolean;
-  /** `Prefer: return=minimal` (preferencesOf) */
-  readonly returnMinimal?: boolean;
+  /**
+   * `Prefer: return=minimal` or `return=representation` (returnPreferenceOf): what a create or
+   * update answers with instead of the entity shaped by `$select`/`$expand` (api-conventions: Writes)
+   */
+  readonly returnPreference?: ReturnPreference;
   /** decimals as JSON strings both ways (IEEE754Compatible=true) */
   readonly ieee754Compatible?: boolean;
   /** the control information the answer carries (response-format.ts); default minimal */
@@ -66,9 +70,26 @@ export interface ODataRequest {
   readonly trackChanges?: boolean;
 }
 
-/** `return=minimal` in a `Prefer` header (api-conventions: 204 instead of the entity) */
-export const wantsMinimal = (prefer: string | null | undefined): boolean =>
-  /(^|[,;\s])return=minimal\b/i.test(prefer ?? "");
+/** the `return` preference of OData 4.01 §8.2.8.7: no body (204), or the whole entity */
+export type ReturnPreference = "minimal" | "representation";
+
+/**
+ * The `return` preference of a `Prefer` header (RFC 7240 §2: preferences separated by commas,
+ * each a token with an optional value and parameters after `;`, names in any case, only the
+ * first of a repeated one considered); undefined when there is none, or its value is neither.
+ */
+export function returnPreferenceOf(prefer: string | null | undefined): ReturnPreference | undefined {
+  for (const preference of (prefer ?? "").split(",")) {
+    const [token = "", value = ""] = preference
+      .split(";", 1)[0]!
+      .split("=", 2)
+      .map((part) => part.trim());
+    if (token.toLowerCase() !== "return") continue;
+    const unquoted = value.replace(/^"(.*)"$/, "$1").toLowerCase();
+    return unquoted === "minimal" || unquoted === "representation" ? unquoted : undefined;
+  }
+  return undefined;
+}
 
 /** `odata.track-changes` in a `Prefer` header (OData 4.01 Protocol §8.2.8.7), with or without the `odata.` prefix */
 export const wantsChanges = (prefer: string | null | undefined): boolean =>
@@ -116,8 +137,10 @@ export function serviceRequest(
   body: (() => Promise<unknown>) | undefined,
   options: ServiceRequestOptions,
 ): ODataRequest {
-  const formatName = formatOptionName(url.searchParams);
-  const formatOption = formatOptionOf(url.searchParams);
+  // `$search` and `$expand` keep `%3B` and `%25` for the parser (queryParameters)
+  const query = queryParameters(url.search);
+  const formatName = formatOptionName(query);
+  const formatOption = formatOptionOf(query);
   const format = responseFormat(formatOption, headers.get("accept"), isIeee754Compatible(headers));
   const ifMatch = headers.get("if-match");
   const ifNoneMatch = headers.get("if-none-match");
@@ -126,15 +149,12 @@ export function serviceRequest(
     // Cloud SDK before every write (its CSRF token fetch); the host's framework drops the body
     method: method === "HEAD" ? "GET" : method,
     path: resourcePath(url.pathname, options.basePath),
-    // the URL's own parameters when there is no `$format` to leave out (the URL is not used again)
     search:
-      formatName === undefined
-        ? url.searchParams
-        : new URLSearchParams([...url.searchParams].filter(([name]) => !isFormatOption(name))),
+      formatName === undefined ? query : new URLSearchParams([...query].filter(([name]) => !isFormatOption(name))),
     ...(formatOption !== undefined && { formatOption }),
     tenantId: options.tenantId,
     ...(body !== undefined ? { body } : headers.get("content-type") !== null && { emptyBody: true }),
-    returnMinimal: wantsMinimal(headers.get("prefer")),
+    ...returnPreferenceMember(headers.get("prefer")),
     ...(wantsChanges(headers.get("prefer")) && { trackChanges: true }),
     ieee754Compatible: format.ieee754Compatible,
     metadata: format.metadata,
@@ -145,6 +165,11 @@ export function serviceRequest(
     ...(options.author && { author: options.author }),
   };
 }
+
+const returnPreferenceMember = (prefer: string | null) => {
+  const returnPreference = returnPreferenceOf(prefer);
+  return returnPreference === undefined ? {} : { returnPreference };
+};
 
 /** `$format`, with or without `$`, in any case (OData 4.01 §11.2.1): answered here, not parsed as a query option */
 const isFormatOption = (name: string) => name.replace(/^\$/, "").toLowerCase() === "format";

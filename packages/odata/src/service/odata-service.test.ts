@@ -74,7 +74,7 @@ describe("createODataService", () => {
       Guid: expect.any(String),
       Name: "Two",
     });
-    const minimal = await create({ Code: "T-3" }, { returnMinimal: true });
+    const minimal = await create({ Code: "T-3" }, { returnPreference: "minimal" });
     expect(minimal.status).toBe(204);
     expect(minimal.body).toBeUndefined();
     expect(minimal.headers).toMatchObject({
@@ -171,7 +171,7 @@ describe("odataRequestOf", () => {
       method: "POST",
       path: "SvTool",
       tenantId,
-      returnMinimal: true,
+      returnPreference: "minimal",
       ieee754Compatible: true,
     });
     expect(plain.search.get("$select")).toBe("Code");

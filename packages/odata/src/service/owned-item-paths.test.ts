@@ -1,10 +1,10 @@
 /**
- * An owned item by its key under its owner, as OData containment addresses it and the OASIS OpenAPI
- * converter writes it (`SalesOrder(…)/Details(…)`), through the service on the sample domain: GET,
- * PATCH and DELETE answer as `SalesOrderDetail(…)` does (body, context, ETag, If-Match and
- * If-None-Match; staging in a workflow is tested in the host), what follows the item works as from
- * there, and an owner that does not hold the item, or does not exist, is a 404 that changes
- * nothing.
+ * An owned item by its key under its owner (`SalesOrder(…)/Details(…)`), through the service on
+ * the sample domain: GET, PATCH and DELETE answer as `SalesOrderDetail(…)` does (body, context,
+ * ETag, If-Match and If-None-Match; staging in a workflow is tested in packages/workflow), what
+ * follows the item works as from there, and an owner that does not hold the item, or does not
+ * exist, is a 404 that changes nothing. A POST to the owner's collection creates an item of it;
+ * every write of an item, at either address, runs the owner's logic (the order's total follows).
  */
 
 import { type ServiceTenant, serviceTenant } from "@bizdata/test-kit/odata-harness";
@@ -28,6 +28,14 @@ async function order(doc: string, quantities: readonly number[]) {
   const body = await json(res);
   return { guid: body.Guid as string, lines: body.Details.map((d: { Guid: string }) => d.Guid) as string[] };
 }
+
+const totalOf = async (order: string) =>
+  (await json(await api.call("GET", `/api/SalesOrder(${order})?$select=TotalPrice`))).TotalPrice;
+
+const linesOf = async (order: string) =>
+  dataOf(
+    (await json(await api.call("GET", `/api/SalesOrder(${order})/Details?$select=Quantity&$orderby=LineNumber`))).value,
+  );
 
 const quantityOf = async (line: string) =>
   (await json(await api.call("GET", `/api/SalesOrderDetail(${line})?$select=Quantity`))).Quantity;
@@ -65,7 +73,7 @@ describe("GET an owned item under its owner", () => {
       await api.call("GET", `/api/SalesOrder(${guid})/Details(${line})?$select=Quantity&$expand=Product($select=SKU)`),
     );
     expect(shaped).toEqual({
-      "@odata.context": "/api/$metadata#bizdata.SalesOrderDetail(Quantity,Product(SKU))",
+      "@odata.context": "/api/$metadata#SalesOrderDetail(Quantity,Product(SKU))/$entity",
       "@odata.etag": 'W/"1"',
       Guid: line,
       Quantity: 4,
@@ -147,7 +155,7 @@ describe("PATCH and DELETE an owned item under its owner", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("ETag")).toBe('W/"2"');
     expect(await json(res)).toEqual({
-      "@odata.context": "/api/$metadata#bizdata.SalesOrderDetail(Quantity)",
+      "@odata.context": "/api/$metadata#SalesOrderDetail(Quantity)/$entity",
       "@odata.etag": 'W/"2"',
       Guid: lines[0],
       Quantity: 5,
@@ -217,5 +225,137 @@ describe("PATCH and DELETE an owned item under its owner", () => {
       ["p", 200, { Guid: lines[0], Quantity: 3 }],
       ["r", 200, { Guid: lines[0], Quantity: 3 }],
     ]);
+  });
+});
+
+describe("POST to an owner's collection", () => {
+  it("creates an item of the owner the path names, at its own address, and the owner's logic runs", async () => {
+    const { guid } = await order("OK-20", [1]);
+    expect(await totalOf(guid)).toBe(2);
+    const res = await api.call("POST", `/api/SalesOrder(${guid})/Details?$select=Quantity,UnitPrice`, {
+      body: { LineNumber: 2, Product: "OK-P", Quantity: 3 },
+    });
+    expect(res.status).toBe(201);
+    const body = await json(res);
+    expect(res.headers.get("Location")).toBe(`/api/SalesOrderDetail(${body.Guid})`);
+    expect(body).toEqual({
+      "@odata.context": "/api/$metadata#SalesOrderDetail(Quantity,UnitPrice)/$entity",
+      "@odata.etag": 'W/"1"',
+      Guid: body.Guid,
+      Quantity: 3,
+      // priced from the product by the line's logic
+      UnitPrice: 2,
+    });
+    expect((await api.call("GET", `/api/SalesOrder(${guid})/Details(${body.Guid})`)).status).toBe(200);
+    // the order's TotalOrder logic ran on the new line
+    expect(await totalOf(guid)).toBe(8);
+  });
+
+  it("answers every property with return=representation, and 204 with OData-EntityId with return=minimal", async () => {
+    const { guid } = await order("OK-21", []);
+    const full = await api.call("POST", `/api/SalesOrder(${guid})/Details`, {
+      body: { LineNumber: 1, Product: "OK-P", Quantity: 2, Description: "all of it" },
+      headers: { Prefer: "return=representation" },
+    });
+    expect(full.headers.get("Preference-Applied")).toBe("return=representation");
+    const line = await json(full);
+    expect(dataOf(line)).toEqual(
+      dataOf(await json(await api.call("GET", `/api/SalesOrderDetail(${line.Guid})?$select=*`))),
+    );
+    expect(line).toMatchObject({ SalesOrder: guid, Quantity: 2, Description: "all of it", LineNumber: 1 });
+    const minimal = await api.call("POST", `/api/SalesOrder(${guid})/Details`, {
+      body: { LineNumber: 2, Product: "OK-P", Quantity: 1 },
+      headers: { Prefer: "return=minimal" },
+    });
+    expect(minimal.status).toBe(204);
+    expect(minimal.headers.get("OData-EntityId")).toMatch(/^\/api\/SalesOrderDetail\([0-9a-f-]{36}\)$/);
+    expect(await totalOf(guid)).toBe(6);
+  });
+
+  it("is refused, storing nothing: an unknown owner (404), a body naming another owner (400), $count (405)", async () => {
+    const a = await order("OK-22", [1]);
+    const b = await order("OK-23", [1]);
+    const line = { LineNumber: 2, Product: "OK-P", Quantity: 1 };
+    await refused(
+      await api.call("POST", `/api/SalesOrder(${MISSING})/Details`, { body: line }),
+      404,
+      `SalesOrder(${MISSING}) does not exist.`,
+    );
+    const other = await api.call("POST", `/api/SalesOrder(${a.guid})/Details`, {
+      body: { ...line, SalesOrder: b.guid },
+    });
+    expect(other.status).toBe(400);
+    expect((await json(other)).error.details).toEqual([
+      expect.objectContaining({ code: "InvalidValue", target: "SalesOrder" }),
+    ]);
+    // naming the same owner is no conflict
+    const same = await api.call("POST", `/api/SalesOrder(${a.guid})/Details`, {
+      body: { ...line, SalesOrder: a.guid.toUpperCase() },
+    });
+    expect(same.status).toBe(201);
+    const counted = await api.call("POST", `/api/SalesOrder(${a.guid})/Details/$count`, { body: line });
+    expect([counted.status, (await json(counted)).error.code]).toEqual([405, "MethodNotAllowed"]);
+    const bad = await api.call("POST", `/api/SalesOrder(${b.guid})/Details`, { body: { ...line, Quantity: "x" } });
+    expect(bad.status).toBe(400);
+    expect(await linesOf(b.guid)).toEqual([{ Guid: b.lines[0], Quantity: 1 }]);
+    expect(await linesOf(a.guid)).toHaveLength(2);
+  });
+
+  it("goes on from an item: a product's unit of measure, through the line that names the product", async () => {
+    const { guid, lines } = await order("OK-24", [1]);
+    const res = await api.call("POST", `/api/SalesOrder(${guid})/Details(${lines[0]})/Product/Uoms?$select=Name`, {
+      body: { Name: "Box", Factor: 12 },
+    });
+    expect(res.status).toBe(201);
+    const uom = await json(res);
+    expect(res.headers.get("Location")).toBe(`/api/ProductUom(${uom.Guid})`);
+    const product = dataOf(await json(await api.call("GET", `/api/SalesOrderDetail(${lines[0]})/Product`)));
+    const uoms = await json(await api.call("GET", `/api/Product(${product.Guid})/Uoms?$select=Name`));
+    expect(uoms.value.map((u: { Name: string }) => u.Name)).toContain("Box");
+  });
+
+  it("lets thirty parallel additions to one order each in, one after the other: all stored, the total of all", async () => {
+    const { guid } = await order("OK-25", []);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        api.call("POST", `/api/SalesOrder(${guid})/Details`, {
+          body: { LineNumber: i + 1, Product: "OK-P", Quantity: 1 },
+        }),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 201));
+    expect(await linesOf(guid)).toHaveLength(30);
+    expect(await totalOf(guid)).toBe(60);
+  });
+});
+
+describe("every write of an item runs its owner's logic, at either address", () => {
+  it("PATCH and DELETE at the item's own address and under its owner keep the order's total", async () => {
+    const { guid, lines } = await order("OK-30", [1, 2, 3]);
+    expect(await totalOf(guid)).toBe(12);
+    await api.call("PATCH", `/api/SalesOrderDetail(${lines[0]})`, { body: { Quantity: 4 } });
+    expect(await totalOf(guid)).toBe(18);
+    await api.call("PATCH", `/api/SalesOrder(${guid})/Details(${lines[1]})`, { body: { Quantity: 5 } });
+    expect(await totalOf(guid)).toBe(24);
+    expect((await api.call("DELETE", `/api/SalesOrderDetail(${lines[2]})`)).status).toBe(204);
+    expect(await totalOf(guid)).toBe(18);
+    expect((await api.call("DELETE", `/api/SalesOrder(${guid})/Details(${lines[1]})`)).status).toBe(204);
+    expect(await totalOf(guid)).toBe(8);
+    const added = await api.call("POST", "/api/SalesOrderDetail", {
+      body: { SalesOrder: "OK-30", LineNumber: 9, Product: "OK-P", Quantity: 1 },
+    });
+    expect(added.status).toBe(201);
+    expect(await totalOf(guid)).toBe(10);
+  });
+
+  it("a line's save logic refuses a write through its owner as through its own address: nothing stored", async () => {
+    const { guid, lines } = await order("OK-31", [1]);
+    const res = await api.call("POST", `/api/SalesOrder(${guid})/Details`, {
+      body: { LineNumber: 2, Product: "OK-P", Quantity: 0 },
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.details).toEqual([expect.objectContaining({ target: "Details[1].Quantity" })]);
+    expect(await linesOf(guid)).toEqual([{ Guid: lines[0], Quantity: 1 }]);
+    expect(await totalOf(guid)).toBe(2);
   });
 });

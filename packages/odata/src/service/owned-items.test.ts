@@ -67,7 +67,7 @@ describe("an owned item under its owner", () => {
     }
     const { json } = await get(`OiOrder(${first})/Lines(${line})`, "$select=Quantity&$expand=Product($select=SKU)");
     expect(json).toMatchObject({
-      "@odata.context": "/api/$metadata#bizdata.OiLine(Quantity,Product(SKU))",
+      "@odata.context": "/api/$metadata#OiLine(Quantity,Product(SKU))/$entity",
       Quantity: 2,
       Product: { SKU: "P-1" },
     });

@@ -48,6 +48,8 @@ export type BinaryOperator =
   | "sub"
   | "mul"
   | "div"
+  /** decimal division, even of two integers (OData 4.01 5.1.1.2.5) */
+  | "divby"
   | "mod";
 
 export interface BinaryExpr extends Node {
@@ -67,7 +69,11 @@ export interface NegateExpr extends Node {
   readonly operand: Expr;
 }
 
-/** `X in (a, b, c)`, or `X in @list` with a JSON array as the alias's value */
+/**
+ * `X in (a, b, c)`, or `X in @list` with a JSON array as the alias's value. The items of a list
+ * may be any expressions (`Price in (Cost, 10)`), a widening of the ABNF's literals-only
+ * `listExpr`: each is compared as `eq` would be.
+ */
 export interface InExpr extends Node {
   readonly kind: "in";
   readonly operand: Expr;
@@ -97,6 +103,12 @@ export interface ParameterAliasExpr extends Node {
   readonly name: string;
 }
 
+/** `case(A gt 0:1, true:0)` (ABNF `caseExpr`): the value of the first branch whose condition holds, else null */
+export interface CaseExpr extends Node {
+  readonly kind: "case";
+  readonly branches: readonly { readonly when: Expr; readonly value: Expr }[];
+}
+
 export type Expr =
   | Literal
   | ParameterAliasExpr
@@ -106,6 +118,7 @@ export type Expr =
   | NegateExpr
   | InExpr
   | CallExpr
+  | CaseExpr
   | LambdaExpr;
 
 // ---------------------------------------------------------------- query options

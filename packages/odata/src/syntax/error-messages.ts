@@ -13,8 +13,9 @@ const expectedByRule: Readonly<Record<string, string>> = {
   orderby: "an expression",
   compute: "an expression",
   listExpr: "an expression",
-  expandItem: "$select, $filter, $orderby, $top, $skip, $count, $expand, $compute or $search",
-  expandOption: "$select, $filter, $orderby, $top, $skip, $count, $expand, $compute or $search",
+  expandItem: "$select, $filter, $orderby, $top, $skip, $count, $expand, $compute, $search or $apply",
+  expandOption: "$select, $filter, $orderby, $top, $skip, $count, $expand, $compute, $search or $apply",
+  search: "a search term",
   searchExpr: "a search term",
   searchAnd: "a search term",
   searchNot: "a search term",
@@ -34,7 +35,7 @@ const followByEntryRule: Readonly<Record<string, string>> = {
   expand: "',' or end of input",
   compute: "',' or end of input",
   applyExpr: "'/' or end of input",
-  searchExpr: "a search term, 'AND', 'OR' or end of input",
+  search: "a search term, 'AND', 'OR' or end of input",
 };
 
 export const errorMessageProvider: IParserErrorMessageProvider = {

@@ -13,10 +13,11 @@
  */
 import { EmbeddedActionsParser, type IOrAlt, type IToken } from "chevrotain";
 import { defaultQueryLimits, type QueryLimits } from "../limits.js";
-import type { BinaryOperator, CallExpr, Expr, LambdaExpr, Literal, ParameterAliasExpr } from "./ast.js";
+import type { BinaryOperator, CallExpr, CaseExpr, Expr, LambdaExpr, Literal, ParameterAliasExpr } from "./ast.js";
+import { decodeDeferred } from "./deferred-escapes.js";
 import { errorMessageProvider } from "./error-messages.js";
 import { foldOperators, type Operand, type OperatorSequence } from "./fold-operators.js";
-import { isLiteral, literalOf, literalProblem } from "./literals.js";
+import { literalOf, literalProblem } from "./literals.js";
 import { printExpr } from "./print-expr.js";
 import { allSearchTokens } from "./search-tokens.js";
 import { QuerySyntaxError } from "./syntax-error.js";
@@ -25,7 +26,6 @@ import {
   BinaryOperator as BinaryOperatorToken,
   Colon,
   Comma,
-  DivBy,
   DollarCount,
   DollarIt,
   Identifier,
@@ -45,6 +45,12 @@ import {
 const pathSegment = (token: IToken): string =>
   token.tokenType === DollarIt ? "$it" : token.tokenType === DollarCount ? "$count" : token.image;
 
+/** An argument of a call; `branch` is the value after `:` of a `case` branch. */
+interface CallArgument {
+  readonly value: Expr;
+  readonly branch: { readonly expr: Expr; readonly colon: number } | null;
+}
+
 /** One `operator operand` step of a `commonExpr`. */
 interface OperatorStep {
   readonly op: BinaryOperator | "in";
@@ -60,17 +66,25 @@ export class ExpressionParser extends EmbeddedActionsParser {
   protected textLength = 0;
   /** nesting of `commonExpr` and unary operators, capped by `maxExpressionDepth` before the stack is */
   protected depth = 0;
+  /** the text (a `$search`) keeps `%25` and `%3B` encoded (deferred-escapes.ts): its terms decode them */
+  private deferredEscapes = false;
 
   constructor() {
     super([...allTokens, ...allSearchTokens], { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
   }
 
   /** Points the (reused) parser at a new input; setting `input` also calls `reset`. */
-  begin(tokens: IToken[], option: string, textLength: number, limits: QueryLimits): void {
+  begin(tokens: IToken[], option: string, textLength: number, limits: QueryLimits, deferredEscapes: boolean): void {
     this.optionName = option;
     this.textLength = textLength;
     this.limits = limits;
+    this.deferredEscapes = deferredEscapes;
     this.input = tokens;
+  }
+
+  /** a value's text with the escapes the option's text kept (`%3B`, `%25`) decoded */
+  protected unescaped(text: string): string {
+    return this.deferredEscapes ? decodeDeferred(text) : text;
   }
 
   override reset(): void {
@@ -125,10 +139,6 @@ export class ExpressionParser extends EmbeddedActionsParser {
     {
       ALT: () => {
         const op = this.CONSUME(BinaryOperatorToken);
-        // lexed so the message can say so; the syntax tree has no `divby` operator
-        if (!this.RECORDING_PHASE && op.tokenType === DivBy) {
-          this.fail(op.startOffset, "operator 'divby' is not supported; use 'div'");
-        }
         const start = this.LA(1).startOffset;
         const operand = this.SUBRULE2(this.unaryExpr);
         // keywords match in any case (tokens.ts); the tree holds the operator's name
@@ -215,20 +225,20 @@ export class ExpressionParser extends EmbeddedActionsParser {
   private memberExpr(): Expr {
     const first = this.CONSUME(PathStart);
     const pos = first.startOffset;
-    let call: CallExpr | undefined;
+    let call: CallExpr | CaseExpr | undefined;
     this.OPTION(() => {
       const open = this.CONSUME(LParen);
       if (!this.RECORDING_PHASE && first.tokenType === DollarIt) this.fail(open.startOffset, "'$it' cannot be called");
-      const args: Expr[] = [];
+      const args: CallArgument[] = [];
       this.OPTION2(() => {
-        args.push(this.SUBRULE(this.commonExpr));
+        args.push(this.SUBRULE(this.callArgument));
         this.MANY(() => {
           this.CONSUME(Comma);
-          args.push(this.SUBRULE2(this.commonExpr));
+          args.push(this.SUBRULE2(this.callArgument));
         });
       });
       this.CONSUME(RParen);
-      call = { kind: "call", name: first.image, args, pos };
+      if (!this.RECORDING_PHASE) call = this.callOf(first, args);
     });
     const segments: string[] = [pathSegment(first)];
     let lambda: LambdaExpr | undefined;
@@ -260,7 +270,11 @@ export class ExpressionParser extends EmbeddedActionsParser {
           this.CONSUME(Colon);
           predicate = this.SUBRULE3(this.commonExpr);
         });
-        this.CONSUME2(RParen);
+        const close = this.CONSUME2(RParen);
+        // ABNF allExpr: unlike any(), all() has no form without a condition
+        if (!this.RECORDING_PHASE && lambdaOp === "all" && variable === null) {
+          this.fail(close.startOffset, "all() needs a condition, as in all(d: d/Quantity gt 0)");
+        }
         lambda = {
           kind: "lambda",
           op: lambdaOp === "all" ? "all" : "any",
@@ -276,19 +290,59 @@ export class ExpressionParser extends EmbeddedActionsParser {
   }
 
   /**
-   * ABNF `listExpr`, right of `in`: literals and parameter aliases only, at most
-   * `maxInListLength` of them. `()` is an empty list (nothing is in it: false). A property or an
-   * expression in the list is refused here, naming it, rather than compared row by row.
+   * An argument of a call: an expression, or, in `case(…)` only, `condition:value` (ABNF
+   * `caseExpr`). One rule for both, since what is called is known only from its name.
+   */
+  protected callArgument = this.RULE("callArgument", (): CallArgument => {
+    const value = this.SUBRULE(this.commonExpr);
+    let branch: CallArgument["branch"] = null;
+    this.OPTION(() => {
+      const colon = this.CONSUME(Colon);
+      branch = { expr: this.SUBRULE2(this.commonExpr), colon: colon.startOffset };
+    });
+    return { value, branch };
+  });
+
+  /** `name(args)` as a call, or as `case` when the name is `case` and every argument a branch */
+  private callOf(name: IToken, args: readonly CallArgument[]): CallExpr | CaseExpr {
+    const pos = name.startOffset;
+    const lower = name.image.toLowerCase();
+    // ABNF anyExpr/allExpr: a lambda follows the path of a collection
+    if (lower === "any" || lower === "all") {
+      this.fail(pos, `${name.image}() follows the path of a collection, as in Details/${lower}(d: d/Quantity gt 0)`);
+    }
+    if (lower === "case") {
+      if (args.length === 0) this.fail(pos, "case() needs at least one branch, condition:value");
+      const branches = args.map((arg) => {
+        if (arg.branch === null) {
+          return this.fail(
+            arg.value.pos,
+            `each argument of case() is condition:value, and '${printExpr(arg.value)}' has no ':'`,
+          );
+        }
+        return { when: arg.value, value: arg.branch.expr };
+      });
+      return { kind: "case", branches, pos };
+    }
+    const branch = args.find((arg) => arg.branch !== null)?.branch;
+    if (branch) this.fail(branch.colon, `only case() takes condition:value arguments, not ${name.image}()`);
+    return { kind: "call", name: name.image, args: args.map((arg) => arg.value), pos };
+  }
+
+  /**
+   * ABNF `listExpr`, right of `in`, at most `maxInListLength` items. The ABNF lists literals only;
+   * here an item may be any expression (`Price in (Cost, 10)`, ast.ts), bound and compared like
+   * the operand of `eq`. `()` is an empty list (nothing is in it: false).
    */
   protected listExpr = this.RULE("listExpr", (): Expr[] => {
     this.CONSUME(LParen);
     const items: Expr[] = [];
     this.OPTION(() => {
-      items.push(this.listItem(this.SUBRULE(this.commonExpr)));
+      items.push(this.SUBRULE(this.commonExpr));
       this.MANY(() => {
         this.CONSUME(Comma);
         const itemStart = this.LA(1).startOffset;
-        const item = this.listItem(this.SUBRULE2(this.commonExpr));
+        const item = this.SUBRULE2(this.commonExpr);
         if (!this.RECORDING_PHASE && items.length >= this.limits.maxInListLength) {
           this.fail(itemStart, `'in' list has more than ${this.limits.maxInListLength} items`);
         }
@@ -298,12 +352,4 @@ export class ExpressionParser extends EmbeddedActionsParser {
     this.CONSUME(RParen);
     return items;
   });
-
-  private listItem(item: Expr): Expr {
-    if (this.RECORDING_PHASE || isLiteral(item) || item.kind === "parameterAlias") return item;
-    return this.fail(
-      item.pos,
-      `the list after 'in' holds literal values only, and '${printExpr(item)}' is ${item.kind === "path" ? "a property" : "an expression"}`,
-    );
-  }
 }

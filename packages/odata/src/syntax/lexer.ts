@@ -47,13 +47,18 @@ export function tokenize(
   const first = errors[0];
   if (first === undefined) return { tokens, error: undefined };
   const offset = first.offset;
-  const problem =
-    text[offset] === "'"
-      ? "unterminated string literal"
-      : text[offset] === '"' && lexer !== queryLexer
-        ? "unterminated phrase"
-        : `unexpected character ${quoteChar(text, offset)}`;
-  return { tokens, error: { offset, problem } };
+  return { tokens, error: { offset, problem: problemAt(text, offset, lexer) } };
+}
+
+/** what stops `lexer` at `offset` of `text` */
+function problemAt(text: string, offset: number, lexer: Lexer): string {
+  const char = text[offset];
+  const search = lexer === searchLexer;
+  if (char === "'") return search ? "unterminated quoted search" : "unterminated string literal";
+  // a phrase of a search, on its own or inside `$expand`
+  if (char === '"' && lexer !== queryLexer) return "unterminated phrase";
+  if (char === ";" && search) return "a ';' inside a search term is written %3B";
+  return `unexpected character ${quoteChar(text, offset)}`;
 }
 
 /** `'#'`, or `U+000A` for characters that would not show in a message. */

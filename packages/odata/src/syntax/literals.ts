@@ -4,7 +4,7 @@
  */
 import { isDuration, isTimeOfDay, odataStringValue } from "@bizdata/core";
 import type { IToken } from "chevrotain";
-import type { Expr, Literal } from "./ast.js";
+import type { Literal } from "./ast.js";
 import {
   DateLiteral,
   DateTimeOffsetLiteral,
@@ -36,22 +36,6 @@ export function literalOf(token: IToken): Literal {
   if (type === False) return { kind: "boolean", value: false, pos };
   return { kind: "null", pos };
 }
-
-const literalKinds: ReadonlySet<string> = new Set<Literal["kind"]>([
-  "null",
-  "boolean",
-  "integer",
-  "decimal",
-  "string",
-  "guid",
-  "date",
-  "dateTimeOffset",
-  "timeOfDay",
-  "duration",
-]);
-
-/** whether an expression node is a literal */
-export const isLiteral = (expr: Expr): expr is Literal => literalKinds.has(expr.kind);
 
 /** What is wrong with a literal token that has the right shape, or undefined when nothing is. */
 export function literalProblem(token: IToken): string | undefined {

@@ -33,6 +33,7 @@ const binaryPrecedence: Readonly<Record<BinaryOperator, number>> = {
   sub: Precedence.additive,
   mul: Precedence.multiplicative,
   div: Precedence.multiplicative,
+  divby: Precedence.multiplicative,
   mod: Precedence.multiplicative,
 };
 

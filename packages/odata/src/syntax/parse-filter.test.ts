@@ -35,6 +35,8 @@ function tree(expr: Expr): string {
       return `(in ${tree(expr.operand)} ${"kind" in expr.list ? tree(expr.list) : `[${expr.list.map(tree).join(" ")}]`})`;
     case "call":
       return `${expr.name}(${expr.args.map(tree).join(" ")})`;
+    case "case":
+      return `(case ${expr.branches.map((b) => `${tree(b.when)}:${tree(b.value)}`).join(" ")})`;
     case "lambda":
       return `(${expr.op} ${tree(expr.collection)}${expr.variable === null ? "" : ` ${expr.variable}:`}${
         expr.predicate === null ? "" : ` ${tree(expr.predicate)}`
@@ -59,6 +61,10 @@ describe("parseFilter: operators", () => {
     ["A in ()", "(in A [])"],
     ["A in ( )", "(in A [])"],
     ["A in (null,@p,-1)", "(in A [null @p int:-1])"],
+    // items may be properties and expressions (a widening of the ABNF's literals-only listExpr)
+    ["Price in (Cost, 10)", "(in Price [Cost int:10])"],
+    ["A in ('x',B/C,tolower(D),-E,1 add 2)", "(in A [str:x B/C tolower(D) (- E) (add int:1 int:2)])"],
+    ["A in ((B))", "(in A [B])"],
     ["A and B", "(and A B)"],
     ["A or B", "(or A B)"],
     ["not A", "(not A)"],
@@ -67,6 +73,9 @@ describe("parseFilter: operators", () => {
     ["A sub 1", "(sub A int:1)"],
     ["A mul 1", "(mul A int:1)"],
     ["A div 1", "(div A int:1)"],
+    ["A divby 2", "(divby A int:2)"],
+    ["Rating DIVBY 2 eq 2.5", "(eq (divby Rating int:2) dec:2.5)"],
+    ["A add B divby C", "(add A (divby B C))"],
     ["A mod 1", "(mod A int:1)"],
     ["-Cost", "(- Cost)"],
     ["- 5", "(- int:5)"],
@@ -90,6 +99,7 @@ describe("parseFilter: precedence and associativity (URL conventions 5.1.1.1)", 
     ["A mul B add C", "(add (mul A B) C)"],
     ["A sub B sub C", "(sub (sub A B) C)"],
     ["A div B mul C mod D", "(mod (mul (div A B) C) D)"],
+    ["A divby B mul C", "(mul (divby A B) C)"],
     ["A or B or C", "(or (or A B) C)"],
     ["(A or B) and C", "(and (or A B) C)"],
     ["A and (B or C)", "(and A (or B C))"],
@@ -210,6 +220,19 @@ describe("parseFilter: functions", () => {
     ["MyFunction(1)", "MyFunction(int:1)"],
     ["not contains(SKU,'A')", "(not contains(SKU str:A))"],
     ["-round(Cost)", "(- round(Cost))"],
+  ])("%s", (text, expected) => {
+    expect(parsed(text)).toBe(expected);
+  });
+});
+
+describe("parseFilter: case (ABNF caseExpr)", () => {
+  it.each([
+    ["case(X gt 0:1,X lt 0:-1,true:0)", "(case (gt X int:0):int:1 (lt X int:0):int:-1 true:int:0)"],
+    ["case( X gt 0 : 1 , X lt 0 : -1 , true : 0)", "(case (gt X int:0):int:1 (lt X int:0):int:-1 true:int:0)"],
+    ["CASE(A:'a')", "(case A:str:a)"],
+    ["case(A eq 1:B add 1,true:null) gt 2", "(gt (case (eq A int:1):(add B int:1) true:null) int:2)"],
+    ["case(A:case(B:1,true:2),true:3)", "(case A:(case B:int:1 true:int:2) true:int:3)"],
+    ["Items/any(i:case(i/Q gt 1:true,true:false))", "(any Items i: (case (gt i/Q int:1):true true:false))"],
   ])("%s", (text, expected) => {
     expect(parsed(text)).toBe(expected);
   });

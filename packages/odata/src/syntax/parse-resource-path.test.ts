@@ -95,6 +95,7 @@ describe("parseResourcePath", () => {
     ["Product/M(a=2024-02-30)", 12, "invalid day in date '2024-02-30'"],
     ["Product/M(a=@p)", 12, "expected a literal value but found '@p'"],
     ["Product('x", 8, "unterminated string literal"],
+    ["Product/$count/Name", 15, "'$count' must be the last segment of a path"],
     ["Product#1", 7, "unexpected character '#'"],
     ["Product(1)x", 10, "expected end of input but found 'x'"],
     ["Product.", 8, "expected a name but found end of input"],

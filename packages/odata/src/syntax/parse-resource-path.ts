@@ -29,6 +29,10 @@ export function parseResourcePath(path: string, limits: QueryLimits = defaultQue
       const problem = split ? `${error.problem}; a '/' inside a quoted value is written %2F` : error.problem;
       throw new QuerySyntaxError("path", offset + error.position, problem, { cause: error });
     }
+    // as in an expression's path (URL conventions 4.8): nothing addresses into a count
+    if (segments.at(-1)?.name === "$count" && segments.at(-1)?.qualifier === null) {
+      throw new QuerySyntaxError("path", offset, "'$count' must be the last segment of a path");
+    }
     segments.push(offset === 0 ? segment : moved(segment, offset));
     offset += text.length + 1;
   }

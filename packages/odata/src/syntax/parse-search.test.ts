@@ -33,7 +33,6 @@ describe("parseSearch", () => {
     ["NOT blue OR red", "(or (not blue) red)"],
     ["NOT blue red", "(and (not blue) red)"],
     ["(blue OR red) widget", "(and (or blue red) widget)"],
-    ["(blue OR red)(widget)", "(and (or blue red) widget)"],
     ["NOT (blue OR red)", "(not (or blue red))"],
     ['"blue widget"', '"blue widget"'],
     ['"blue widget" OR gadget', '(or "blue widget" gadget)'],
@@ -46,6 +45,36 @@ describe("parseSearch", () => {
     // words are anything but blanks, parentheses, quotes and ';'
     ["100% C# O'Brien a&b x=y *", "(and (and (and (and (and 100% C#) O'Brien) a&b) x=y) *)"],
     ["Über-Gerät 日本", "(and Über-Gerät 日本)"],
+    // AND, OR and NOT are operators only with a term to operate on; elsewhere words (ABNF searchExpr)
+    ["AND", "AND"],
+    ["OR", "OR"],
+    ["NOT", "NOT"],
+    ["NOT blue", "(not blue)"],
+    ["NOT NOT", "(not NOT)"],
+    ["AND OR", "(and AND OR)"],
+    ["OR AND", "(and OR AND)"],
+    ["AND OR NOT", "(or AND NOT)"],
+    ["blue AND", "(and blue AND)"],
+    ["blue OR", "(and blue OR)"],
+    ["OR red", "(and OR red)"],
+    ["blue AND OR red", "(and (and blue OR) red)"],
+    ["blue OR OR", "(or blue OR)"],
+    ["(blue NOT)", "(and blue NOT)"],
+    ["NOT (blue green)", "(not (and blue green))"],
+    ["(foo OR that) AND (bar OR baz) AND NOT quux", "(and (and (or foo that) (or bar baz)) (not quux))"],
+    // quoted, an operator is a phrase like any other
+    ['"AND"', '"AND"'],
+    ['"NOT" OR "OR"', '(or "NOT" "OR")'],
+    // the whole value in single quotes (searchExpr-incomplete): its words, unbalanced quotes and all
+    ["'\"blue'", "blue"],
+    ['\'"blue" "green\'', "(and blue green)"],
+    ["'gr(een'", "(and gr een)"],
+    ["'O''Brien'", "O'Brien"],
+    ["'\"'", '"'],
+    // %3B and %25 are a ';' and a '%' of a term, as the query keeps them (queryParameters)
+    ["a%3Bb", "a;b"],
+    ["100%25", "100%"],
+    ['"x%3By"', '"x;y"'],
   ])("%s", (text, expected) => {
     expect(tree(parseSearch(text))).toBe(expected);
   });
@@ -62,17 +91,21 @@ describe("parseSearch", () => {
   it.each([
     ["", 0, "expected a search term but found end of input"],
     ["   ", 3, "expected a search term but found end of input"],
-    ["blue AND", 8, "expected a search term but found end of input"],
-    ["blue OR", 7, "expected a search term but found end of input"],
-    ["NOT", 3, "expected a search term but found end of input"],
-    ["OR red", 0, "expected a search term but found 'OR'"],
-    ["blue AND OR red", 9, "expected a search term but found 'OR'"],
     ["()", 1, "expected a search term but found ')'"],
     ["(blue", 5, "expected ')' but found end of input"],
     ["blue)", 4, "expected a search term, 'AND', 'OR' or end of input but found ')'"],
     ['"blue', 0, "unterminated phrase"],
     ['blue "red', 5, "unterminated phrase"],
-    ["a;b", 1, "unexpected character ';'"],
+    ["a;b", 1, "a ';' inside a search term is written %3B"],
+    ["'blue", 0, "unterminated quoted search"],
+    ["'a' b", 4, "a search in single quotes is the whole value, with nothing before or after it"],
+    ["a 'b'", 2, "a search in single quotes is the whole value, with nothing before or after it"],
+    ['"blue%22green', 0, "unterminated phrase"],
+    // terms are apart (ABNF RWS), operators too
+    ["(blue OR red)(widget)", 13, "search terms are separated by a blank"],
+    ['"blue"green', 6, "search terms are separated by a blank"],
+    ["NOT(blue)", 3, "search terms are separated by a blank"],
+    ["(a)OR b", 3, "search terms are separated by a blank"],
   ])("rejects %j at %d: %s", (text, position, problem) => {
     expect(() => parseSearch(text)).toThrow(new QuerySyntaxError("$search", position, problem));
   });

@@ -73,6 +73,7 @@ const binaryOperators: BinaryOperator[] = [
   "sub",
   "mul",
   "div",
+  "divby",
   "mod",
 ];
 
@@ -188,13 +189,19 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.record({
       kind: fc.constant("in" as const),
       operand: tie("expr"),
-      // the list holds literals only (expression-parser.ts listExpr), and may be empty
-      list: fc.array(literal, { maxLength: 3 }),
+      // the list holds any expressions (expression-parser.ts listExpr), and may be empty
+      list: fc.array(tie("expr"), { maxLength: 3 }),
+      pos: fc.constant(0),
+    }),
+    fc.record({
+      kind: fc.constant("case" as const),
+      branches: fc.array(fc.record({ when: tie("expr"), value: tie("expr") }), { minLength: 1, maxLength: 3 }),
       pos: fc.constant(0),
     }),
     fc.record({
       kind: fc.constant("call" as const),
-      name: identifier,
+      // what case(), any() and all() are, a call of any other name is not
+      name: identifier.filter((name) => !["case", "any", "all"].includes(name.toLowerCase())),
       args: fc.array(tie("expr"), { maxLength: 3 }),
       pos: fc.constant(0),
     }),
@@ -204,6 +211,8 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
         pathExpr.filter((p) => p.segments[p.segments.length - 1] !== "$count"),
         fc.option(fc.tuple(identifier, tie("expr"))),
       )
+      // all() has no form without a condition
+      .filter(([op, , body]) => op === "any" || body !== null)
       .map(
         ([op, collection, body]): Expr => ({
           kind: "lambda",

@@ -50,6 +50,8 @@ export function printExpr(expr: Expr): string {
         : `-(${printExpr(expr.operand)})`;
     case "call":
       return `${expr.name}(${expr.args.map(printExpr).join(",")})`;
+    case "case":
+      return `case(${expr.branches.map((b) => branch(printExpr(b.when), printExpr(b.value))).join(",")})`;
     case "lambda": {
       const body =
         expr.variable === null || expr.predicate === null ? "" : `${expr.variable}:${printExpr(expr.predicate)}`;
@@ -62,3 +64,7 @@ function operand(expr: Expr, minPrecedence: number): string {
   const text = printExpr(expr);
   return exprPrecedence(expr) < minPrecedence ? `(${text})` : text;
 }
+
+/** `when:value`, with blanks where two digits meet two at the colon: `A eq 10:00` would read as a time of day */
+const branch = (when: string, value: string) =>
+  /\d\d$/.test(when) && /^\d\d/.test(value) ? `${when} : ${value}` : `${when}:${value}`;

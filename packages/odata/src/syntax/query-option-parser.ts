@@ -3,13 +3,22 @@
  * `orderby`, `select`, `expand`, `compute` and their items). A whole `$expand` value is lexed and
  * parsed in one go, so nested options report positions inside the `$expand` value.
  */
-import type { IOrAlt, IToken } from "chevrotain";
-import type { ComputeItem, ExpandItem, OrderByItem, PathExpr, QueryOptions, SelectItem } from "./ast.js";
+import type { IOrAlt, IToken, ParserMethod } from "chevrotain";
+import type {
+  ApplyTransformation,
+  ComputeItem,
+  ExpandItem,
+  OrderByItem,
+  PathExpr,
+  QueryOptions,
+  SelectItem,
+} from "./ast.js";
 import { readNonNegativeInteger } from "./paging.js";
 import { SearchExpressionParser } from "./search-parser.js";
 import { SearchOptionStart } from "./search-tokens.js";
 import { BLANK_AFTER_EQUALS } from "./syntax-error.js";
 import {
+  ApplyOption,
   As,
   BooleanLiteral,
   Comma,
@@ -42,7 +51,10 @@ type ParsedOption = {
   [K in keyof QueryOptions]-?: { readonly key: K; readonly value: NonNullable<QueryOptions[K]>; readonly name: IToken };
 }[keyof QueryOptions];
 
-export class QueryOptionParser extends SearchExpressionParser {
+export abstract class QueryOptionParser extends SearchExpressionParser {
+  /** ABNF `applyExpr`, which `$apply` inside `$expand` reads (odata-parser.ts) */
+  public abstract readonly applyExpr: ParserMethod<[], ApplyTransformation[]>;
+
   /** levels of `$expand` currently open, capped by `maxExpandDepth` */
   protected expandDepth = 0;
 
@@ -208,7 +220,15 @@ export class QueryOptionParser extends SearchExpressionParser {
       ALT: () => {
         const name = this.CONSUME(SearchOptionStart);
         this.noBlankAfter(name);
-        return { key: "search", value: this.SUBRULE(this.searchExpr), name };
+        return { key: "search", value: this.SUBRULE(this.search), name };
+      },
+    },
+    {
+      // OData Data Aggregation 4.0 §3.15: `$apply` in `$expand`, applied to the expanded collection
+      ALT: () => {
+        const name = this.CONSUME(ApplyOption);
+        this.noBlankAfter(this.CONSUME9(Equals));
+        return { key: "apply", value: this.SUBRULE(this.applyExpr), name };
       },
     },
   ];

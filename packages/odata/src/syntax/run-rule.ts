@@ -15,6 +15,7 @@ export function runRule<T>(
   limits: QueryLimits,
   rule: (p: ODataParser) => T,
   lexer?: Lexer,
+  deferredEscapes = false,
 ): T {
   if (text.length > limits.maxQueryLength) {
     throw new QuerySyntaxError(option, limits.maxQueryLength, `longer than ${limits.maxQueryLength} characters`);
@@ -22,7 +23,7 @@ export function runRule<T>(
   const { tokens, error } = tokenize(text, lexer);
   if (error === undefined) {
     try {
-      return parse(option, tokens, text.length, limits, rule);
+      return parse(option, tokens, text.length, limits, rule, deferredEscapes);
     } catch (parseError) {
       throw asSyntaxError(parseError, option);
     }
@@ -32,7 +33,7 @@ export function runRule<T>(
   // the parser already fails at `Brien`. Parsing the tokens before the lexing error finds that;
   // running out of tokens there (an error at `error.offset`) means the lexing error is first.
   try {
-    parse(option, tokens, error.offset, limits, rule);
+    parse(option, tokens, error.offset, limits, rule, deferredEscapes);
   } catch (parseError) {
     if (parseError instanceof QuerySyntaxError && parseError.position < error.offset) throw parseError;
   }
@@ -40,8 +41,15 @@ export function runRule<T>(
 }
 
 /** Runs `rule` over `tokens`; `end` is the offset reported for running out of tokens. */
-function parse<T>(option: string, tokens: IToken[], end: number, limits: QueryLimits, rule: (p: ODataParser) => T): T {
-  parser.begin(tokens, option, end, limits);
+function parse<T>(
+  option: string,
+  tokens: IToken[],
+  end: number,
+  limits: QueryLimits,
+  rule: (p: ODataParser) => T,
+  deferredEscapes: boolean,
+): T {
+  parser.begin(tokens, option, end, limits, deferredEscapes);
   const result = rule(parser);
   const error = parser.errors[0];
   if (error !== undefined) {

@@ -71,6 +71,7 @@ export const TopOption = optionName("top");
 export const SkipOption = optionName("skip");
 export const CountOption = optionName("count");
 export const ComputeOption = optionName("compute");
+export const ApplyOption = optionName("apply");
 
 export const DollarCount = dollar("DollarCount", "$count", [Segment, CountOption]);
 export const DollarIt = dollar("DollarIt", "$it", [PathStart]);
@@ -81,6 +82,7 @@ export const DollarExpand = dollar("DollarExpand", "$expand", [ExpandOption]);
 export const DollarTop = dollar("DollarTop", "$top", [TopOption]);
 export const DollarSkip = dollar("DollarSkip", "$skip", [SkipOption]);
 export const DollarCompute = dollar("DollarCompute", "$compute", [ComputeOption]);
+export const DollarApply = dollar("DollarApply", "$apply", [ApplyOption]);
 
 /** ABNF `parameterAlias`: `@name`, a value given elsewhere in the URL or by server code. */
 export const ParameterAlias = createToken({
@@ -157,6 +159,7 @@ export const TopWord = softKeyword("TopWord", "top", [TopOption]);
 export const SkipWord = softKeyword("SkipWord", "skip", [SkipOption]);
 export const CountWord = softKeyword("CountWord", "count", [CountOption]);
 export const ComputeWord = softKeyword("ComputeWord", "compute", [ComputeOption]);
+export const ApplyWord = softKeyword("ApplyWord", "apply", [ApplyOption]);
 
 // ---------------------------------------------------------------- literals
 
@@ -283,6 +286,7 @@ export const allTokens: TokenType[] = [
   DollarTop,
   DollarSkip,
   DollarCompute,
+  DollarApply,
   DollarName,
   ParameterAlias,
   // before `or`, which would otherwise take the start of `orderby`
@@ -293,6 +297,7 @@ export const allTokens: TokenType[] = [
   SkipWord,
   CountWord,
   ComputeWord,
+  ApplyWord,
   And,
   Or,
   Eq,
@@ -336,4 +341,5 @@ export const allTokens: TokenType[] = [
   SkipOption,
   CountOption,
   ComputeOption,
+  ApplyOption,
 ];

@@ -2,7 +2,8 @@
  * An owned item by its key under its owner (`SalesOrder(…)/Details(…)`) as a workflow's step, at
  * the service level on the sample domain: it stages as `SalesOrderDetail(…)` does (the same
  * ETags, either address seeing the other's changes, saved at commit), reaches a line the workflow
- * added, and refuses another order's line with a 404 that keeps the index.
+ * added, and refuses another order's line with a 404 that keeps the index. A line POSTed to its
+ * order's collection is staged with what the order's logic made of it, and saved at commit.
  */
 
 import { dataOf } from "@bizdata/test-kit/host-app";
@@ -99,5 +100,29 @@ describe("an owned item under its owner in a workflow", () => {
       `SalesOrder(${a.guid})/Details has no item ${staged}.`,
     );
     expect((await admin.close(wf.id)).status).toBe(204);
+  });
+
+  it("stages a line POSTed to its order's collection with the order's new total, saved at commit", async () => {
+    const { guid } = await order("OK-15", [1]);
+    const total = async () =>
+      (await admin.request("GET", `/api/SalesOrder(${guid})?$select=TotalPrice`)).body.TotalPrice;
+    expect(await total()).toBe(2);
+    const wf = await workflow(admin);
+    const added = await wf.step("POST", `/api/SalesOrder(${guid})/Details?$select=Quantity`, {
+      LineNumber: 2,
+      Product: "OK-P",
+      Quantity: 3,
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect(added.headers.Location).toBe(`/api/SalesOrderDetail(${added.body.Guid})`);
+    const staged = await wf.step("GET", `/api/SalesOrder(${guid})?$select=TotalPrice&$expand=Details($select=Guid)`);
+    expect(staged.body.TotalPrice).toBe(8);
+    expect(staged.body.Details).toHaveLength(2);
+    // the main data has not moved
+    expect(await total()).toBe(2);
+    expect((await admin.request("GET", `/api/SalesOrderDetail(${added.body.Guid})`)).status).toBe(404);
+    expect((await wf.commit()).status).toBe(200);
+    expect(await total()).toBe(8);
+    expect((await admin.request("GET", `/api/SalesOrderDetail(${added.body.Guid})`)).status).toBe(200);
   });
 });
