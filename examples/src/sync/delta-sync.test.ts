@@ -1,4 +1,6 @@
 /** The guide's sync client (docs/guide/change-tracking.md) against the host, as a client runs it. */
+import { changesSettled } from "@bizdata/test-kit/change-log";
+import { testDatabase } from "@bizdata/test-kit/database";
 import { signedInTenant } from "@bizdata/test-kit/host-app";
 import { describe, expect, it } from "vitest";
 import { type Get, type Mirror, sync } from "./delta-sync.js";
@@ -6,7 +8,12 @@ import { type Get, type Mirror, sync } from "./delta-sync.js";
 describe("the delta sync example", () => {
   it("copies the products, then follows creates, updates and deletes through delta links", async () => {
     const { admin } = await signedInTenant("sync");
-    const get: Get = (url, headers) => admin.request("GET", url, undefined, headers);
+    const db = await testDatabase();
+    // what the test wrote in the log's reach before each read (another worker may hold it back)
+    const get: Get = async (url, headers) => {
+      await changesSettled(db);
+      return admin.request("GET", url, undefined, headers);
+    };
     const post = async (body: unknown) =>
       ((await (await admin.request("POST", "/api/Product", body)).json()) as { Guid: string }).Guid;
     const first = await post({ SKU: "S-1", Cost: 1 });

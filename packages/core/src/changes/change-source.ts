@@ -25,8 +25,22 @@ export interface ChangeSource extends ChangeAuthor {
 /** the changes of a request by `author` to records of `model` */
 export const changeSource = (model: Model, author: ChangeAuthor = {}): ChangeSource => ({ model, ...author });
 
+/** per model, each entity's owner column (null: not owned), asked of every write */
+const owners = new WeakMap<Model, WeakMap<AnyEntity, string | null>>();
+
 /** the column an owned entity's records keep their owner in (the collection's inverse), if `def` is owned */
 export function ownerColumn(source: ChangeSource | undefined, def: AnyEntity): string | undefined {
-  const owner = source?.model.owner(def.name);
-  return owner === undefined ? undefined : columnOf(def, [owner.inverse])?.column;
+  if (source === undefined) return undefined;
+  let columns = owners.get(source.model);
+  if (columns === undefined) {
+    columns = new WeakMap();
+    owners.set(source.model, columns);
+  }
+  let column = columns.get(def);
+  if (column === undefined) {
+    const owner = source.model.owner(def.name);
+    column = (owner && columnOf(def, [owner.inverse])?.column) ?? null;
+    columns.set(def, column);
+  }
+  return column ?? undefined;
 }

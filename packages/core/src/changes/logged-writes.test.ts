@@ -1,3 +1,4 @@
+import { changesSettled } from "@bizdata/test-kit/change-log";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { beforeAll, describe, expect, it } from "vitest";
 import { entity } from "../model/entity.js";
@@ -71,8 +72,10 @@ function write<T>(
 }
 
 /** the tenant's change log, in its order */
-const changesOf = async (t: string): Promise<ChangeRow[]> =>
-  (await inTenant(db, t, (tx) => readChanges(tx, t, { entities: ENTITIES, from: "0", limit: 1000 }))).rows;
+const changesOf = async (t: string): Promise<ChangeRow[]> => {
+  await changesSettled(db);
+  return (await inTenant(db, t, (tx) => readChanges(tx, t, { entities: ENTITIES, from: "0", limit: 1000 }))).rows;
+};
 
 /** what a row says, for comparing */
 const said = ({ entity, key, owner, kind, properties }: ChangeRow) => ({ entity, key, owner, kind, properties });

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChangeRow, inTenant, readChanges } from "@bizdata/core";
 import { sampleModel } from "@bizdata/examples";
+import { changesSettled } from "@bizdata/test-kit/change-log";
 import { testDatabase } from "@bizdata/test-kit/database";
 import { type Caller, signedInTenant } from "@bizdata/test-kit/host-app";
 import { workflow } from "@bizdata/test-kit/workflow-steps";
@@ -22,6 +23,7 @@ const json = async (res: Response) => (await res.json()) as any;
 /** the tenant's change log from its start, in log order */
 async function changesOf(tenantId: string): Promise<ChangeRow[]> {
   const db = await testDatabase();
+  await changesSettled(db);
   return (
     await inTenant(db, tenantId, (tx) => readChanges(tx, tenantId, { entities: ENTITIES, from: "0", limit: 10_000 }))
   ).rows;

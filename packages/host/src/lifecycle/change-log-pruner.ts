@@ -10,6 +10,7 @@ import type { ChangeLogSettings } from "../config.js";
 
 export class ChangeLogPruner {
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly first: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
   constructor(
@@ -20,7 +21,7 @@ export class ChangeLogPruner {
     if (!settings.enabled) return;
     this.timer = setInterval(() => void this.prune(), settings.pruneInterval * 1000).unref();
     // the first soon, not an interval after start: a host that restarts often still prunes
-    setTimeout(() => void this.prune(), 1000).unref();
+    this.first = setTimeout(() => void this.prune(), 1000).unref();
   }
 
   /** deletes what is past the retention now; resolves with how many changes went (0 after a failure) */
@@ -38,6 +39,7 @@ export class ChangeLogPruner {
 
   /** stops pruning and waits for a prune under way (the host closes) */
   async close(): Promise<void> {
+    clearTimeout(this.first);
     clearInterval(this.timer);
     await this.running;
   }

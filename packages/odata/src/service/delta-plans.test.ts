@@ -16,6 +16,7 @@ import {
   type SqlQuery,
   text,
 } from "@bizdata/core";
+import { changesSettled } from "@bizdata/test-kit/change-log";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { serviceHarness } from "@bizdata/test-kit/odata-harness";
 import { type PlanNode, tenantPlan, watched } from "@bizdata/test-kit/query-plans";
@@ -86,6 +87,7 @@ describe.runIf(onPostgres)("a delta read of 1,000 changes among 1,000,000 record
       );
     const search = new URLSearchParams("$select=Code,Amount");
     const token = encodeToken({ kind: "delta", from, began: Date.now(), query: queryDigest("DpRecord", search) });
+    await changesSettled(db);
     caught.length = 0;
     const started = performance.now();
     const res = await call("GET", `/api/DpRecord?${search}&$deltatoken=${token}`);

@@ -17,7 +17,8 @@
  *   service's, or sent with other options than its link's, 400 InvalidDeltaToken.
  *
  * Tracked are reads of an entity set, with `$filter`, `$search`, `$select`, `$expand`, `$orderby`
- * and `$compute`; a read with `$apply`, `$top` or `$skip` of its own answers without a delta link.
+ * and `$compute`; a read with `$apply`, `$top` or `$skip` of its own, or in a workflow step (whose
+ * staged state is in no log), answers without a delta link.
  */
 import { badRequest, type ChangeRow, changeWatermark, inUnit, readChanges } from "@bizdata/core";
 import type { PlannedRead } from "../read/read-planner.js";
@@ -94,6 +95,11 @@ export async function readTracked(
   read: PlannedRead,
 ): Promise<ODataResult | undefined> {
   const { token, search } = tracking;
+  // a workflow step reads its staged state, which no change log holds
+  if (storeOf(service)?.view !== undefined) {
+    if (token !== undefined) throw badRequest("NotSupported", "Follow delta links outside workflows.");
+    return undefined;
+  }
   if (token?.kind === "delta" || token?.kind === "page") return readDelta(service, request, tracking, read);
   const options = new Set([...search.keys()].map((name) => systemQueryOption(name)));
   const own = token === undefined ? UNTRACKABLE : UNTRACKABLE.filter((o) => o !== "$skip");
