@@ -72,6 +72,9 @@ async function signedIn(ctx: TestContext, username = "demo", locale = "en-US"): 
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("button", { name: "Allow" }).click();
   await page.waitForURL(`${host.url}/app/`);
+  // the app takes the code out of the address before it exchanges it for a token: signed in is
+  // when the tenant shows, and a test that navigated before that raced the exchange
+  await page.locator(".who .tenant").waitFor();
   return page;
 }
 
