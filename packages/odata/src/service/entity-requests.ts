@@ -55,8 +55,8 @@ import {
   recordUrl,
   textResult,
 } from "./odata-result.js";
-import { historyOf, readRecordHistory } from "./record-history.js";
 import { ownerGuid, ownerRead, withOwner } from "./owner-collection.js";
+import { historyOf, readRecordHistory } from "./record-history.js";
 import { type ServiceContext, storeOf, writeOptions } from "./service-context.js";
 import { tenantInfo } from "./tenant-info.js";
 import { readTracked, trackingOf } from "./track-changes.js";
