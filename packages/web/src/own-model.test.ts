@@ -56,7 +56,7 @@ it("renders usable pages from the defaults alone, signed in with the service's p
   const context = await newClientContext(browser);
   ctx.onTestFinished(() => context.close());
   const page = await context.newPage();
-  page.setDefaultTimeout(60_000);
+  page.setDefaultTimeout(90_000);
   await page.goto(`${host.url}/app/`);
   await page.getByLabel("Tenant").fill(tenant);
   await page.getByLabel("User name").fill("alice");

@@ -15,7 +15,7 @@ import { serveWebAppHost, type WebAppHost } from "@bizdata/test-kit/web-app-host
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 
-const WAIT = 60_000;
+const WAIT = 90_000;
 const TEST_TIMEOUT = 240_000;
 const shots = process.env.WEB_SHOTS;
 

@@ -6,6 +6,7 @@ export {
   resolveAllReferences,
   resolveReferences,
 } from "./natural-keys.js";
+export { lockOwnerOf } from "./owned-item-writes.js";
 export { type KeyLookups, ReadCache } from "./read-cache.js";
 export {
   type CommitRejection,

@@ -46,8 +46,10 @@ function ownerOf(ctx: WriteContext, def: AnyEntity) {
   return owner;
 }
 
+type Reading = Pick<WriteContext, "session" | "model" | "tenant">;
+
 /** the placement of the stored record `guid` of `def`, read up through its owners; undefined when one is missing */
-async function placementOf(ctx: WriteContext, def: AnyEntity, guid: string): Promise<Placement | undefined> {
+async function placementOf(ctx: Reading, def: AnyEntity, guid: string): Promise<Placement | undefined> {
   const steps: Step[] = [];
   let at = def;
   let key = guid;
@@ -59,6 +61,19 @@ async function placementOf(ctx: WriteContext, def: AnyEntity, guid: string): Pro
     key = record[owner.inverse] as string;
   }
   return { root: at, guid: key, steps };
+}
+
+/**
+ * Locks the root owner of the stored item `guid` of `def` (nothing for a record that is nobody's
+ * item), as the item's writes do first: a check of the item's version before its write
+ * (`If-Match`) that locks the item takes the locks in the order every write of the owner takes
+ * them, owner before items, so that the two never wait for each other.
+ */
+export async function lockOwnerOf(ctx: Reading, def: AnyEntity, guid: string): Promise<void> {
+  if (ctx.model.owner(def.name) === undefined) return;
+  const placement = await placementOf(ctx, def, guid);
+  if (placement === undefined) return;
+  await ctx.session.store.load(ctx.session, placement.root, ctx.tenant.id, [placement.guid], { forUpdate: true });
 }
 
 /** the root's tree, loaded and locked, and the record `steps` lead to in it; undefined when either is gone */

@@ -5,7 +5,15 @@
  * (a workflow step: as the workflow sees it), after it is known to exist — a missing record is a
  * 404 whatever the headers say (RFC 9110 §13.2.1).
  */
-import { type AnyEntity, notFound, recordVersion, ServiceError, type Session } from "@bizdata/core";
+import {
+  type AnyEntity,
+  lockOwnerOf,
+  type Model,
+  notFound,
+  recordVersion,
+  ServiceError,
+  type Session,
+} from "@bizdata/core";
 import { type EntityTags, etagOf, parseEntityTags, tagsMatch } from "./entity-tags.js";
 
 export interface Preconditions {
@@ -58,10 +66,12 @@ export function evaluate(
  * done). A change made with a matching If-Match is a change made knowing the record as it is
  * now; inside a workflow, that re-bases the record's staged change on the main record as it is
  * now (the ETag a workflow shows names the main version), which is how a workflow resolves a
- * commit conflict: read the record again, and send the change with its ETag.
+ * commit conflict: read the record again, and send the change with its ETag. An owned item's
+ * owner is locked first, as the item's write locks it (core's lockOwnerOf).
  */
 export async function checkWrite(
   session: Session,
+  model: Model,
   def: AnyEntity,
   tenantId: string,
   guid: string,
@@ -69,6 +79,7 @@ export async function checkWrite(
 ): Promise<void> {
   if (conditions.ifMatch === undefined && conditions.ifNoneMatch === undefined) return;
   const record = `${def.name}(${guid})`;
+  await lockOwnerOf({ session, model, tenant: { id: tenantId, features: new Set() } }, def, guid);
   const version = await recordVersion(session, def, tenantId, guid, { forUpdate: true });
   if (version === undefined) throw notFound(`${record} does not exist.`);
   evaluate(conditions, record, version, false);

@@ -343,7 +343,7 @@ export async function updateEntity(service: ServiceContext, request: ODataReques
     service.unit,
     async (tx) => {
       await checkOwners(tx, owners, { tenantId });
-      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
       const { ctx, prompts } = await writing(service, tx, request);
       await updateRecord(ctx, entity, guid, body);
       return { ...(await written(tx, request, entity, guid, shape)), prompts: prompts.envelope() };
@@ -364,7 +364,7 @@ export async function deleteEntity(service: ServiceContext, request: ODataReques
     service.unit,
     async (tx) => {
       await checkOwners(tx, owners, { tenantId });
-      await checkWrite(tx, entity, tenantId, guid, conditions);
+      await checkWrite(tx, service.model, entity, tenantId, guid, conditions);
       // an owned item goes as a write of its owner, whose logic runs (core's deleteRecord)
       await deleteRecord((await writing(service, tx, request)).ctx, entity, guid);
     },

@@ -159,7 +159,7 @@ export async function callMethod(
 
   const run = async (tx: Session): Promise<ODataResult> => {
     await checkOwners(tx, owners, { tenantId });
-    if (key !== null) await checkWrite(tx, entity, tenantId, key, conditions);
+    if (key !== null) await checkWrite(tx, service.model, entity, tenantId, key, conditions);
     const { env, prompts } = await methodEnvironment(tx, model, planner, tenantId, ieee754Compatible, {
       unit: service.unit,
       limits: service.writeLimits,

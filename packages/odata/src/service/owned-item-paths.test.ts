@@ -359,3 +359,36 @@ describe("every write of an item runs its owner's logic, at either address", () 
     expect(await totalOf(guid)).toBe(2);
   });
 });
+
+describe("parallel writes to one order's lines", () => {
+  it("thirty at once, through the line (with If-Match) and through the order: each 200 or 412, the total that of the lines", async () => {
+    const { guid, lines } = await order("OK-40", [1, 1]);
+    const [a, b] = lines as [string, string];
+    const writes = Array.from({ length: 30 }, (_, i) => {
+      const quantity = i + 2;
+      switch (i % 3) {
+        case 0:
+          return api.call("PATCH", `/api/SalesOrderDetail(${a})`, {
+            body: { Quantity: quantity },
+            headers: { "If-Match": 'W/"1"' },
+          });
+        case 1:
+          return api.call("PATCH", `/api/SalesOrder(${guid})/Details(${b})`, {
+            body: { Quantity: quantity },
+            headers: { "If-Match": 'W/"1"' },
+          });
+        default:
+          return api.call("PATCH", `/api/SalesOrder(${guid})`, {
+            body: { Details: [{ Guid: a, Quantity: quantity }, { Guid: b }] },
+          });
+      }
+    });
+    const statuses = (await Promise.all(writes)).map((r) => r.status);
+    expect(statuses.filter((s) => s !== 200 && s !== 412)).toEqual([]);
+    // the deep writes of the order all went through; the total is that of the lines as they ended
+    expect(statuses.filter((s, i) => i % 3 === 2 && s === 200)).toHaveLength(10);
+    const ended = await linesOf(guid);
+    const quantities = ended.map((l: { Quantity: number }) => l.Quantity);
+    expect(await totalOf(guid)).toBe(2 * quantities.reduce((n: number, q: number) => n + q, 0));
+  });
+});
