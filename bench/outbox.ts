@@ -94,7 +94,11 @@ export async function runOutbox(
   data: ScenarioData,
   settings: BenchSettings,
 ): Promise<OutboxResult> {
-  const unlogged = await startServer("./host-server.ts", { ...env, CHANGE_LOG: "off" }, { nodeOptions: BUILT_PACKAGES });
+  const unlogged = await startServer(
+    "./host-server.ts",
+    { ...env, CHANGE_LOG: "off" },
+    { nodeOptions: BUILT_PACKAGES },
+  );
   try {
     const create = scenarios.find((s) => s.name === "create")!;
     const token = await signIn(host.url, benchTenant);

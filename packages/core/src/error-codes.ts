@@ -103,7 +103,10 @@ export const ERROR_CODES = {
 
   // the MCP tools
   InvalidArguments: { status: 400, meaning: "An MCP tool's arguments do not match its input schema." },
-  NoWorkflow: { status: 400, meaning: "An MCP tool names no workflow and its connection holds none; name one or stage a change." },
+  NoWorkflow: {
+    status: 400,
+    meaning: "An MCP tool names no workflow and its connection holds none; name one or stage a change.",
+  },
   KeyAmbiguous: { status: 400, meaning: "An MCP tool's natural key matches several records; give the Guid." },
 
   // the host

@@ -166,6 +166,7 @@ export function insertStatement(
   return insertWith(insertTextsOf(def), def, tenantId, records, []);
 }
 
+/** the insert of `texts` for the records: the tenant, their columns' values, then `more` parameters */
 function insertWith(
   texts: { readonly one: string; readonly many: string },
   def: AnyEntity,
