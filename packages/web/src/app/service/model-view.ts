@@ -238,6 +238,16 @@ export function readModel(csdl: Json): ModelView {
 }
 
 /** the property at a path of `entity` (`SellToCustomer/Name` through the reference), with the entity that holds it */
+/** the property a reference to `target` is written and shown by: its natural key, else its Guid */
+export const referenceKeyOf = (model: ModelView, target: string): string =>
+  model.entities.get(target)?.naturalKey ?? "Guid";
+
+/** a reference's value (the expanded target, or none) as the text of its key, for an input */
+export function referenceKeyText(model: ModelView, target: string, value: unknown): string {
+  const current = value as Record<string, unknown> | null | undefined;
+  return current ? String(current[referenceKeyOf(model, target)] ?? current.Guid ?? "") : "";
+}
+
 export function propertyAt(
   model: ModelView,
   entity: EntityView,

@@ -4,11 +4,11 @@
  * and of owned collections with their own columns; and the `$filter` a column's filter text means.
  */
 import { quoted } from "./http.js";
-import { type EntityView, type ModelView, type PropertyView, propertyAt } from "./model-view.js";
+import { type EntityView, type ModelView, type PropertyView, propertyAt, referenceKeyOf } from "./model-view.js";
 
 /** what a shown reference needs of its target: its title and natural key */
 const referenceSelect = (model: ModelView, target: string) => {
-  const nk = model.entities.get(target)?.naturalKey ?? "Guid";
+  const nk = referenceKeyOf(model, target);
   return nk === "Guid" ? ["Title"] : ["Title", nk];
 };
 

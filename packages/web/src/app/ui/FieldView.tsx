@@ -3,7 +3,7 @@
  * while editing an input typed from the property, with the prompts keyed by it beside it.
  */
 import { useId } from "preact/hooks";
-import type { PropertyView } from "../service/model-view.js";
+import { type PropertyView, referenceKeyText } from "../service/model-view.js";
 import type { Prompt } from "../service/prompts.js";
 import { valueAt } from "../service/queries.js";
 import { recordHref, useSession } from "./context.js";
@@ -44,9 +44,6 @@ export function FieldView(props: {
       />
     );
   } else if (writable && property.kind === "reference") {
-    const target = model.entities.get(property.target);
-    const key = target?.naturalKey ?? "Guid";
-    const current = value as Record<string, unknown> | null | undefined;
     shown = (
       <ReferenceInput
         id={id}
@@ -54,7 +51,7 @@ export function FieldView(props: {
         model={model}
         target={property.target}
         {...(property.valueHelp && { shown: property.valueHelp.shown })}
-        value={current ? String(current[key] ?? current.Guid ?? "") : ""}
+        value={referenceKeyText(model, property.target, value)}
         required={!property.nullable}
         describedBy={notesId}
         invalid={invalid}

@@ -5,7 +5,7 @@
  */
 import { useId, useState } from "preact/hooks";
 import { t } from "../i18n.js";
-import { type EntityView, type PropertyView, propertyAt } from "../service/model-view.js";
+import { type EntityView, type PropertyView, propertyAt, referenceKeyText } from "../service/model-view.js";
 import { notesAt, type Prompts } from "../service/prompts.js";
 import { itemColumns, valueAt } from "../service/queries.js";
 import { useSession } from "./context.js";
@@ -122,8 +122,6 @@ function Cell(props: {
       </>
     );
   if (property.kind === "reference") {
-    const key = model.entities.get(property.target)?.naturalKey ?? "Guid";
-    const current = value as Record<string, unknown> | null | undefined;
     return (
       <>
         {label}
@@ -133,7 +131,7 @@ function Cell(props: {
           model={model}
           target={property.target}
           {...(property.valueHelp && { shown: property.valueHelp.shown })}
-          value={current ? String(current[key] ?? current.Guid ?? "") : ""}
+          value={referenceKeyText(model, property.target, value)}
           required={!property.nullable}
           onCommit={props.onChange}
         />

@@ -7,7 +7,7 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import { t } from "../i18n.js";
 import { type Http, quoted } from "../service/http.js";
-import type { ModelView, ScalarType } from "../service/model-view.js";
+import { type ModelView, referenceKeyOf, type ScalarType } from "../service/model-view.js";
 import { isNumeric } from "../service/queries.js";
 
 export interface InputType {
@@ -106,7 +106,7 @@ export function ReferenceInput(props: {
   const [options, setOptions] = useState<{ key: string; shown: string }[]>([]);
   useEffect(() => setText(props.value), [props.value]);
   const entity = props.model.entities.get(props.target);
-  const key = entity?.naturalKey ?? "Guid";
+  const key = referenceKeyOf(props.model, props.target);
   useEffect(() => {
     if (entity?.set === undefined || text.trim() === "") return;
     const shown = ["Title", ...(props.shown ?? [])];
