@@ -7,6 +7,8 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { sampleFeatures } from "@bizdata/examples";
+import { setFeature } from "@bizdata/host";
 import { serve } from "@hono/node-server";
 import {
   type CallToolResult,
@@ -18,6 +20,8 @@ import {
   type LoggingMessageNotification,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { testDatabase } from "./database.js";
+import { type Caller, signedInTenant, signIn } from "./host-app.js";
 
 type App = { fetch: (request: Request, env?: unknown) => Response | Promise<Response> };
 
@@ -121,3 +125,22 @@ export async function connect(url: string, token: string, options: ConnectOption
 
 /** the structured content of a tool result (what the tests read) */
 export const content = (result: CallToolResult): any => result.structuredContent;
+
+/**
+ * A tenant for the workflow tools' tests, served on a free port: the sample features on, a
+ * product P-10 at price 10 and a customer C-LOW whose credit limit of 50 a larger order exceeds
+ * (the credit-limit question), and an admin's token
+ */
+export async function creditLimitTenant(name: string): Promise<{ admin: Caller; host: Listening; token: string }> {
+  const tenant = await signedInTenant(name);
+  const { admin } = tenant;
+  for (const f of sampleFeatures) await setFeature(await testDatabase(), admin.tenantId, f, true);
+  for (const [entity, body] of [
+    ["Product", { SKU: "P-10", Price: 10 }],
+    ["Customer", { Id: "C-LOW", CreditLimit: 50 }],
+  ] as const) {
+    const res = await admin.request("POST", `/api/${entity}`, body);
+    if (res.status !== 201) throw new Error(`${entity} not created: ${res.status} ${await res.text()}`);
+  }
+  return { admin, host: await listen(tenant.app), token: await signIn(tenant.app, admin.tenantId, "admin") };
+}

@@ -8,13 +8,10 @@
  * another call, it is a JSON-RPC error (-32602), and a question it carries is answered once. The
  * sample domain's credit-limit question is the question; what was saved is read over plain HTTP.
  */
-import { sampleFeatures } from "@bizdata/examples";
-import { testDatabase } from "@bizdata/test-kit/database";
 import { type Caller, dataOf, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
-import { connect, content, type Elicit, type Listening, listen } from "@bizdata/test-kit/mcp-host";
+import { connect, content, creditLimitTenant, type Elicit, type Listening } from "@bizdata/test-kit/mcp-host";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setFeature } from "../tenants/tenant-admin.js";
 
 let host: Listening;
 let admin: Caller;
@@ -28,17 +25,7 @@ const saved = async (doc: string) =>
     .value;
 
 beforeAll(async () => {
-  const tenant = await signedInTenant("mcp-mrtr");
-  admin = tenant.admin;
-  for (const f of sampleFeatures) await setFeature(await testDatabase(), admin.tenantId, f, true);
-  for (const [entity, body] of [
-    ["Product", { SKU: "P-10", Price: 10 }],
-    ["Customer", { Id: "C-LOW", CreditLimit: 50 }],
-  ] as const) {
-    expect((await admin.request("POST", `/api/${entity}`, body)).status).toBe(201);
-  }
-  host = await listen(tenant.app);
-  token = await signIn(tenant.app, admin.tenantId, "admin");
+  ({ admin, host, token } = await creditLimitTenant("mcp-mrtr"));
 });
 
 afterAll(() => host?.close());

@@ -7,12 +7,16 @@
  * session keeps its workflow between requests (the 2026-07-28 client: mcp-requests-alone.test.ts).
  */
 import { randomUUID } from "node:crypto";
-import { sampleFeatures } from "@bizdata/examples";
-import { testDatabase } from "@bizdata/test-kit/database";
-import { type Caller, dataOf, signedInTenant, signIn } from "@bizdata/test-kit/host-app";
-import { type ConnectOptions, connect, content, type Elicit, type Listening, listen } from "@bizdata/test-kit/mcp-host";
+import { type Caller, dataOf } from "@bizdata/test-kit/host-app";
+import {
+  type ConnectOptions,
+  connect,
+  content,
+  creditLimitTenant,
+  type Elicit,
+  type Listening,
+} from "@bizdata/test-kit/mcp-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setFeature } from "../tenants/tenant-admin.js";
 
 let host: Listening;
 let admin: Caller;
@@ -33,17 +37,7 @@ const saved = async (doc: string) =>
   ).value;
 
 beforeAll(async () => {
-  const tenant = await signedInTenant("mcp-wf");
-  admin = tenant.admin;
-  for (const f of sampleFeatures) await setFeature(await testDatabase(), admin.tenantId, f, true);
-  for (const [entity, body] of [
-    ["Product", { SKU: "P-10", Price: 10 }],
-    ["Customer", { Id: "C-LOW", CreditLimit: 50 }],
-  ] as const) {
-    expect((await admin.request("POST", `/api/${entity}`, body)).status).toBe(201);
-  }
-  host = await listen(tenant.app);
-  token = await signIn(tenant.app, admin.tenantId, "admin");
+  ({ admin, host, token } = await creditLimitTenant("mcp-wf"));
 });
 
 afterAll(() => host?.close());
