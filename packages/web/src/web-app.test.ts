@@ -101,7 +101,7 @@ describe("the web app against the reference host", () => {
       await page.locator("th[aria-sort=ascending]").waitFor();
       await page.getByRole("button", { name: "SKU" }).click();
       await page.locator("th[aria-sort=descending]").waitFor();
-      await expect.poll(async () => (await rowTexts(page))[0]).toMatch(/^SKU-000045/);
+      await expect.poll(async () => (await rowTexts(page))[0], { timeout: WAIT }).toMatch(/^SKU-000045/);
       if (shots) await page.screenshot({ path: join(shots, "list.png"), fullPage: true });
       // filtered by a column: SKUs containing SKU-00003 (30…39), still sorted
       await page.getByLabel("Filter SKU").fill("SKU-00003");
@@ -116,7 +116,9 @@ describe("the web app against the reference host", () => {
       await page.getByRole("searchbox", { name: "Search" }).fill(word);
       await page.getByRole("button", { name: "Search", exact: true }).click();
       await expect
-        .poll(async () => (await rowTexts(page)).every((r) => r.toLowerCase().includes(word.toLowerCase())))
+        .poll(async () => (await rowTexts(page)).every((r) => r.toLowerCase().includes(word.toLowerCase())), {
+          timeout: WAIT,
+        })
         .toBe(true);
     },
     TEST_TIMEOUT,
@@ -188,7 +190,7 @@ describe("object pages", () => {
       expect(await post.isEnabled()).toBe(true);
       await post.click();
       await page.getByRole("status").filter({ hasText: "Post done." }).waitFor();
-      await expect.poll(() => post.isDisabled()).toBe(true);
+      await expect.poll(() => post.isDisabled(), { timeout: WAIT }).toBe(true);
       expect((await api("GET", `/Journal(${open.Guid})?$select=IsPosted`)).IsPosted).toBe(true);
     },
     TEST_TIMEOUT,
@@ -209,7 +211,7 @@ describe("editing in a workflow", () => {
       await form.getByLabel("Quantity").fill("100000");
       await form.getByRole("button", { name: "Add" }).click();
       const lines = page.getByRole("region", { name: "Lines" });
-      await expect.poll(() => lines.locator("tbody tr").count()).toBe(order.Details.length + 1);
+      await expect.poll(() => lines.locator("tbody tr").count(), { timeout: WAIT }).toBe(order.Details.length + 1);
       // nothing reached the main data yet
       expect((await api("GET", `/SalesOrder(${order.Guid})?$expand=Details`)).Details).toHaveLength(
         order.Details.length,
@@ -221,7 +223,7 @@ describe("editing in a workflow", () => {
       // the focus is in the dialog and stays there
       const focused = () =>
         dialog.getByRole("button", { name: "Save anyway" }).evaluate((el) => el === el.ownerDocument.activeElement);
-      await expect.poll(focused).toBe(true);
+      await expect.poll(focused, { timeout: WAIT }).toBe(true);
       await page.keyboard.press("Tab");
       await page.keyboard.press("Tab");
       expect(await focused()).toBe(true);
@@ -251,8 +253,9 @@ describe("editing in a workflow", () => {
       await page.getByRole("status").filter({ hasText: "Editing" }).waitFor();
       const quantity = page.getByRole("region", { name: "Lines" }).getByLabel("Quantity, Line 1");
       await quantity.fill("0");
+      // Save at once, as a person does who leaves the field by clicking it: the save waits for
+      // the field's staged change, and its errors are not hidden by the change's answer
       await quantity.blur();
-      await page.getByRole("status").filter({ hasText: "Editing" }).waitFor();
       await page.getByRole("button", { name: "Save" }).click();
       await page.getByRole("alert").filter({ hasText: "Nothing was saved" }).waitFor();
       const cell = page.getByRole("region", { name: "Lines" }).locator("td.invalid");
@@ -276,8 +279,10 @@ describe("editing in a workflow", () => {
       await page.getByRole("button", { name: "Edit" }).click();
       const description = page.getByRole("region", { name: "Order" }).getByLabel("Description");
       await description.fill("Changed in the web app");
+      // the change is staged when its PATCH has answered: a reload before that would lose it
+      const staged = page.waitForResponse((r) => r.request().method() === "PATCH");
       await description.blur();
-      await page.getByRole("status").filter({ hasText: "Editing" }).waitFor();
+      expect((await staged).status()).toBe(200);
       await page.reload();
       await page.getByRole("status").filter({ hasText: "still open" }).waitFor();
       expect(await description.inputValue()).toBe("Changed in the web app");

@@ -6,7 +6,7 @@
  * by, questions as dialogs answered through their choice link; Save commits (200 closes the
  * edit, 422 asks the pending question, 400 marks the fields the save refused), Discard closes.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.js";
 import { type Answer, errorText } from "../service/http.js";
 import { type EntityView, groupsOf, type OperationView, type PropertyView, propertyAt } from "../service/model-view.js";
@@ -102,21 +102,34 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
     return ok;
   };
 
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    try {
-      await work();
-    } finally {
-      setBusy(false);
-    }
+  /** the page's operations, one after the other (see run) */
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  /**
+   * Runs `work` once every operation started before it has ended. A person who leaves a field
+   * and at once clicks Save starts the save before the button shows disabled: it must wait for
+   * the field's staged change, and the answers must be shown in the order they were asked for
+   * (the change's prompts after the save's would hide the save-time errors).
+   */
+  const run = (work: () => Promise<void>): Promise<void> => {
+    const done = queue.current.then(async () => {
+      setBusy(true);
+      try {
+        await work();
+      } finally {
+        setBusy(false);
+      }
+    });
+    queue.current = done.catch(() => {});
+    return done;
   };
 
   const edit = () =>
     run(async () => {
       const wf = await openWorkflow(http, stagingKey);
+      // the record as the workflow sees it before its fields open for typing
+      await load(wf);
       setWorkflow(wf);
       setStatus({ text: t("editing") });
-      await load(wf);
     });
 
   /** stages one change of the record (or of an owned item under it) and reads the record again */
@@ -128,21 +141,22 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
       await load();
     });
 
-  const save = () =>
-    run(async () => {
-      if (!workflow) return;
-      const answer = await workflow.commit();
-      if (answer.status === 200) {
-        await workflow.close();
-        setWorkflow(undefined);
-        setPrompts(promptsOf(answer.body));
-        setStatus({ text: t("saved") });
-        await load(null);
-        return;
-      }
-      show(answer, true);
-      setStatus({ text: answer.status === 422 ? t("questionPending") : t("notSaved"), error: answer.status !== 422 });
-    });
+  /** commits the open workflow (an operation's work: run it through `run`) */
+  const commit = async () => {
+    if (!workflow) return;
+    const answer = await workflow.commit();
+    if (answer.status === 200) {
+      await workflow.close();
+      setWorkflow(undefined);
+      setPrompts(promptsOf(answer.body));
+      setStatus({ text: t("saved") });
+      await load(null);
+      return;
+    }
+    show(answer, true);
+    setStatus({ text: answer.status === 422 ? t("questionPending") : t("notSaved"), error: answer.status !== 422 });
+  };
+  const save = () => run(commit);
 
   const discard = () =>
     run(async () => {
@@ -162,7 +176,7 @@ export function ObjectPage(props: { readonly entity: EntityView; readonly guid: 
       show(answered);
       if (answered.status !== 200) setStatus({ text: errorText(answered), error: true });
       await load();
-      if (asked.fromCommit && answered.status === 200) await save();
+      if (asked.fromCommit && answered.status === 200) await commit();
     });
 
   const call = (operation: OperationView, args: Record<string, unknown>) =>

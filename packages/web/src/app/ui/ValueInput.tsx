@@ -44,6 +44,10 @@ export function ScalarInput(props: {
   readonly onCommit: (value: unknown) => void;
 }) {
   const { type } = props;
+  // what the person types, until the value itself changes: a render meanwhile (the answer of a
+  // change made in another field) must not put the old value back under their cursor
+  const [draft, setDraft] = useState<string | undefined>(undefined);
+  useEffect(() => setDraft(undefined), [props.value]);
   const common = {
     id: props.id,
     "aria-describedby": props.describedBy,
@@ -80,7 +84,8 @@ export function ScalarInput(props: {
       type={inputKind(type.type)}
       step={isNumeric(type.type) ? "any" : undefined}
       maxLength={type.maxLength}
-      value={props.value === null || props.value === undefined ? "" : String(props.value)}
+      value={draft ?? (props.value === null || props.value === undefined ? "" : String(props.value))}
+      onInput={(e) => setDraft(e.currentTarget.value)}
       onChange={(e) => props.onCommit(parsedValue(type, e.currentTarget.value))}
     />
   );
@@ -108,7 +113,8 @@ export function ReferenceInput(props: {
   const entity = props.model.entities.get(props.target);
   const key = referenceKeyOf(props.model, props.target);
   useEffect(() => {
-    if (entity?.set === undefined || text.trim() === "") return;
+    // suggestions for what the person types, not for the value the field opened with
+    if (entity?.set === undefined || text.trim() === "" || text === props.value) return;
     const shown = ["Title", ...(props.shown ?? [])];
     const filter =
       key === "Guid"
