@@ -78,6 +78,19 @@ describe("GET /api/{Entity}", () => {
     expect(all).toEqual(skus);
   });
 
+  it("links the next page with $search and $expand as sent: a %3B and a %25 in them stay escapes, a ';' a ';'", async () => {
+    const query = "$select=SKU&$search=Item%20OR%20x%3By&$expand=Uoms($select=Name;$filter=Name%20eq%20'100%25')";
+    const first = await json(await api.call("GET", `/api/Product?${query}`));
+    expect(first.value).toHaveLength(limits.queryLimits.maxPageSize);
+    const link = new URL(first["@odata.nextLink"], "http://host");
+    expect(link.search).toBe(
+      "?%24select=SKU&%24search=Item+OR+x%3By&%24expand=Uoms%28%24select%3DName;%24filter%3DName+eq+%27100%25%27%29&%24skip=50",
+    );
+    const second = await json(await api.call("GET", first["@odata.nextLink"]));
+    expect(second.value).toHaveLength(10);
+    expect(second.value[0]).toMatchObject({ Uoms: [] });
+  });
+
   it.each([
     ["SKU desc", [...skus].reverse()],
     ["SKU", skus],

@@ -346,6 +346,9 @@ describe("$search as the ABNF's searchExpr", () => {
     ["Details($search='ones;'%3B$select=LineNumber)", "SO-001", [1]],
     ["Details($select=LineNumber%3B$search=blue)", "SO-001", [1]],
     ["Details($search=blue%3B$select=LineNumber)", "SO-001", [1]],
+    // a %3B that no option follows is a ';' of the word, as in a $search of its own
+    ["Details($select=LineNumber;$search=ones%3B)", "SO-001", [1]],
+    ["Details($search=ones%3B%3B$select=LineNumber)", "SO-001", [1]],
   ])("$expand=%s", async (expand, doc, lines) => {
     const body = await ok(`/api/SalesOrder(${fixture.guids.SalesOrder![doc]!})?$select=DocNumber&$expand=${expand}`);
     expect(dataOf(body).Details.map((d: { LineNumber: number }) => d.LineNumber)).toEqual(lines);

@@ -96,6 +96,16 @@ export async function methodEnvironment(
   return { env, prompts };
 }
 
+/**
+ * Whether the query parameter `name` of a method call is one of its arguments (OData 4.01
+ * `nameAndValue`): a declared parameter is; system query options (`$` optional, OData 4.01) and
+ * parameter aliases shape the result; anything else is an argument the method rejects by name.
+ *
+ * @example isMethodArgument({ customerId: … }, "$select") // false
+ */
+export const isMethodArgument = (params: object, name: string): boolean =>
+  Object.hasOwn(params, name) || (systemQueryOption(name) === undefined && !name.startsWith("@"));
+
 /** calls the method a path names and answers with its outcome (`@userprompts` included) */
 export async function callMethod(
   service: ServiceContext,
@@ -128,11 +138,8 @@ export async function callMethod(
     );
   }
   const ieee754Compatible = request.ieee754Compatible ?? false;
-  // arguments: inline `Name(a=1)`, then the query string, then (POST) the JSON body. A declared
-  // parameter is an argument; system query options (`$` optional, OData 4.01) and parameter
-  // aliases shape the result; anything else is an argument the method rejects by name
-  const isArgument = (name: string) =>
-    Object.hasOwn(declaration.params, name) || (systemQueryOption(name) === undefined && !name.startsWith("@"));
+  // arguments: inline `Name(a=1)`, then the query string, then (POST) the JSON body
+  const isArgument = (name: string) => isMethodArgument(declaration.params, name);
   const given: Record<string, unknown> = {};
   for (const [name, l] of Object.entries(path.inlineArgs)) given[name] = printExpr(l);
   for (const [name, value] of request.search) if (isArgument(name)) given[name] = value;

@@ -9,6 +9,7 @@
 import { type PromptEnvelope, promptAnnotation, type UnitOfWork } from "@bizdata/core";
 import { etagOf } from "../conditional/entity-tags.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
+import { queryString } from "../syntax/query-parameters.js";
 import type { ODataRequest } from "./odata-request.js";
 import { jsonContentType } from "./response-format.js";
 
@@ -94,7 +95,7 @@ export const nextLinkOf =
     const next = new URLSearchParams([...request.search].filter(([name]) => systemQueryOption(name) !== "$skip"));
     next.set("$skip", String(skip));
     if (request.formatOption !== undefined) next.set("$format", request.formatOption);
-    return `${basePath}/${path}?${next}`;
+    return `${basePath}/${path}?${queryString(next)}`;
   };
 
 /**

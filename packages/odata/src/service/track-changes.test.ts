@@ -89,6 +89,17 @@ describe("change tracking", () => {
     );
   });
 
+  it("follows a delta link whose $search and $expand hold a %3B and a %25, read back as sent", async () => {
+    const t = await api();
+    const kept = await t.post("/api/Product", { SKU: "K", SalesDescription: "steel; 100%" });
+    const query = "$select=SKU&$search=steel%3B&$expand=Uoms($filter=Name%20eq%20'a%3Bb%25'%3B$select=Name)";
+    const first = await t.get(`/api/Product?${query}`, TRACK);
+    expect(first.value).toEqual([{ Guid: kept, SKU: "K", Uoms: [] }]);
+    await t.call("PATCH", `/api/Product(${kept})`, { body: { Cost: 2 } });
+    // the link's options digest as the read's did: the same query, not "another query"
+    expect((await t.get(path(first["@odata.deltaLink"]))).value).toEqual([{ Guid: kept, SKU: "K", Uoms: [] }]);
+  });
+
   it("counts a change of an expanded owned item as one of its owner", async () => {
     const t = await api();
     await t.post("/api/Product", { SKU: "P" });

@@ -24,6 +24,7 @@ import { badRequest, type ChangeRow, changeWatermark, inUnit, readChanges } from
 import type { PlannedRead } from "../read/read-planner.js";
 import { runCollection, runKeyed } from "../read/run-read.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
+import { queryString } from "../syntax/query-parameters.js";
 import {
   checkRetention,
   type DeltaToken,
@@ -67,7 +68,7 @@ const UNTRACKABLE = ["$apply", "$top", "$skip"];
 /** a tracked link: the request's path with `options` (and the client's `$format`) */
 function linkOf(service: ServiceContext, request: ODataRequest, options: URLSearchParams): string {
   if (request.formatOption !== undefined) options.set("$format", request.formatOption);
-  return `${service.basePath}/${request.path}?${options}`;
+  return `${service.basePath}/${request.path}?${queryString(options)}`;
 }
 
 /** the delta link that reads the changes from watermark `from`, read at `at` */

@@ -28,6 +28,7 @@ import {
   Comma,
   DollarCount,
   DollarIt,
+  EncodedSemicolon,
   Identifier,
   In,
   LParen,
@@ -66,11 +67,15 @@ export class ExpressionParser extends EmbeddedActionsParser {
   protected textLength = 0;
   /** nesting of `commonExpr` and unary operators, capped by `maxExpressionDepth` before the stack is */
   protected depth = 0;
-  /** the text (a `$search`) keeps `%25` and `%3B` encoded (deferred-escapes.ts): its terms decode them */
+  /** the text (`$search`, `$expand`) keeps `%25` and `%3B` encoded (deferred-escapes.ts): its terms and strings decode them */
   private deferredEscapes = false;
 
   constructor() {
-    super([...allTokens, ...allSearchTokens], { recoveryEnabled: false, maxLookahead: 2, errorMessageProvider });
+    super([...allTokens, EncodedSemicolon, ...allSearchTokens], {
+      recoveryEnabled: false,
+      maxLookahead: 2,
+      errorMessageProvider,
+    });
   }
 
   /** Points the (reused) parser at a new input; setting `input` also calls `reset`. */
@@ -170,7 +175,10 @@ export class ExpressionParser extends EmbeddedActionsParser {
       const problem = literalProblem(token);
       if (problem !== undefined) this.fail(token.startOffset, problem);
     }
-    return literalOf(token);
+    const literal = literalOf(token);
+    return literal.kind === "string" && this.deferredEscapes
+      ? { ...literal, value: this.unescaped(literal.value) }
+      : literal;
   }
 
   /** ABNF `parameterAlias`: `@name` */

@@ -12,5 +12,5 @@ export { parseResourcePath } from "./parse-resource-path.js";
 export { parseSearch } from "./parse-search.js";
 export { parseExpand, parseSelect } from "./parse-select-expand.js";
 export { printExpr } from "./print-expr.js";
-export { queryParameters } from "./query-parameters.js";
+export { queryParameters, queryString } from "./query-parameters.js";
 export { QuerySyntaxError } from "./syntax-error.js";

@@ -4,7 +4,7 @@
  */
 import { type ILexerConfig, type IToken, Lexer } from "chevrotain";
 import { nestedSearchTokens, SearchOptionStart, searchTokens } from "./search-tokens.js";
-import { allTokens } from "./tokens.js";
+import { allTokens, EncodedSemicolon } from "./tokens.js";
 
 const options: ILexerConfig = {
   // offsets are all errors and AST positions need; lines and columns would be wasted work
@@ -18,19 +18,19 @@ const options: ILexerConfig = {
 /** query options and resource path segments */
 export const queryLexer = new Lexer(allTokens, options);
 
-/**
- * Search words are any characters but a few, a set whose first characters Chevrotain cannot
- * list, so the search lexers go without that optimisation (search values are short).
- */
-const searchOptions: ILexerConfig = { ...options, ensureOptimizations: false };
-
 /** a `$search` value (search-tokens.ts) */
-export const searchLexer = new Lexer(searchTokens, searchOptions);
+export const searchLexer = new Lexer(searchTokens, options);
 
-/** an `$expand` value: the query tokens, and a search mode from `$search=` to the `;` or `)` that ends it */
+/**
+ * an `$expand` value, `%3B` kept encoded (queryParameters): the query tokens and the encoded `;`,
+ * and a search mode from `$search=` to the `;` or `)` that ends it
+ */
 export const expandLexer = new Lexer(
-  { modes: { expand: [SearchOptionStart, ...allTokens], search: nestedSearchTokens }, defaultMode: "expand" },
-  searchOptions,
+  {
+    modes: { expand: [SearchOptionStart, EncodedSemicolon, ...allTokens], search: nestedSearchTokens },
+    defaultMode: "expand",
+  },
+  options,
 );
 
 export interface LexingError {

@@ -147,8 +147,33 @@ describe("$search inside $expand", () => {
     ["Details($search=(blue OR red) NOT x;$top=2)", "(and (or blue red) (not x))"],
     ['Details($top=2;$search="a; b)" 100%)', '(and "a; b)" 100%)'],
     ["Details($search=a$b=c)", "a$b=c"],
+    // the value keeps %3B and %25 (queryParameters): a %3B where no option follows is the word's ';'
+    ["Manager($search=a%3Bb)", "a;b"],
+    ["Manager($search=a%3bb)", "a;b"],
+    ["Manager($search=a%3B)", "a;"],
+    ["Manager($search=%3Ba OR b%3B%3Bc)", "(or ;a b;;c)"],
+    ["Manager($search=a%3B=b)", "a;=b"],
+    ["Manager($search=AND%3B)", "AND;"],
+    ["Manager($search=100%25 %2525)", "(and 100% %25)"],
+    ['Manager($search="a%3Bb")', '"a;b"'],
+    // before another option it ends the search, as a ';' does
+    ["Manager($search=blue%3B$top=2)", "blue"],
+    ["Manager($search=blue%3Btop=2)", "blue"],
+    ["Manager($search=NOT%3B$top=2)", "NOT"],
+    ["Manager($search='a;b'%3B$select=A)", "a;b"],
+    ["Manager($search=blue%3B%3B$top=2)", "blue;"],
   ])("%s", (text, expected) => {
     expect(search(text)).toBe(expected);
+  });
+
+  it("reads %3B as the ';' between options, and %3B and %25 in strings as ';' and '%'", () => {
+    const [item] = parseExpand("Details($select=A%3B$filter=A eq 'x%3By%25'%3B$search=b%3B$top=1)");
+    expect(item!.options).toMatchObject({
+      select: [{ path: ["A"] }],
+      filter: { kind: "binary", right: { kind: "string", value: "x;y%" } },
+      search: { kind: "word", value: "b" },
+      top: 1,
+    });
   });
 
   it("ends at ';' and at the item's ')', so other options and items follow", () => {
@@ -170,6 +195,12 @@ describe("$search inside $expand", () => {
     ["Details($search=a;$search=b)", 18, "option '$search' is repeated"],
     ["Details($search=(a)", 19, "expected ')' but found end of input"],
     ['Details($search="a)', 16, "unterminated phrase"],
+    // an encoded ';' before a misspelt option ends the search all the same: the option is refused
+    [
+      "Details($search=blue%3B$selct=A)",
+      23,
+      "expected $select, $filter, $orderby, $top, $skip, $count, $expand, $compute, $search or $apply but found '$selct'",
+    ],
   ])("rejects %j at %d: %s", (text, position, problem) => {
     expect(() => parseExpand(text)).toThrow(new QuerySyntaxError("$expand", position, problem));
   });

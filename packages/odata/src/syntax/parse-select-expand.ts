@@ -14,12 +14,14 @@ export function parseSelect(text: string, limits: QueryLimits = defaultQueryLimi
 
 /**
  * Parses an `$expand` value with its nested options in parentheses, separated by `;`
- * (`$select $filter $orderby $top $skip $count $expand $compute $search`). Depth and items per level are
- * capped by `maxExpandDepth`/`maxExpandWidth`. Errors in nested options are reported for
- * `$expand` at their offset in the whole `$expand` value.
+ * (`$select $filter $orderby $top $skip $count $expand $compute $search $apply`). Depth and items
+ * per level are capped by `maxExpandDepth`/`maxExpandWidth`. Errors in nested options are reported
+ * for `$expand` at their offset in the whole `$expand` value. As a `$search` value, the text keeps
+ * `%3B` and `%25` encoded (queryParameters): a `%3B` is the `;` between options, but in a nested
+ * search where no option follows it, a `;` of the word; strings decode both (deferred-escapes.ts).
  *
  * @example parseExpand("Details($select=Quantity;$filter=Quantity gt 5;$expand=Product($select=SKU))")
  */
 export function parseExpand(text: string, limits: QueryLimits = defaultQueryLimits): ExpandItem[] {
-  return runRule("$expand", text, limits, (p) => p.expand(), expandLexer);
+  return runRule("$expand", text, limits, (p) => p.expand(), expandLexer, true);
 }

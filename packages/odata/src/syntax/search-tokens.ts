@@ -32,15 +32,48 @@ export const SearchPhrase = createToken({
 });
 
 /**
- * any run of characters but blanks, parentheses, `"` and `;`, not starting with `'` (ABNF
- * `searchWord`: `O'Brien` is a word, `'…'` the quoted form below)
+ * The characters a word can start with, for the lexer's first-character optimisation: every one
+ * but blanks, parentheses, `"`, `;` and `'`. Chevrotain cannot list them from a complement set
+ * (`[^…]`), and without them it tries every pattern at every token. Characters past 255 share
+ * buckets, so listing all of them is what tells it a word may start with any.
  */
-export const SearchWord = createToken({
-  name: "SearchWord",
-  pattern: /[^\s()";'][^\s()";]*/,
-  categories: [SearchWordCategory, SearchTermStart],
-  label: "a search term",
-});
+const WORD_START: readonly number[] = Array.from({ length: 0x10000 }, (_, code) => code).filter(
+  (code) => !" \t\n\v\f\r()\";'".includes(String.fromCharCode(code)),
+);
+
+/** the operator words as a category each: the parser takes the `AND` of either lexer */
+export const SearchAnd = createToken({ name: "SearchAnd", pattern: Lexer.NA, label: "'AND'" });
+export const SearchOr = createToken({ name: "SearchOr", pattern: Lexer.NA, label: "'OR'" });
+export const SearchNot = createToken({ name: "SearchNot", pattern: Lexer.NA, label: "'NOT'" });
+
+/**
+ * A word of `pattern` and the operator words of a lexer (mode): an operator is the word itself
+ * when more follows it (`ANDROID`), so each lexer's operators name its own word as `longer_alt`.
+ */
+function wordTokens(where: string, pattern: RegExp): TokenType[] {
+  const word = createToken({
+    name: `SearchWord${where}`,
+    pattern,
+    start_chars_hint: [...WORD_START],
+    categories: [SearchWordCategory, SearchTermStart],
+    label: "a search term",
+  });
+  const operator = (category: TokenType, image: string) =>
+    createToken({
+      name: `${category.name}${where}`,
+      pattern: image,
+      longer_alt: word,
+      categories: [category, SearchTermStart],
+      label: `'${image}'`,
+    });
+  return [operator(SearchAnd, "AND"), operator(SearchOr, "OR"), operator(SearchNot, "NOT"), word];
+}
+
+/**
+ * ABNF `searchWord`: any run of characters but blanks, parentheses, `"` and `;`, not starting
+ * with `'` (`O'Brien` is a word, `'…'` the quoted form below)
+ */
+const WORD = /[^\s()";'][^\s()";]*/;
 
 /**
  * ABNF `searchExpr-incomplete`: a whole search value in single quotes (`''` for a quote), which
@@ -53,19 +86,6 @@ export const SearchIncomplete = createToken({
   label: "a quoted search",
 });
 
-const operator = (name: string, image: string): TokenType =>
-  createToken({
-    name,
-    pattern: new RegExp(image),
-    longer_alt: SearchWord,
-    categories: [SearchTermStart],
-    label: `'${image}'`,
-  });
-
-export const SearchAnd = operator("SearchAnd", "AND");
-export const SearchOr = operator("SearchOr", "OR");
-export const SearchNot = operator("SearchNot", "NOT");
-
 // ---------------------------------------------------------------- a `$search` value
 
 const LParenInSearch = createToken({
@@ -76,10 +96,15 @@ const LParenInSearch = createToken({
 });
 const RParenInSearch = createToken({ name: "RParenInSearch", pattern: ")", categories: [SearchClose], label: "')'" });
 
-const common = [SearchPhrase, SearchIncomplete, SearchAnd, SearchOr, SearchNot, SearchWord];
-
 /** the tokens of a `$search` value */
-export const searchTokens: TokenType[] = [WhiteSpace, LParenInSearch, RParenInSearch, ...common];
+export const searchTokens: TokenType[] = [
+  WhiteSpace,
+  LParenInSearch,
+  RParenInSearch,
+  SearchPhrase,
+  SearchIncomplete,
+  ...wordTokens("", WORD),
+];
 
 // ---------------------------------------------------------------- `$search=` inside `$expand`
 
@@ -109,7 +134,7 @@ const GroupClose = createToken({
   label: "')'",
 });
 
-/** ends the nested search before the item's next option */
+/** ends the nested search before the item's next option: a `;` never stands in a word (ABNF `searchChar`) */
 const SearchEnd = createToken({
   name: "SearchEnd",
   pattern: ";",
@@ -118,8 +143,36 @@ const SearchEnd = createToken({
   label: "';'",
 });
 
+/**
+ * A `%3B` right before another option (`%3B$top=`, `%3Btop=`, `%3B@a=`): an encoded `;` between
+ * options, as clients that encode the whole `$expand` value write it (the value keeps its `%3B`:
+ * queryParameters). Anywhere else in a nested search it is a `;` of the word, as in a `$search`
+ * of its own (ABNF `pct-encoded-no-DQUOTE`): `Manager($search=a%3Bb)` searches for a;b.
+ */
+const BEFORE_OPTION = "%3[Bb](?=[$@]?[A-Za-z_][A-Za-z0-9_]*=)";
+
+const EncodedSearchEnd = createToken({
+  name: "EncodedSearchEnd",
+  pattern: new RegExp(BEFORE_OPTION),
+  pop_mode: true,
+  categories: [Semicolon],
+  label: "';'",
+});
+
+/** a word of a nested search: as WORD, but ending before an encoded `;` that precedes an option */
+const NESTED_WORD = new RegExp(`(?!${BEFORE_OPTION})[^\\s()";'](?:(?!${BEFORE_OPTION})[^\\s()";])*`);
+
 /** the tokens of the nested search mode of the `$expand` lexer */
-export const nestedSearchTokens: TokenType[] = [WhiteSpace, GroupOpen, GroupClose, SearchEnd, ...common];
+export const nestedSearchTokens: TokenType[] = [
+  WhiteSpace,
+  GroupOpen,
+  GroupClose,
+  SearchEnd,
+  EncodedSearchEnd,
+  SearchPhrase,
+  SearchIncomplete,
+  ...wordTokens("InExpand", NESTED_WORD),
+];
 
 /** every token type above, for the parser's vocabulary */
 export const allSearchTokens: TokenType[] = [
@@ -127,9 +180,10 @@ export const allSearchTokens: TokenType[] = [
   SearchTermStart,
   SearchOpen,
   SearchClose,
+  SearchAnd,
+  SearchOr,
+  SearchNot,
   ...searchTokens.slice(1),
   SearchOptionStart,
-  GroupOpen,
-  GroupClose,
-  SearchEnd,
+  ...nestedSearchTokens.slice(1),
 ];

@@ -247,6 +247,17 @@ export const RParen = createToken({ name: "RParen", pattern: ")", label: "')'" }
 export const Comma = createToken({ name: "Comma", pattern: ",", label: "','" });
 export const Slash = createToken({ name: "Slash", pattern: "/", label: "'/'" });
 export const Semicolon = createToken({ name: "Semicolon", pattern: ";", label: "';'" });
+/**
+ * `%3B` in an `$expand` value, which keeps it encoded (queryParameters): the `;` between an
+ * item's options as clients that encode the whole value write it. Only the expand lexer has it;
+ * inside a quoted string it is part of the string, which decodes it.
+ */
+export const EncodedSemicolon = createToken({
+  name: "EncodedSemicolon",
+  pattern: /%3[Bb]/,
+  categories: [Semicolon],
+  label: "';'",
+});
 export const Equals = createToken({ name: "Equals", pattern: "=", label: "'='" });
 export const Colon = createToken({ name: "Colon", pattern: ":", label: "':'" });
 export const Star = createToken({ name: "Star", pattern: "*", label: "'*'" });
