@@ -33,6 +33,8 @@ export interface Received {
 
 export interface Receiver {
   readonly url: string;
+  /** how many requests came in so far, answered or not */
+  arrived(): number;
   /** every request, in the order answered */
   readonly received: Received[];
   /** the ids that came while a request with the same id was in flight */
@@ -53,10 +55,12 @@ export async function startReceiver(
   const overlaps: string[] = [];
   const inFlight = new Set<string>();
   const seen = new Map<string, number>();
+  let arrived = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", async () => {
+      arrived++;
       const id = String(req.headers["webhook-id"] ?? "");
       if (inFlight.has(id)) overlaps.push(id);
       inFlight.add(id);
@@ -78,6 +82,7 @@ export async function startReceiver(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hook`,
+    arrived: () => arrived,
     received,
     overlaps,
     accepted: () => received.filter((r) => r.status >= 200 && r.status < 300),

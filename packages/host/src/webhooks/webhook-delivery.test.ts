@@ -126,6 +126,186 @@ describe("webhook delivery", () => {
     const [create, update] = hook.accepted().map(eventOf);
     expect(create!.data).toMatchObject({ entity: "Product", key: guid, kind: "create", actor: "admin", owner: null });
     expect(update!.data.properties).toEqual(["Cost"]);
+    // the receiver's answer is recorded once it is back: then nothing is left to send
+    await waitFor("the last answer recorded", async () => (await deliveries(admin, id)).length === 0);
+  });
+
+  it("has two hosts on one database never send one event at once, each event accepted once, in log order", async () => {
+    const { admin } = await signedInTenant("wh");
+    const hook = await receiver(async () => {
+      // long enough in flight that a second send of the same event would meet it
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return 204;
+    });
+    const subscribed = await Promise.all(
+      [0, 1, 2, 3].map((i) => subscribe(admin, { url: `${hook.url}?s=${i}`, entities: ["Product"] })),
+    );
+    const url = process.env.DATABASE_URL;
+    const other = url ? await openDatabase({ url }) : await testDatabase();
+    if (url) databases.push(other);
+    await Promise.all([deliverer(), deliverer(other)]);
+    // 30 writes at once: their transactions commit in another order than they began
+    await Promise.all(Array.from({ length: 30 }, (_, i) => created(admin, "/api/Product", { SKU: `TWO-${i}` })));
+    await waitFor("every event accepted", () => hook.accepted().length === 4 * 30);
+    expect(hook.overlaps).toEqual([]);
+    expect(hook.received).toHaveLength(4 * 30);
+    expect(new Set(hook.received.map((r) => r.id)).size).toBe(4 * 30);
+    const db = await testDatabase();
+    await changesSettled(db);
+    const { rows } = await inTenant(db, admin.tenantId, (tx) =>
+      readChanges(tx, admin.tenantId, { entities: ["Product"], from: "0", limit: 1000 }),
+    );
+    for (const [i] of subscribed.entries())
+      expect(hook.received.filter((r) => r.path.endsWith(`s=${i}`)).map((r) => eventOf(r).data.key)).toEqual(
+        rows.map((row) => row.key),
+      );
+  });
+
+  it("dead-letters an event after the last attempt, and sends it again, under its id, when asked", async () => {
+    const { admin } = await signedInTenant("wh");
+    let up = false;
+    const hook = await receiver(() => (up ? 204 : 500));
+    const gone = await startReceiver();
+    await gone.close();
+    const failing = await subscribe(admin, { url: hook.url, entities: ["Product"], kinds: ["create"] });
+    const refused = await subscribe(admin, { url: gone.url, entities: ["Product"], kinds: ["create"] });
+    await deliverer();
+    const first = await created(admin, "/api/Product", { SKU: "DL-1" });
+    const second = await created(admin, "/api/Product", { SKU: "DL-2" });
+    await waitFor("both dead-lettered", async () => (await deliveries(admin, failing.id, "dead")).length === 2);
+    const dead = await deliveries(admin, failing.id, "dead");
+    expect(dead.map((d) => d.event.data.key)).toEqual([second, first]);
+    expect(dead[0]).toMatchObject({
+      type: "Product.created",
+      state: "dead",
+      attempts: webhookTestSettings.maxAttempts,
+      lastStatus: 500,
+      lastError: "answered 500",
+      nextAttemptAt: null,
+    });
+    for (const d of dead)
+      expect(hook.received.filter((r) => r.id === d.id)).toHaveLength(webhookTestSettings.maxAttempts);
+    await waitFor(
+      "both refused ones dead-lettered",
+      async () => (await deliveries(admin, refused.id, "dead")).length === 2,
+    );
+    const [refusedOne] = await deliveries(admin, refused.id);
+    expect(refusedOne).toMatchObject({ state: "dead", lastStatus: null });
+    expect(refusedOne.lastError).toMatch(/ECONNREFUSED/);
+
+    up = true;
+    const again = await admin.request("POST", `/api/$webhooks/${failing.id}/deliveries/${dead[1].id}/redeliver`);
+    expect(again.status).toBe(202);
+    expect(await json(again)).toMatchObject({ id: dead[1].id, state: "pending", attempts: 0 });
+    await waitFor("the first accepted", () => hook.accepted().length === 1);
+    const [accepted] = hook.accepted();
+    expect(accepted!.id).toBe(dead[1].id);
+    expect(accepted!.body).toBe(hook.received.find((r) => r.id === dead[1].id)!.body);
+    // delivered, once the answer is recorded: no longer among its deliveries
+    await waitFor("the answer recorded", async () => (await deliveries(admin, failing.id)).length === 1);
+    expect(
+      (await admin.request("POST", `/api/$webhooks/${failing.id}/deliveries/${dead[1].id}/redeliver`)).status,
+    ).toBe(404);
+    expect((await deliveries(admin, failing.id)).map((d) => d.id)).toEqual([dead[0].id]);
+
+    // the endpoint moved: every dead-lettered event again, in log order
+    expect((await admin.request("PATCH", `/api/$webhooks/${refused.id}`, { url: hook.url })).status).toBe(200);
+    const all = await admin.request("POST", `/api/$webhooks/${refused.id}/redeliver`);
+    expect(all.status).toBe(202);
+    expect(await json(all)).toEqual({ redelivered: 2 });
+    await waitFor("the moved ones accepted", () => hook.accepted().length === 3);
+    expect(
+      hook
+        .accepted()
+        .slice(1)
+        .map((r) => eventOf(r).data.key),
+    ).toEqual([first, second]);
+    expect(await json(await admin.request("POST", `/api/$webhooks/${refused.id}/redeliver`))).toEqual({
+      redelivered: 0,
+    });
+  });
+
+  it("counts an attempt without an answer within the timeout as failed, and tries it again", async () => {
+    const { admin } = await signedInTenant("wh");
+    const hook = await receiver(async (_, n) => {
+      if (n > 1) return 204;
+      await new Promise((resolve) => setTimeout(resolve, webhookTestSettings.timeoutMs + 500));
+      return 504;
+    });
+    await subscribe(admin, { url: hook.url, entities: ["Product"] });
+    await deliverer();
+    await created(admin, "/api/Product", { SKU: "TO-1" });
+    await waitFor("both attempts answered", () => hook.received.length === 2);
+    expect(hook.accepted()).toHaveLength(1);
+    expect(new Set(hook.received.map((r) => r.id)).size).toBe(1);
+  });
+
+  it("lets an attempt in flight end when the host stops, and does not queue a pending delivery again", async () => {
+    const { admin } = await signedInTenant("wh");
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const hook = await receiver(async () => {
+      await answered;
+      return 204;
+    });
+    const { id } = await subscribe(admin, { url: hook.url, entities: ["Product"] });
+    const host = await deliverer();
+    await created(admin, "/api/Product", { SKU: "STOP-1" });
+    await waitFor("an attempt in flight", () => hook.arrived() === 1);
+    const [pending] = await deliveries(admin, id);
+    expect(pending).toMatchObject({ state: "pending", attempts: 0 });
+    const again = await admin.request("POST", `/api/$webhooks/${id}/deliveries/${pending.id}/redeliver`);
+    expect(again.status).toBe(400);
+    expect((await json(again)).error.code).toBe("DeliveryPending");
+    const stopped = host.close();
+    answer();
+    await stopped;
+    expect(hook.accepted()).toHaveLength(1);
     expect(await deliveries(admin, id)).toEqual([]);
+  });
+
+  it("sends a tenant's webhooks its own changes only", async () => {
+    const [a, b] = await Promise.all([signedInTenant("wh"), signedInTenant("wh")]);
+    const [hookA, hookB] = await Promise.all([receiver(), receiver()]);
+    await subscribe(a.admin, { url: hookA.url, entities: ["Product", "Customer"] });
+    await subscribe(b.admin, { url: hookB.url, entities: ["Product", "Customer"] });
+    await deliverer();
+    const theirs = await created(b.admin, "/api/Product", { SKU: "B-1" });
+    await created(b.admin, "/api/Customer", { Id: "B-C" });
+    // a's change comes after b's in the log: had a's webhook seen b's, they would have come first
+    const mine = await created(a.admin, "/api/Product", { SKU: "A-1" });
+    await waitFor("each tenant's events", () => hookA.accepted().length >= 1 && hookB.accepted().length === 2);
+    expect(said(hookA.received)).toEqual([`Product.created ${mine}`]);
+    expect(said(hookB.received)[0]).toBe(`Product.created ${theirs}`);
+  });
+
+  it("sends only the entity sets and kinds a subscription names, and a disabled one's once enabled", async () => {
+    const { admin } = await signedInTenant("wh");
+    const [products, deletes, paused] = await Promise.all([receiver(), receiver(), receiver()]);
+    await subscribe(admin, { url: products.url, entities: ["Product"], kinds: ["create", "update"] });
+    await subscribe(admin, { url: deletes.url, entities: ["Customer"], kinds: ["delete"] });
+    const later = await subscribe(admin, { url: paused.url, entities: ["Customer"], enabled: false });
+    await deliverer();
+    const p1 = await created(admin, "/api/Product", { SKU: "F-1" });
+    await admin.request("PATCH", `/api/Product(${p1})`, { Cost: 2 });
+    const c1 = await created(admin, "/api/Customer", { Id: "F-C" });
+    await admin.request("DELETE", `/api/Product(${p1})`);
+    await admin.request("DELETE", `/api/Customer(${c1})`);
+    const p2 = await created(admin, "/api/Product", { SKU: "F-2" });
+    // each last event is the last change of its sets: any other they took would have come before it
+    await waitFor("the last events", () => products.accepted().length >= 3 && deletes.accepted().length >= 1);
+    expect(said(products.received)).toEqual([
+      `Product.created ${p1}`,
+      `Product.updated ${p1}`,
+      `Product.created ${p2}`,
+    ]);
+    expect(said(deletes.received)).toEqual([`Customer.deleted ${c1}`]);
+    expect(paused.received).toEqual([]);
+    expect(await deliveries(admin, later.id)).toEqual([]);
+    expect((await admin.request("PATCH", `/api/$webhooks/${later.id}`, { enabled: true })).status).toBe(200);
+    await waitFor("the paused one's events", () => paused.accepted().length === 2);
+    expect(said(paused.received)).toEqual([`Customer.created ${c1}`, `Customer.deleted ${c1}`]);
   });
 });

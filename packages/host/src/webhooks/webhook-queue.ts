@@ -19,14 +19,7 @@
  * holding one leaves its subscription to another host once it runs out (the event may then be
  * sent again: at least once). Timestamps are the database's clock, never a host's.
  */
-import {
-  changeTable as c,
-  type Database,
-  inTenant,
-  readChanges,
-  type Session,
-  tableQueries,
-} from "@bizdata/core";
+import { changeTable as c, type Database, inTenant, readChanges, type Session, tableQueries } from "@bizdata/core";
 import { and, asc, eq, exists, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { webhookDeliveryTable as d, webhookTable as w } from "./webhook-tables.js";
