@@ -35,14 +35,8 @@ const NOT_PUBLIC = addressMatcher([
   "ff00::/8",
 ]);
 
-/** an IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is checked as the IPv4 one it is */
-const MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
-
-/** whether `address` (an IP address) is one a public receiver can have */
-export function isPublicAddress(address: string): boolean {
-  const plain = MAPPED.exec(address)?.[1] ?? address;
-  return !NOT_PUBLIC(plain);
-}
+/** whether `address` (an IP address) is one a public receiver can have; an IPv4 address written as IPv6 (`::ffff:a00:1`) counts as the IPv4 one it is (BlockList's rule) */
+export const isPublicAddress = (address: string): boolean => !NOT_PUBLIC(address);
 
 /** a URL's host as an IP address (without the brackets of an IPv6 one), or undefined for a name */
 const addressOf = (hostname: string): string | undefined => {

@@ -183,8 +183,9 @@ export function deleteWebhook(db: Database, tenantId: string, id: string, check:
     const current = await selectWebhook(tx, tenantId, id);
     if (current === undefined) return false;
     check(current);
-    await tableQueries(tx).delete(w).where(one(tenantId, id));
-    return true;
+    // another request may have removed it meanwhile
+    const gone = await tableQueries(tx).delete(w).where(one(tenantId, id)).returning({ id: w.id });
+    return gone.length > 0;
   });
 }
 
