@@ -143,8 +143,11 @@ describe("registering webhooks", () => {
     const { admin, reader } = await signedInTenant("whr");
     const db = await testDatabase();
     await setUser(db, admin.tenantId, "clerk", PASSWORD, ["clerk"]);
-    const roles = { ...config.roles, clerk: { read: "*", webhooks: ["Product"] } } as const;
+    await setUser(db, admin.tenantId, "watcher", PASSWORD, ["watcher"]);
+    // the watcher's grant is void: an event may carry what it may not read
+    const roles = { ...config.roles, clerk: { read: "*", webhooks: ["Product"] }, watcher: { webhooks: "*" } } as const;
     const clerk = await on(admin, "clerk", { roles });
+    const watcher = await on(admin, "watcher", { roles });
     const { id } = await register(admin, { url: ENDPOINT, entities: ["Product", "Customer"] });
     const requests: [string, string, unknown?][] = [
       ["POST", "/api/$webhooks", { url: ENDPOINT, entities: ["Product"] }],
@@ -156,11 +159,12 @@ describe("registering webhooks", () => {
       ["POST", `/api/$webhooks/${id}/redeliver`],
       ["POST", `/api/$webhooks/${id}/deliveries/${crypto.randomUUID()}/redeliver`],
     ];
-    for (const [method, path, body] of requests) {
-      const res = await reader.request(method, path, body);
-      expect(res.status, `${method} ${path}`).toBe(403);
-      expect((await json(res)).error.code).toBe("Forbidden");
-    }
+    for (const who of [reader, watcher])
+      for (const [method, path, body] of requests) {
+        const res = await who.request(method, path, body);
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect((await json(res)).error.code).toBe("Forbidden");
+      }
     // the clerk: Product only, so not Customer, nor a subscription that names it
     const own = await register(clerk, { url: ENDPOINT, entities: ["Product"] });
     expect((await clerk.request("POST", "/api/$webhooks", { url: ENDPOINT, entities: ["Customer"] })).status).toBe(403);
