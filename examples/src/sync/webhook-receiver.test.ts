@@ -1,10 +1,10 @@
 /** The guide's webhook receiver (docs/guide/change-tracking.md) taking the host's events, and refusing forgeries. */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WebhookDeliverer } from "@bizdata/host";
 import { testDatabase } from "@bizdata/test-kit/database";
 import { signedInTenant } from "@bizdata/test-kit/host-app";
 import { waitFor, webhookTestSettings } from "@bizdata/test-kit/webhook-receiver";
-import { WebhookDeliverer } from "@bizdata/host";
 import { describe, expect, it } from "vitest";
 import { type ChangeEvent, verifyWebhook, webhookReceiver } from "./webhook-receiver.js";
 

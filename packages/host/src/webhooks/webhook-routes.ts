@@ -21,7 +21,7 @@ import { type Database, forbidden, isGuid, type Model, notFound, ServiceError } 
 import { type BodyLimits, readJsonBody } from "@bizdata/odata";
 import { type Context, Hono } from "hono";
 import type { AuthVariables } from "../auth/authenticate.js";
-import { can, requireAll, type Roles } from "../auth/permissions.js";
+import { can, type Roles, requireAll } from "../auth/permissions.js";
 import { webhookFields } from "./webhook-registration.js";
 import type { WebhookSettings } from "./webhook-settings.js";
 import {
