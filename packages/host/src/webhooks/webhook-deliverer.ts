@@ -19,7 +19,7 @@ import { type Claim, claimWebhooks, nextEvent, recordAttempt, releaseWebhook } f
 import type { WebhookSettings } from "./webhook-settings.js";
 import { signatureHeaders } from "./webhook-signature.js";
 
-/** events one claim sends before its subscription is given back for any host to claim again */
+/** steps (events sent, pages of changes passed over) of one claim before its subscription is given back for any host to claim again */
 const BURST = 100;
 
 /**
@@ -85,11 +85,12 @@ export class WebhookDeliverer {
     }
   }
 
-  /** a claimed subscription's events, one at a time, until none is due, the burst is sent or the host stops */
+  /** a claimed subscription's events, one at a time, until none is due, a burst is done or the host stops */
   private async work(claim: Claim): Promise<void> {
-    for (let sent = 0; ; sent++) {
-      if (this.closed || sent === BURST) return releaseWebhook(this.db, claim, this.holder);
+    for (let steps = 0; ; steps++) {
+      if (this.closed || steps === BURST) return releaseWebhook(this.db, claim, this.holder);
       const step = await nextEvent(this.db, claim, this.holder, this.leaseMs, this.settings.pollIntervalMs);
+      if (step.kind === "more") continue;
       if (step.kind !== "send") return;
       const { event } = step;
       const timestamp = Math.floor(Date.now() / 1000);

@@ -308,4 +308,28 @@ describe("webhook delivery", () => {
     await waitFor("the paused one's events", () => paused.accepted().length === 2);
     expect(said(paused.received)).toEqual([`Customer.created ${c1}`, `Customer.deleted ${c1}`]);
   });
+
+  it("passes over pages of changes of other kinds, and sends an owned collection's items with their owner", async () => {
+    const { admin } = await signedInTenant("wh");
+    const hook = await receiver();
+    await subscribe(admin, { url: hook.url, entities: ["SalesOrder", "SalesOrderDetail"], kinds: ["delete"] });
+    await deliverer();
+    await created(admin, "/api/Product", { SKU: "PG-1", Price: 1 });
+    await created(admin, "/api/Customer", { Id: "PG-C", CreditLimit: 1_000_000 });
+    // more creates than a page of the log, then as many deletes
+    const lines = 150;
+    const order = await created(admin, "/api/SalesOrder", {
+      DocNumber: "PG-SO",
+      SellToCustomer: "PG-C",
+      Details: Array.from({ length: lines }, () => ({ Product: "PG-1", Quantity: 1 })),
+    });
+    expect((await admin.request("DELETE", `/api/SalesOrder(${order})`)).status).toBe(204);
+    await waitFor("every delete", () => hook.accepted().length === lines + 1);
+    const events = hook.received.map(eventOf);
+    expect(events.every((e) => e.data.kind === "delete")).toBe(true);
+    expect(events.filter((e) => e.type === "SalesOrder.deleted").map((e) => e.data.key)).toEqual([order]);
+    const items = events.filter((e) => e.type === "SalesOrderDetail.deleted");
+    expect(items).toHaveLength(lines);
+    expect(new Set(items.map((e) => e.data.owner))).toEqual(new Set([order]));
+  });
 });

@@ -13,7 +13,8 @@
  *    in copies.
  * 3. `recordAttempt`, in the tenant: a 2xx removes the delivery; a failure counts an attempt and
  *    sets the next after a backoff, or dead-letters it after the last. Only the lease holder
- *    records, so an attempt that outlived its lease (a host stalled) changes nothing.
+ *    records, so an attempt that outlived its lease and another host took over (the first host
+ *    stalled) changes nothing.
  *
  * A lease lasts the attempt's timeout and a margin, renewed before each attempt: a host that dies
  * holding one leaves its subscription to another host once it runs out (the event may then be
@@ -67,12 +68,14 @@ export interface DueEvent {
 }
 
 /**
- * What a held subscription does next: `send` an event (the lease renewed for it), or nothing for
- * now (`done`: the subscription released, due again when its first pending delivery is, or after
+ * What a held subscription does next: `send` an event (the lease renewed for it), look again at
+ * once (`more`: a page of changes it takes none of, with more behind), or nothing for now
+ * (`done`: the subscription released, due again when its first pending delivery is, or after
  * `pollMs` with none), or nothing at all (`lost`: another host holds it, or it is gone).
  */
 export type NextStep =
   | { readonly kind: "send"; readonly event: DueEvent }
+  | { readonly kind: "more" }
   | { readonly kind: "done" }
   | { readonly kind: "lost" };
 
@@ -134,8 +137,11 @@ interface Subscription {
   readonly cursorSeq: number;
 }
 
-/** turns the next changes of the subscription's entities and kinds into deliveries; moves its cursor */
-async function takeChanges(tx: Session, claim: Claim, sub: Subscription): Promise<void> {
+/**
+ * Turns the subscription's next changes of its entities and kinds into deliveries: how many, where
+ * its cursor is now, and whether the log may have more right behind (a full page)
+ */
+async function takeChanges(tx: Session, claim: Claim, sub: Subscription) {
   const { to, rows } = await readChanges(tx, claim.tenantId, {
     entities: sub.entities,
     from: sub.cursorXid,
@@ -155,11 +161,12 @@ async function takeChanges(tx: Session, claim: Claim, sub: Subscription): Promis
   }
   // a full page may have more behind it in the same range; a short one read all below the watermark
   const last = rows.at(-1);
-  const cursor = rows.length === TAKE && last !== undefined ? { xid: last.xid, seq: last.seq } : { xid: to, seq: 0 };
-  await tableQueries(tx)
-    .update(w)
-    .set({ cursorXid: cursor.xid, cursorSeq: cursor.seq })
-    .where(and(eq(w.tenantId, claim.tenantId), eq(w.id, claim.id)));
+  const full = rows.length === TAKE && last !== undefined;
+  return {
+    taken: taken.length,
+    full,
+    cursor: full ? { cursorXid: last.xid, cursorSeq: last.seq } : { cursorXid: to, cursorSeq: 0 },
+  };
 }
 
 /** what `holder`, holding `claim`, does next (see NextStep); one transaction in the tenant */
@@ -186,32 +193,30 @@ export function nextEvent(
       .where(held(claim, holder));
     if (sub === undefined) return { kind: "lost" };
     let pending = sub.enabled ? await firstPending(tx, claim) : undefined;
+    let took: Awaited<ReturnType<typeof takeChanges>> | undefined;
     if (sub.enabled && pending === undefined) {
-      await takeChanges(tx, claim, { ...sub, cursorSeq: Number(sub.cursorSeq) });
-      pending = await firstPending(tx, claim);
+      took = await takeChanges(tx, claim, { ...sub, cursorSeq: Number(sub.cursorSeq) });
+      if (took.taken > 0) pending = await firstPending(tx, claim);
     }
-    if (pending === undefined || !pending.due) {
-      // released: due when its first pending delivery is, or after a poll for new changes
+    const cursor = took?.cursor ?? {};
+    if (pending?.due || (pending === undefined && took?.full)) {
       await q
         .update(w)
-        .set({ leaseHolder: null, leaseUntil: null, dueAt: pending?.dueAt ?? later(pollMs) })
+        .set({ ...cursor, leaseUntil: later(leaseMs) })
         .where(held(claim, holder));
-      return { kind: "done" };
+      return pending === undefined
+        ? { kind: "more" }
+        : {
+            kind: "send",
+            event: { url: sub.url, secret: sub.secret, id: pending.id, body: pending.body, attempts: pending.attempts },
+          };
     }
+    // released: due when its first pending delivery is, or after a poll for new changes
     await q
       .update(w)
-      .set({ leaseUntil: later(leaseMs) })
+      .set({ ...cursor, leaseHolder: null, leaseUntil: null, dueAt: pending?.dueAt ?? later(pollMs) })
       .where(held(claim, holder));
-    return {
-      kind: "send",
-      event: {
-        url: sub.url,
-        secret: sub.secret,
-        id: pending.id,
-        body: pending.body,
-        attempts: Number(pending.attempts),
-      },
-    };
+    return { kind: "done" };
   });
 }
 

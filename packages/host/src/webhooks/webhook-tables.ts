@@ -2,17 +2,17 @@
  * Webhook subscriptions and their deliveries (docs/guide/change-tracking.md, "Registering a
  * webhook"). A subscription keeps where in the change log (core's change-table.ts) its events
  * have been taken up to, its cursor; each change it takes becomes one delivery row, the event as
- * it is sent (its body, built once, so every attempt sends the same bytes under the same id) with
- * its state: `pending`, `delivered` or `dead` (its attempts used up). The cursor and the rows it
- * passed over move in one transaction, so a change becomes exactly one delivery however many
- * hosts take part; the write path does nothing for them.
+ * it is sent (its body, built once, so every attempt sends the same bytes under the same id),
+ * `pending` until a receiver accepts it (then the row goes) or `dead` once its attempts are used
+ * up. The cursor and the rows it passed over move in one transaction, so a change becomes exactly
+ * one delivery however many hosts take part; the write path does nothing for them.
  *
  * Which host works on a subscription is its lease (`lease_holder` until `lease_until`): a host
  * claims subscriptions that are due and leased by none with `FOR UPDATE SKIP LOCKED`, across
  * tenants, so no two hosts ever send a subscription's events at once (webhook-queue.ts). That
  * claim is the one statement outside a tenant: the owner (the user `migrate` runs as) may read
- * and lease any subscription, as it may prune the change log, and prune old deliveries. All else
- * runs in the tenant, under row-level security.
+ * and lease any subscription, as it may prune the change log. All else runs in the tenant, under
+ * row-level security.
  */
 import { APP_ROLE, tenantColumn, tenantPolicy, xid8 } from "@bizdata/core";
 import { sql } from "drizzle-orm";
@@ -31,8 +31,8 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-/** what happened to a delivery so far */
-export type DeliveryState = "pending" | "delivered" | "dead";
+/** a delivery waiting to be sent, or given up on */
+export type DeliveryState = "pending" | "dead";
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
 
@@ -94,7 +94,6 @@ export const webhookDeliveryTable = pgTable(
     lastStatus: integer("last_status"),
     /** why the last attempt failed */
     lastError: text("last_error"),
-    deliveredAt: at("delivered_at"),
     createdAt: at("created_at").notNull().defaultNow(),
   },
   (t) => [
@@ -103,15 +102,12 @@ export const webhookDeliveryTable = pgTable(
     uniqueIndex("bizdata_webhook_delivery_id_ix").on(t.tenantId, t.id),
     // a subscription's next event: its first pending one
     index("bizdata_webhook_delivery_pending_ix").on(t.tenantId, t.webhook, t.xid, t.seq).where(sql`state = 'pending'`),
-    // the prune's range, across tenants
-    index("bizdata_webhook_delivery_created_ix").using("brin", t.createdAt),
     foreignKey({
       name: "bizdata_webhook_delivery_webhook_fk",
       columns: [t.tenantId, t.webhook],
       foreignColumns: [webhookTable.tenantId, webhookTable.id],
     }).onDelete("cascade"),
     pgPolicy("bizdata_webhook_delivery_tenant", { for: "all", to: APP_ROLE, ...tenantPolicy("tenant_id") }),
-    pgPolicy("bizdata_webhook_delivery_prune", { for: "all", to: "current_user", using: sql`true` }),
   ],
 ).enableRLS();
 
