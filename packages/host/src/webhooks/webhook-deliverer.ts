@@ -54,7 +54,7 @@ export class WebhookDeliverer {
   }
 
   /** claims what there is room for now and starts on it; resolves once claimed */
-  poll(): Promise<void> {
+  private poll(): Promise<void> {
     this.polling ??= this.claim()
       .catch((err: unknown) => this.failed(err))
       .finally(() => {
