@@ -69,6 +69,13 @@ export const ERROR_CODES = {
     meaning: "A delta token is older than the change log keeps changes; read the collection again to start over.",
   },
 
+  // webhooks
+  WebhookLimitReached: {
+    status: 400,
+    meaning: "The tenant has as many webhook subscriptions as the host allows (WEBHOOKS_PER_TENANT).",
+  },
+  DeliveryPending: { status: 400, meaning: "A webhook delivery that is still pending cannot be sent again yet." },
+
   // methods
   InvalidMethodCall: { status: 400, meaning: "A method is called in the wrong form (static or bound, parentheses)." },
   MissingParameter: { status: 400, meaning: "A required parameter or parameter alias has no value." },

@@ -22,7 +22,7 @@ export {
   readHistory,
 } from "./changes/change-reads.js";
 export { type ChangeAuthor, type ChangeSource, changeSource, ownerColumn } from "./changes/change-source.js";
-export { CHANGE_TABLE, type ChangeKind, changeTable } from "./changes/change-table.js";
+export { CHANGE_TABLE, type ChangeKind, changeTable, xid8 } from "./changes/change-table.js";
 export { cascadedItems, createdValues, logWritten, valuesJson, type WrittenRows } from "./changes/logged-writes.js";
 export { PRUNE_MARGIN_SECONDS, pruneChanges } from "./changes/prune-changes.js";
 export * from "./errors.js";

@@ -42,6 +42,7 @@ import { hostLogger } from "./observability/host-logger.js";
 import { type ObservabilitySettings, observeHost } from "./observability/observe-host.js";
 import { requestDatabase, requestLogger } from "./observability/request-context.js";
 import { findUser } from "./tenants/tenant-admin.js";
+import { WEBHOOKS_SEGMENT, webhookRoutes } from "./webhooks/webhook-routes.js";
 
 export interface AppOptions {
   readonly db: Database;
@@ -65,6 +66,7 @@ export interface AppOptions {
     | "tenantShare"
     | "rateLimits"
     | "changeLog"
+    | "webhooks"
   > &
     ObservabilitySettings;
   /** defaults to the host's logger (host-logger.ts): pino at `config.logLevel` on standard output, written asynchronously */
@@ -275,6 +277,18 @@ export function createApp({
       oauthIssuers: issuers,
       ...(oauth && { resource: oauth.resources[1] }),
       ...(mcpAllowedHosts && { allowedHosts: mcpAllowedHosts }),
+    }),
+  );
+  app.route(
+    `${basePath}/${WEBHOOKS_SEGMENT}`,
+    webhookRoutes({
+      db,
+      model,
+      roles: config.roles,
+      settings: config.webhooks,
+      bodyLimits: config.bodyLimits,
+      maxPageSize: config.queryLimits.maxPageSize,
+      basePath,
     }),
   );
   app.route(basePath, workflowRoutes(workflows, config.roles));

@@ -327,3 +327,53 @@ describe("OAuth client registration", () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe("webhooks", () => {
+  it("deliver from every host, https only, 12 attempts from 10 s up to an hour, unless set", () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      enabled: true,
+      pollIntervalMs: 1000,
+      timeoutMs: 10_000,
+      maxAttempts: 12,
+      backoff: { baseMs: 10_000, maxMs: 3600_000 },
+      concurrency: 8,
+      allowInsecure: false,
+      perTenant: 100,
+    });
+    expect(
+      loadConfig({
+        WEBHOOKS: "off",
+        WEBHOOK_POLL_INTERVAL_MS: "50",
+        WEBHOOK_TIMEOUT_MS: "500",
+        WEBHOOK_MAX_ATTEMPTS: "3",
+        WEBHOOK_BACKOFF_BASE_MS: "100",
+        WEBHOOK_BACKOFF_MAX_MS: "100",
+        WEBHOOK_CONCURRENCY: "2",
+        WEBHOOK_ALLOW_INSECURE: "true",
+        WEBHOOKS_PER_TENANT: "5",
+      }).webhooks,
+    ).toEqual({
+      enabled: false,
+      pollIntervalMs: 50,
+      timeoutMs: 500,
+      maxAttempts: 3,
+      backoff: { baseMs: 100, maxMs: 100 },
+      concurrency: 2,
+      allowInsecure: true,
+      perTenant: 5,
+    });
+  });
+
+  it.each([
+    [{ WEBHOOK_MAX_ATTEMPTS: "0" }, "WEBHOOK_MAX_ATTEMPTS=0 is not an integer between 1 and 100."],
+    [{ WEBHOOK_TIMEOUT_MS: "50" }, "WEBHOOK_TIMEOUT_MS=50 is not an integer between 100 and 600000."],
+    [{ WEBHOOK_CONCURRENCY: "0" }, "WEBHOOK_CONCURRENCY=0 is not an integer between 1 and 1000."],
+    [{ WEBHOOK_ALLOW_INSECURE: "yes" }, "WEBHOOK_ALLOW_INSECURE=yes is neither on nor off"],
+    [
+      { WEBHOOK_BACKOFF_BASE_MS: "5000", WEBHOOK_BACKOFF_MAX_MS: "1000" },
+      "WEBHOOK_BACKOFF_MAX_MS=1000 is below WEBHOOK_BACKOFF_BASE_MS=5000",
+    ],
+  ])("refuse %j, naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

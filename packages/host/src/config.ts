@@ -27,6 +27,7 @@ import { placesPerTenant, type TenantShareSettings } from "./limits/tenant-share
 import { defaultRegistration, type RegistrationSettings } from "./oauth/registration-limit.js";
 import type { MetricsSettings } from "./observability/observe-host.js";
 import { type ProxySettings, parseProxyHeader, parseTrustedProxies } from "./observability/trusted-proxies.js";
+import { defaultWebhookSettings, type WebhookSettings } from "./webhooks/webhook-settings.js";
 
 export interface HostConfig {
   readonly host: string;
@@ -98,6 +99,8 @@ export interface HostConfig {
   readonly rateLimits: RateLimitSettings;
   /** CHANGE_LOG, CHANGE_LOG_RETENTION, CHANGE_LOG_PRUNE_INTERVAL: the change log and how long it keeps changes */
   readonly changeLog: ChangeLogSettings;
+  /** WEBHOOKS, WEBHOOK_…: registering webhooks and delivering their events */
+  readonly webhooks: WebhookSettings;
 }
 
 export interface ChangeLogSettings {
@@ -328,6 +331,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       retention: integer(env, "CHANGE_LOG_RETENTION", 30 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
       pruneInterval: integer(env, "CHANGE_LOG_PRUNE_INTERVAL", 600, 1, 7 * 24 * 3600),
     },
+    webhooks: webhookSettings(env),
+  };
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const d = defaultWebhookSettings;
+  const hour = 3600_000;
+  const baseMs = integer(env, "WEBHOOK_BACKOFF_BASE_MS", d.backoff.baseMs, 1, 24 * hour);
+  const maxMs = integer(env, "WEBHOOK_BACKOFF_MAX_MS", d.backoff.maxMs, 1, 7 * 24 * hour);
+  if (maxMs < baseMs)
+    throw new Error(
+      `WEBHOOK_BACKOFF_MAX_MS=${maxMs} is below WEBHOOK_BACKOFF_BASE_MS=${baseMs}: no wait could be that long.`,
+    );
+  return {
+    enabled: onOff(env, "WEBHOOKS") ?? d.enabled,
+    pollIntervalMs: integer(env, "WEBHOOK_POLL_INTERVAL_MS", d.pollIntervalMs, 10, 10 * 60_000),
+    timeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", d.timeoutMs, 100, 10 * 60_000),
+    maxAttempts: integer(env, "WEBHOOK_MAX_ATTEMPTS", d.maxAttempts, 1, 100),
+    backoff: { baseMs, maxMs },
+    concurrency: integer(env, "WEBHOOK_CONCURRENCY", d.concurrency, 1, 1000),
+    allowInsecure: onOff(env, "WEBHOOK_ALLOW_INSECURE") ?? d.allowInsecure,
+    perTenant: integer(env, "WEBHOOKS_PER_TENANT", d.perTenant, 1, 10_000),
   };
 }
 

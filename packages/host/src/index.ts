@@ -19,3 +19,6 @@ export { ImportFailed, type ImportOptions, type ImportSummary, importFile } from
 export { migrateService, serviceTables } from "./schema.js";
 export { type StartOptions, startHost } from "./server.js";
 export { createTenant, setFeature, setUser, tenantFeatures } from "./tenants/tenant-admin.js";
+export { WebhookDeliverer } from "./webhooks/webhook-deliverer.js";
+export type { WebhookSettings } from "./webhooks/webhook-settings.js";
+export { webhookTables } from "./webhooks/webhook-tables.js";

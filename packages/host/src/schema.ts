@@ -1,15 +1,16 @@
 /**
  * The schema a host serves: the model's tables with core's, the workflow package's and the
- * host's own (users, tokens, keys, throttling, imports, rate counts). `bizdata migrate` and the host's start run this.
+ * host's own (users, tokens, keys, throttling, imports, rate counts, webhooks). `bizdata migrate` and the host's start run this.
  */
 import { type Database, type MigrateOptions, type MigrationReport, type Model, migrate } from "@bizdata/core";
 import { workflowTables } from "@bizdata/workflow";
 import { authTables } from "./auth/auth-tables.js";
 import { importTables } from "./import/import-tables.js";
 import { rateTables } from "./limits/rate-counts.js";
+import { webhookTables } from "./webhooks/webhook-tables.js";
 
 /** the tables of the packages the host uses, besides the model's and core's */
-export const serviceTables = [...workflowTables, ...authTables, ...importTables, ...rateTables];
+export const serviceTables = [...workflowTables, ...authTables, ...importTables, ...rateTables, ...webhookTables];
 
 /** Creates or upgrades everything the host needs for `model`; safe to run any number of times, concurrently. */
 export const migrateService = (db: Database, model: Model, options?: MigrateOptions): Promise<MigrationReport> =>

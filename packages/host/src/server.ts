@@ -19,6 +19,7 @@ import { RateLimits } from "./limits/rate-limits.js";
 import { flushed, hostLogger } from "./observability/host-logger.js";
 import { migrateService, migrationAdvice } from "./schema.js";
 import { hasTenants } from "./tenants/tenant-admin.js";
+import { WebhookDeliverer } from "./webhooks/webhook-deliverer.js";
 
 /**
  * Node checks its timeouts every `connectionsCheckingInterval` (30 s by default), so a connection
@@ -82,6 +83,9 @@ export async function startHost(
       }, 10 * 60_000).unref()
     : undefined;
   const pruner = new ChangeLogPruner(db, config.changeLog, (err) => logger.warn({ err }, "change log not pruned"));
+  const deliverer = new WebhookDeliverer(db, config.webhooks, (err) =>
+    logger.warn({ err }, "webhook events not delivered"),
+  );
   const keys = await loadSigningKeys(db, config.signingKey);
   // the app is made once the port is known: the OAuth server's issuer defaults to this address
   let app: ReturnType<typeof createApp> | undefined;
@@ -134,6 +138,7 @@ export async function startHost(
       rateLimits.close();
       await rateLimits.flush();
       await pruner.close();
+      await deliverer.close();
       await db.close();
       logger.info("stopped");
       await flushed(logger);

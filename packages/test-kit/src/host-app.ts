@@ -19,7 +19,8 @@ let shared: Promise<App> | undefined;
  * Without the per-token rate limit: its flush, a statement a second on the app's database, would
  * land among the statements the tests that count them record (rate-limits.test.ts tests it); a
  * token's grant read once a minute, not every 5 s, for the same reason (token-grants.test.ts
- * reads them on every request)
+ * reads them on every request). Webhooks may go to the tests' receivers on this machine, as many
+ * a tenant as webhook-receiver.ts's deliverers expect.
  */
 export const config = loadConfig({
   MAX_PAGE_SIZE: "50",
@@ -27,6 +28,8 @@ export const config = loadConfig({
   LOG_LEVEL: "silent",
   GRANT_CACHE_MS: "60000",
   RATE_LIMIT_PER_TOKEN: "0",
+  WEBHOOK_ALLOW_INSECURE: "on",
+  WEBHOOKS_PER_TENANT: "25",
 });
 
 /** the app, built once per worker */

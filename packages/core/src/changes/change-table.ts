@@ -37,7 +37,7 @@ export const CHANGE_TABLE = "bizdata_change";
 export type ChangeKind = "create" | "update" | "delete";
 
 /** a transaction id that never wraps around (PostgreSQL 13+), read and written as its decimal text */
-const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
+export const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
 
 export const changeTable = pgTable(
   CHANGE_TABLE,

@@ -1,8 +1,10 @@
 /**
  * Roles and what they grant (issue: access control): per action, the entities (or `*`) a role
  * may read, create, update, delete, and the methods (`Entity.Method`, `Entity.*`, `*`, or
- * `read` for every Read method) it may call, and whose records' change history it may read. A
- * caller has the union of its roles' grants; a delegated token's roles come from its scopes.
+ * `read` for every Read method) it may call, whose records' change history it may read, and
+ * whose changes it may have sent to webhooks (registering and managing their subscriptions: the
+ * tenant's administration of them). A caller has the union of its roles' grants; a delegated
+ * token's roles come from its scopes.
  */
 import { forbidden } from "@bizdata/core";
 import type { Access } from "@bizdata/odata";
@@ -20,17 +22,19 @@ export interface RoleGrants {
   readonly call?: Names;
   /** the entities whose records' `$history` (who changed what, when) the role may read, besides reading them */
   readonly history?: Names;
+  /** the entities whose changes the role may subscribe webhooks to (webhooks/webhook-routes.ts), besides reading them */
+  readonly webhooks?: Names;
 }
 
 export type Roles = Readonly<Record<string, RoleGrants>>;
 
-/** `admin` may do everything, `reader` read and call Read methods (not read who changed what) */
+/** `admin` may do everything, `reader` read and call Read methods (not read who changed what, nor register webhooks) */
 export const defaultRoles: Roles = {
-  admin: { read: "*", create: "*", update: "*", delete: "*", call: "*", history: "*" },
+  admin: { read: "*", create: "*", update: "*", delete: "*", call: "*", history: "*", webhooks: "*" },
   reader: { read: "*", call: ["read"] },
 };
 
-export type Action = "read" | "create" | "update" | "delete" | "history";
+export type Action = "read" | "create" | "update" | "delete" | "history" | "webhooks";
 
 const grants = (names: Names | undefined, name: string) => names === "*" || (names?.includes(name) ?? false);
 
@@ -45,8 +49,8 @@ function scopeAllows(principal: Principal, reading: boolean): boolean {
 
 export function can(roles: Roles, principal: Principal, action: Action, entity: string): boolean {
   if (!scopeAllows(principal, action === "read" || action === "history")) return false;
-  // a record's history shows what it held: only to who may read it
-  if (action === "history" && !can(roles, principal, "read", entity)) return false;
+  // a record's history shows what it held, and so may a webhook's event: only to who may read it
+  if ((action === "history" || action === "webhooks") && !can(roles, principal, "read", entity)) return false;
   return principal.roles.some((role) => grants(roles[role]?.[action], entity));
 }
 
@@ -60,13 +64,19 @@ export function canCall(roles: Roles, principal: Principal, entity: string, meth
   });
 }
 
+const doing: Record<Action, (entity: string) => string> = {
+  read: (e) => `reading ${e}`,
+  create: (e) => `creating ${e}`,
+  update: (e) => `updating ${e}`,
+  delete: (e) => `deleting ${e}`,
+  history: (e) => `reading the history of ${e}`,
+  webhooks: (e) => `sending the changes of ${e} to webhooks`,
+};
+
 /** throws 403 unless the caller may `action` every entity named */
 export function requireAll(roles: Roles, principal: Principal, action: Action, entities: readonly string[]): void {
   const denied = entities.find((e) => !can(roles, principal, action, e));
-  if (denied !== undefined)
-    throw forbidden(
-      `${action === "read" ? "reading" : action === "history" ? "reading the history of" : `${action.replace(/e$/, "")}ing`} ${denied}`,
-    );
+  if (denied !== undefined) throw forbidden(doing[action](denied));
 }
 
 /** whether the caller may make `access` now (a workflow asks before it commits, closes or answers) */
