@@ -15,18 +15,61 @@ export const connectTimeout = (timeoutMs: number): Error =>
     code: "CONNECT_TIMEOUT",
   });
 
-export async function reserveWithin(sql: postgres.Sql<any>, timeoutMs: number): Promise<postgres.ReservedSql<any>> {
-  const reservation = sql.reserve();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(connectTimeout(timeoutMs)), timeoutMs);
-  });
-  try {
-    return await Promise.race([reservation, late]);
-  } catch (error) {
-    reservation.then((reserved) => reserved.release()).catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
+/** a reservation waiting, and when it is late */
+interface Waiting {
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  late(): void;
+}
+
+/**
+ * The reservations waiting, looked at by one timer for all of them every SWEEP_MS: a reservation
+ * is granted at once nearly always, and a timer of its own (set, raced, cleared) cost every
+ * request that took a connection more than the reservation itself. A deadline is kept to within
+ * SWEEP_MS, which next to seconds of timeout is nothing.
+ */
+const waiting = new Set<Waiting>();
+const SWEEP_MS = 100;
+let sweeper: NodeJS.Timeout | undefined;
+
+function sweep(): void {
+  const now = performance.now();
+  for (const entry of waiting) if (entry.deadline <= now) entry.late();
+  if (waiting.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
   }
+}
+
+export function reserveWithin(sql: postgres.Sql<any>, timeoutMs: number): Promise<postgres.ReservedSql<any>> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const entry: Waiting = {
+      deadline: performance.now() + timeoutMs,
+      timeoutMs,
+      late: () => {
+        waiting.delete(entry);
+        settled = true;
+        reject(connectTimeout(timeoutMs));
+      },
+    };
+    waiting.add(entry);
+    // the timer keeps no process alive: a reservation does, while its connection opens
+    sweeper ??= setInterval(sweep, SWEEP_MS).unref();
+    sql.reserve().then(
+      (reserved) => {
+        // too late: given back, its request has had its error
+        if (settled) return reserved.release();
+        waiting.delete(entry);
+        settled = true;
+        resolve(reserved);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        waiting.delete(entry);
+        settled = true;
+        reject(error);
+      },
+    );
+  });
 }
