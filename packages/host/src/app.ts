@@ -301,6 +301,7 @@ export function createApp({
       batchLimits: config.batchLimits,
       tenantId,
       features: () => tenantFeaturesOf(db, tenantId),
+      changeTracking: db.store.changeLog,
       // a part as a call of the service, as the entity routes make it: one with workflow headers
       // as a step of that workflow, in a unit of its own (a changeset's cannot hold it)
       serve: (request, headers, unit) => {

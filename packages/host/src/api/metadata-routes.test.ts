@@ -34,6 +34,16 @@ describe("the service root and $metadata of the sample service", () => {
     expect(redirect.headers.get("location")).toBe("/api/?x=1");
   });
 
+  it("says that the sets track changes, as the host keeps a change log, also to a $batch part", async () => {
+    const direct = (await (await reader.request("GET", "/api/$metadata?$format=json")).json()) as any;
+    expect(direct.bizdata.Container.Product["@Capabilities.ChangeTracking"]).toMatchObject({ Supported: true });
+    const batch = await reader.request("POST", "/api/$batch", {
+      requests: [{ id: "1", method: "GET", url: "$metadata?$format=json" }],
+    });
+    const [part] = ((await batch.json()) as { responses: { body: any }[] }).responses;
+    expect(part!.body.bizdata.Container.Product["@Capabilities.ChangeTracking"]).toMatchObject({ Supported: true });
+  });
+
   it("answers CSDL XML, Version 4.0, that validates against the OASIS schemas", async () => {
     const res = await reader.request("GET", "/api/$metadata");
     expect(res.status).toBe(200);

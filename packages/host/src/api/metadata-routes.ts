@@ -26,6 +26,7 @@ export function metadataRoutes(db: Database, model: Model, basePath: string) {
       accept: c.req.header("accept"),
       maxVersion: c.req.header("odata-maxversion"),
       features: await tenantFeaturesOf(db, c.get("principal").tenantId),
+      changeTracking: db.store.changeLog,
     });
     return c.body(result.body ?? "", 200, result.headers);
   };

@@ -63,6 +63,8 @@ export interface BatchOptions {
   readonly tenantId: string;
   /** the tenant's features, which shape `$metadata` and the service document */
   readonly features: () => Promise<ReadonlySet<string>>;
+  /** the service keeps a change log: `$metadata` says its sets track changes */
+  readonly changeTracking?: boolean;
 }
 
 /** headers of the batch request every part carries (the caller's credentials) */
@@ -371,6 +373,7 @@ export async function runBatch(request: Request, options: BatchOptions): Promise
       accept: headers.get("accept") ?? undefined,
       maxVersion: headers.get("odata-maxversion") ?? undefined,
       features: await options.features(),
+      ...(options.changeTracking !== undefined && { changeTracking: options.changeTracking }),
     });
   };
 

@@ -10,7 +10,7 @@
  * virtual entity that its records are not kept; and the imports of static methods.
  */
 import { type AnyEntity, type Model, type PersistedField, searchColumns } from "@bizdata/core";
-import type { EdmContainer, EdmEntitySet, EdmOperationImport } from "./edm.js";
+import type { EdmAnnotation, EdmContainer, EdmEntitySet, EdmOperationImport } from "./edm.js";
 import { computedOnRead } from "./edm-structured-types.js";
 import type { SchemaNames } from "./schema-names.js";
 import { queryRestrictions, virtualSetRestrictions } from "./vocabularies.js";
@@ -33,17 +33,28 @@ function bindingsOf(entity: AnyEntity): { path: string; target: string }[] {
   return bindings;
 }
 
-export function buildContainer(model: Model, names: SchemaNames, imports: readonly EdmOperationImport[]): EdmContainer {
-  const entitySets = [...model.entities.values()].map(
-    (entity): EdmEntitySet => ({
+/**
+ * The container; `changeTracking`, when the service keeps a change log, gives each set's
+ * Capabilities.ChangeTracking (none for a set whose reads cannot be tracked)
+ */
+export function buildContainer(
+  model: Model,
+  names: SchemaNames,
+  imports: readonly EdmOperationImport[],
+  changeTracking?: (entity: AnyEntity) => EdmAnnotation | undefined,
+): EdmContainer {
+  const entitySets = [...model.entities.values()].map((entity): EdmEntitySet => {
+    const tracking = changeTracking?.(entity);
+    return {
       name: entity.name,
       entityType: names.qualified(entity.name),
       bindings: bindingsOf(entity),
       annotations: [
         ...queryRestrictions({ properties: computedOnRead(entity), searchable: isSearchable(entity) }),
         ...(entity.storage === undefined ? [] : virtualSetRestrictions),
+        ...(tracking === undefined ? [] : [tracking]),
       ],
-    }),
-  );
+    };
+  });
   return { name: names.free("the entity container", "Container", "EntityContainer"), entitySets, imports };
 }

@@ -66,3 +66,34 @@ describe("metadataDocument()", () => {
     expect(json.$EntityContainer).toBe("acme.edge.EntityContainer");
   });
 });
+
+describe("Capabilities.ChangeTracking", () => {
+  const container = (changeTracking: boolean) =>
+    JSON.parse(metadataDocument(sampleModel, "json", { features: new Set(), version: "4.0", changeTracking })).bizdata
+      .Container as Record<string, Record<string, unknown>>;
+
+  it("says of every stored set, with a change log, what a tracked read may filter by and expand", () => {
+    const tracked = container(true);
+    expect(tracked.SalesOrder!["@Capabilities.ChangeTracking"]).toEqual({
+      Supported: true,
+      FilterableProperties: ["Guid", "Title", "DocNumber", "Description", "OrderDate", "TotalPrice", "Status"],
+      // the owned collection, whose items' changes are the order's; references are tracked in their own sets
+      ExpandableProperties: ["Details"],
+    });
+    // the properties computed on read are not filterable at all
+    expect(tracked.Product!["@Capabilities.ChangeTracking"]).toMatchObject({ Supported: true });
+    expect(
+      (tracked.Product!["@Capabilities.ChangeTracking"] as { FilterableProperties: string[] }).FilterableProperties,
+    ).not.toContain("RecordReadOnly");
+    // a virtual entity's records are kept nowhere, so none of its changes are logged
+    expect(tracked.SalesOrderImport!["@Capabilities.ChangeTracking"]).toBeUndefined();
+  });
+
+  it("is not said without a change log, and the two documents are kept apart", () => {
+    const untracked = container(false);
+    const sets = Object.values(untracked).filter((member) => typeof member === "object");
+    expect(sets.length).toBeGreaterThan(5);
+    expect(sets.some((set) => "@Capabilities.ChangeTracking" in set)).toBe(false);
+    expect(container(true).Customer!["@Capabilities.ChangeTracking"]).toBeDefined();
+  });
+});

@@ -15,6 +15,8 @@ export interface MetadataRequest {
   /** the tenant's features */
   readonly features: ReadonlySet<string>;
   readonly version: EdmVersion;
+  /** the service keeps a change log: its sets say they track changes (build-edm.ts) */
+  readonly changeTracking?: boolean;
 }
 
 /** at most this many documents per model; 2^(features the model names) × formats × versions in practice */
@@ -41,7 +43,7 @@ export function namedFeatures(model: Model): readonly string[] {
 
 function cached(model: Model, kind: string, request: MetadataRequest, build: () => string): string {
   const features = namedFeatures(model).filter((f) => request.features.has(f));
-  const key = JSON.stringify([kind, request.version, features]);
+  const key = JSON.stringify([kind, request.version, request.changeTracking === true, features]);
   let byKey = documents.get(model);
   if (byKey === undefined) {
     byKey = new Map();

@@ -18,6 +18,8 @@ export interface DescriptionRequest {
   readonly maxVersion?: string | undefined;
   /** the tenant's features: a method the tenant would be refused is not offered */
   readonly features: ReadonlySet<string>;
+  /** the service keeps a change log (its database's `store.changeLog`): `$metadata` says its sets track changes */
+  readonly changeTracking?: boolean;
 }
 
 /** `$metadata` and the service document as resource paths (`$` also percent-encoded) */
@@ -32,6 +34,10 @@ export function describeService(model: Model, what: "service" | "metadata", requ
   }
   const format = metadataFormat(request.format, request.accept);
   const version = metadataVersion(request.maxVersion);
-  const body = metadataDocument(model, format, { features: request.features, version });
+  const body = metadataDocument(model, format, {
+    features: request.features,
+    version,
+    ...(request.changeTracking !== undefined && { changeTracking: request.changeTracking }),
+  });
   return { status: 200, headers: { "Content-Type": CONTENT_TYPES[format], "OData-Version": version }, body };
 }

@@ -94,6 +94,24 @@ export function queryRestrictions(own: Restricted): EdmAnnotation[] {
 const bool = (value: boolean): AnnotationValue => ({ kind: "bool", value });
 
 /**
+ * Change tracking on a set (Capabilities.ChangeTracking, OData 4.01 Protocol §11.3): a tracked read
+ * may filter by `filterable` and expand `expandable`, the owned collections whose items' changes
+ * count as their owner's (a referenced record is tracked through its own set). The vocabulary
+ * says that a client may assume neither for properties the record leaves out.
+ */
+export const changeTracking = (filterable: readonly string[], expandable: readonly string[]): EdmAnnotation => ({
+  term: "Capabilities.ChangeTracking",
+  value: record({
+    Supported: bool(true),
+    FilterableProperties: propertyPaths(filterable),
+    ExpandableProperties: {
+      kind: "collection",
+      items: expandable.map((value) => ({ kind: "navigationPropertyPath", value })),
+    },
+  }),
+});
+
+/**
  * A virtual entity's set (spec 4.6 rule 6): a create hands the record to the entity's storage and
  * nothing of it is kept, so no record can be read by key, updated or deleted (a workflow stages
  * them, but a plain OData client never sees one). Said with the Capabilities restrictions that

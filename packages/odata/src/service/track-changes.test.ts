@@ -1,3 +1,5 @@
+import { migrate, openDatabase } from "@bizdata/core";
+import { sampleModel } from "@bizdata/examples";
 import { changesSettled } from "@bizdata/test-kit/change-log";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
 import { serviceHarness, serviceTenant } from "@bizdata/test-kit/odata-harness";
@@ -219,5 +221,33 @@ describe("change tracking", () => {
     const first = await b.get("/api/Product?$select=SKU", TRACK);
     await a.post("/api/Product", { SKU: "A-only" });
     expect((await b.get(path(first["@odata.deltaLink"]))).value).toEqual([]);
+  });
+
+  it("tracks nothing without a change log: no delta link, and a link from before answers 410", async () => {
+    // a database of its own that writes no change log (CHANGE_LOG=off)
+    const db = await openDatabase({ url: process.env.DATABASE_URL || "memory://", changeLog: false });
+    try {
+      await migrate(db, sampleModel);
+      const { tenant } = await serviceHarness({ db });
+      const t = tenant(uniqueTenant("tc-off"));
+      await t.call("POST", "/api/Product", { body: { SKU: "A" } });
+      const res = await t.call("GET", "/api/Product?$select=SKU", { headers: TRACK });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("preference-applied")).toBeNull();
+      expect(await res.text()).not.toContain("deltaLink");
+      const earlier = encodeToken({
+        kind: "delta",
+        from: "1",
+        began: Date.now(),
+        query: queryDigest("Product", new URLSearchParams("$select=SKU")),
+      });
+      const refused = await t.call("GET", `/api/Product?$select=SKU&$deltatoken=${earlier}`);
+      expect(refused.status).toBe(410);
+      expect(await refused.json()).toMatchObject({
+        error: { code: "DeltaTokenExpired", message: expect.stringContaining("CHANGE_LOG=off") },
+      });
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -20,7 +20,7 @@
  * and `$compute`; a read with `$apply`, `$top` or `$skip` of its own, or in a workflow step (whose
  * staged state is in no log), answers without a delta link.
  */
-import { badRequest, type ChangeRow, changeWatermark, inUnit, readChanges } from "@bizdata/core";
+import { badRequest, type ChangeRow, changeWatermark, inUnit, readChanges, ServiceError } from "@bizdata/core";
 import type { PlannedRead } from "../read/read-planner.js";
 import { runCollection, runKeyed } from "../read/run-read.js";
 import { systemQueryOption } from "../syntax/parse-query-options.js";
@@ -55,6 +55,15 @@ export function trackingOf(service: ServiceContext, request: ODataRequest): Trac
     sent = { option, text };
   }
   if (sent === undefined && !request.trackChanges) return undefined;
+  // without a change log (CHANGE_LOG=off) nothing is tracked: the preference is not applied, and
+  // a link from when it was on answers as one past the retention does, so that its client reads anew
+  if (!service.db.store.changeLog) {
+    if (sent === undefined) return undefined;
+    throw new ServiceError(
+      "DeltaTokenExpired",
+      "This service keeps no change log now (CHANGE_LOG=off), so it cannot say what changed since this link: read the collection again.",
+    );
+  }
   const search = new URLSearchParams([...request.search].filter(([name]) => trackingOption(name) === undefined));
   if (sent === undefined) return { search, token: undefined };
   const token = decodeToken(sent.text, sent.option, queryDigest(request.path, search));
