@@ -284,6 +284,7 @@ export function createApp({
       service,
       workflows,
       ...place,
+      changeStreams,
       bodyLimits: config.bodyLimits,
       oauthIssuers: issuers,
       ...(oauth && { resource: oauth.resources[1] }),

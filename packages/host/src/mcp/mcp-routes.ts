@@ -4,9 +4,10 @@
  * `/.well-known/oauth-protected-resource{basePath}/mcp`, which every 401 of the endpoint names.
  * Both revisions on one URL: a request of 2026-07-28 (its `_meta` names the revision) is served
  * alone, by a server made for it (the SDK's createMcpHandler: no session, no initialize); a
- * request of a 2025 revision goes to its session (mcp-sessions.ts). GET is answered 405: the
- * server sends nothing outside a request (questions and log notifications travel on the request's
- * own stream), so no client needs a standing stream on a host that otherwise keeps none. A page
+ * request of a 2025 revision goes to its session (mcp-sessions.ts). A GET of a 2025 session
+ * opens its standing stream, on which the notifications of its resource subscriptions come
+ * (resource-subscriptions.ts); a GET without a session is answered 405 (questions and log
+ * notifications travel on the request's own stream, and 2026-07-28 keeps no session). A page
  * of another origin is refused, and so is a request for a host name this host does not answer to
  * when it listens on a loopback address (DNS rebinding).
  */
@@ -19,6 +20,7 @@ import { workflowCallerOf } from "../api/workflow-routes.js";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { resourceMetadata, WELL_KNOWN } from "../auth/resource-metadata.js";
 import type { TrustedIssuer } from "../auth/trusted-issuers.js";
+import type { ChangeStreams } from "../changes/change-streams.js";
 import { requestLogger, untilStreamEnds } from "../observability/request-context.js";
 import { ApiCalls } from "./api-calls.js";
 import { authInfoOf, type McpCaller } from "./mcp-caller.js";
@@ -30,7 +32,12 @@ import { ToolCatalog } from "./tool-catalog.js";
 
 type Env = { Variables: AuthVariables };
 
-export interface McpOptions extends Omit<McpSettings, "catalog" | "requestStates"> {
+export interface McpOptions extends Omit<McpSettings, "catalog" | "requestStates" | "changeFeeds"> {
+  /**
+   * The host's change streams: a 2025 session's resource subscriptions follow their feeds, and
+   * the sessions' standing streams end with them at shutdown. No subscriptions when left out.
+   */
+  readonly changeStreams?: ChangeStreams;
   /** every read, write and method call of a tool is a call of it */
   readonly service: ODataService;
   /** a tool's workflow steps, commits and answers are calls of it */
@@ -70,6 +77,7 @@ export function mcpRoutes(options: McpOptions) {
     ...options,
     catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }),
     requestStates: requestStates(options.db),
+    changeFeeds: options.changeStreams?.feeds,
   };
   const maxRequestBodySize = options.bodyLimits.maxBytes;
   const sessions = new McpSessions({
@@ -81,6 +89,7 @@ export function mcpRoutes(options: McpOptions) {
     maxPerUser: SESSIONS_PER_USER,
     maxBodyBytes: maxRequestBodySize,
   });
+  options.changeStreams?.onClose(() => sessions.close());
   // 2026-07-28: a server per request, its workflows the request's own (their ids are the handles)
   const perRequest = createMcpHandler(() => mcpServer(settings, "modern", new SessionWorkflows()), {
     legacy: "reject",
@@ -135,7 +144,11 @@ export function mcpRoutes(options: McpOptions) {
     .post(path, handle)
     .delete(path, handle)
     .get(path, (c) =>
-      rpcError(c, 405, "This server offers no stream on GET: send requests with POST.", { Allow: "POST, DELETE" }),
+      c.req.header("mcp-session-id") === undefined
+        ? rpcError(c, 405, "A GET opens a 2025 session's stream (Mcp-Session-Id): send requests with POST.", {
+            Allow: "GET, POST, DELETE",
+          })
+        : handle(c),
     );
 }
 

@@ -5,8 +5,9 @@
  * request — the tenant's features decide which methods exist, the caller's roles and scopes which
  * tools are listed and may be called — and each tool call run through the services as that
  * request's caller, within that request; completion of the resources' and prompts' arguments; log
- * notifications at the level the client asked for. Lists come in one page, so any cursor is
- * refused.
+ * notifications at the level the client asked for; in a 2025 session, subscriptions to the
+ * entity sets' and records' resources, followed through the change log (resource-subscriptions.ts:
+ * 2026-07-28 has no session to keep them). Lists come in one page, so any cursor is refused.
  */
 import type { Database, Model } from "@bizdata/core";
 import {
@@ -25,15 +26,17 @@ import {
 import type { Logger } from "pino";
 import { tenantFeaturesOf } from "../api/metadata-routes.js";
 import { can, type Roles } from "../auth/permissions.js";
+import type { ChangeFeeds } from "../changes/change-feeds.js";
 import { type ApiCalls, ApiFailure } from "./api-calls.js";
 import { callerOf, type McpCaller } from "./mcp-caller.js";
 import { complete } from "./mcp-completions.js";
 import { methodPrompt, methodPrompts, methodToolOf } from "./method-prompts.js";
-import { modelResources, readResource, resourceTemplates } from "./model-resources.js";
+import { ENTITY_SET_TEMPLATE, modelResources, readResource, resourceTemplates } from "./model-resources.js";
 import type { ModelTool } from "./model-tools.js";
 import { getTool, queryTool, readMethodTool } from "./read-tools.js";
 import { readRecordResource, recordTemplates } from "./record-resources.js";
 import { callDigest, type RequestStates } from "./request-state.js";
+import { ResourceSubscriptions, subscribable } from "./resource-subscriptions.js";
 import type { SessionWorkflows } from "./session-workflows.js";
 import { type Catalog, permittedTools, type ToolCatalog } from "./tool-catalog.js";
 import type { ToolContext } from "./tool-context.js";
@@ -51,6 +54,8 @@ export interface McpSettings {
   readonly rowLimit: number;
   readonly logger: Logger;
   readonly requestStates: RequestStates;
+  /** the tenants' change feeds, which a 2025 session's resource subscriptions follow; none: no subscriptions */
+  readonly changeFeeds?: ChangeFeeds | undefined;
 }
 
 /** the revisions a server speaks: the 2025 ones (a session), or 2026-07-28 (a request) */
@@ -86,10 +91,18 @@ function canAsk(server: Server, ctx: ServerContext): boolean {
 
 export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWorkflows): Server {
   const { model, roles } = settings;
+  // notifications outside a request need a session's standing stream: 2025 sessions only
+  const feeds = era === "legacy" ? settings.changeFeeds : undefined;
   const server = new Server(
     { name: "bizdata", title: "bizdata business data", version: "0.1.0" },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      capabilities: {
+        tools: {},
+        resources: feeds === undefined ? {} : { subscribe: true },
+        prompts: {},
+        completions: {},
+        logging: {},
+      },
       instructions: INSTRUCTIONS,
       requestState: { verify: settings.requestStates.verify },
     },
@@ -189,6 +202,54 @@ export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWor
     if (text === undefined) throw invalid(`Resource ${uri} not found.`);
     return { contents: [{ uri, mimeType: "application/json", text }] };
   });
+
+  if (feeds !== undefined) {
+    let subscriptions: ResourceSubscriptions | undefined;
+    const closed = server.onclose;
+    server.onclose = () => {
+      subscriptions?.close();
+      closed?.();
+    };
+    server.setRequestHandler("resources/subscribe", async (request, ctx) => {
+      const { uri } = request.params;
+      const target = subscribable(uri);
+      if (target === undefined)
+        throw invalid(
+          `${uri} cannot be subscribed to: subscribe to an entity set's resource (${ENTITY_SET_TEMPLATE}), a record's or a records resource.`,
+        );
+      const { caller, catalog, readable } = await scopeOf(ctx);
+      if (!catalog.lookup.entitySets.some((set) => set.name === target.entitySet))
+        throw invalid(`Resource ${uri} not found.`);
+      if (!readable.includes(target.entitySet))
+        throw invalid(`${uri} is not available to you: your roles and the token's scopes do not allow reading ${target.entitySet}.`);
+      let key: string | undefined;
+      if (target.record) {
+        // the record as the caller reads it: by Guid or natural key, followed by its Guid
+        try {
+          const text = await readRecordResource(toolContext(caller.api), new Set(readable), uri);
+          if (text === undefined) throw invalid(`Resource ${uri} not found.`);
+          key = (JSON.parse(text) as { Guid: string }).Guid;
+        } catch (err) {
+          if (err instanceof ApiFailure && err.status < 500) throw invalid(`${uri}: ${err.message}`);
+          throw err;
+        }
+      }
+      subscriptions ??= new ResourceSubscriptions({
+        db: settings.db,
+        model,
+        feeds,
+        tenantId: caller.principal.tenantId,
+        updated: (updated) => server.sendResourceUpdated({ uri: updated }),
+        failed: (err) => settings.logger.warn({ err }, "MCP resource subscriptions: the change log was not read"),
+      });
+      await subscriptions.subscribe(uri, { entity: target.entitySet, ...(key !== undefined && { key }) });
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", async (request) => {
+      subscriptions?.unsubscribe(request.params.uri);
+      return {};
+    });
+  }
 
   server.setRequestHandler("prompts/list", async (request, ctx) => {
     onePage(request.params);
