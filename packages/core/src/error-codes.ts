@@ -78,7 +78,10 @@ export const ERROR_CODES = {
     status: 410,
     meaning: "A change stream position is older than the change log keeps changes; resync, then stream anew.",
   },
-  UnknownEntitySet: { status: 400, meaning: "A list of entity sets (the change stream's entities) names none of the model's." },
+  UnknownEntitySet: {
+    status: 400,
+    meaning: "A list of entity sets (the change stream's entities) names none of the model's.",
+  },
   TooManyStreams: { status: 429, meaning: "The user or the tenant has as many change streams open as a host allows." },
 
   // methods

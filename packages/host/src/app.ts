@@ -261,7 +261,9 @@ export function createApp({
       `${basePath}/*`,
       sharedByTenants(tenantShare, (c) => c.req.path === mcp || c.req.path === changes),
     );
-  const place = shared ? { place: <T>(tenantId: string, work: () => Promise<T>) => tenantShare.run(tenantId, work) } : {};
+  const place = shared
+    ? { place: <T>(tenantId: string, work: () => Promise<T>) => tenantShare.run(tenantId, work) }
+    : {};
   const workflows = createWorkflowService({
     db,
     model,

@@ -103,7 +103,9 @@ export async function startHost(
   const url = `http://${config.host}:${port}`;
   const oauth = config.oauthServer.enabled ?? oauthServer ?? false;
   const rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed"));
-  const changeStreams = new ChangeStreams(db, config.changeStream, (err) => logger.warn({ err }, "change log not read"));
+  const changeStreams = new ChangeStreams(db, config.changeStream, (err) =>
+    logger.warn({ err }, "change log not read"),
+  );
   const mcpHosts = mcpHostsFor(config.host, config.oauthServer.publicUrl);
   app = createApp({
     db,

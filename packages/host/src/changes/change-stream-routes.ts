@@ -122,7 +122,11 @@ async function startOf(
 ): Promise<{ start: StreamPosition; resumed: boolean }> {
   const header = c.req.header("last-event-id");
   const option = c.req.query("lastEventId");
-  const sent = header ? { text: header, source: "Last-Event-ID" } : option ? { text: option, source: "lastEventId" } : undefined;
+  const sent = header
+    ? { text: header, source: "Last-Event-ID" }
+    : option
+      ? { text: option, source: "lastEventId" }
+      : undefined;
   if (sent !== undefined) {
     const start = decodePosition(sent.text, sent.source);
     checkRetention(start, options.retention);
@@ -177,7 +181,8 @@ export function changeStreamRoutes(options: ChangeStreamRouteOptions) {
         clearTimeout(expiry);
         release();
         if (why === "failed") logger.warn({ err }, "change stream ended: reading the change log failed");
-        else if (why === "slow") logger.info({ maxBufferBytes }, "change stream closed: its client left too much unread");
+        else if (why === "slow")
+          logger.info({ maxBufferBytes }, "change stream closed: its client left too much unread");
       },
     });
     return c.newResponse(untilStreamEnds(c, stream.body), 200, {

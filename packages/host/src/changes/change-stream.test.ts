@@ -85,7 +85,9 @@ describe("the change stream", () => {
     const { admin } = await tenantOn(app);
     const stream = await follow(admin);
     const guid = await created(admin, "/api/Product", { SKU: "S1", Price: 5 });
-    expect((await admin.request("PATCH", `/api/Product(${guid})`, { Price: 6 }, { "X-Request-Id": "p-1" })).status).toBe(200);
+    expect(
+      (await admin.request("PATCH", `/api/Product(${guid})`, { Price: 6 }, { "X-Request-Id": "p-1" })).status,
+    ).toBe(200);
     expect((await admin.request("DELETE", `/api/Product(${guid})`)).status).toBe(204);
     const events = await stream.changes(3);
     expect(said(events)).toEqual(["create Product", "update Product", "delete Product"]);
@@ -203,7 +205,10 @@ describe("the change stream", () => {
       400,
       expect.objectContaining({ code: "UnknownEntitySet", target: "Gadget" }),
     ]);
-    expect(await refusal("?since=1")).toEqual([400, expect.objectContaining({ code: "NotSupported", target: "since" })]);
+    expect(await refusal("?since=1")).toEqual([
+      400,
+      expect.objectContaining({ code: "NotSupported", target: "since" }),
+    ]);
     for (const id of ["garbage", "Yy4xLjE", "", "x".repeat(200), encodePosition({ xid: "1", seq: 1, at: 1 }) + "A"]) {
       if (id === "") continue;
       expect(await refusal("", { "Last-Event-ID": id })).toEqual([
@@ -216,7 +221,10 @@ describe("the change stream", () => {
       expect.objectContaining({ code: "InvalidEventId", target: "lastEventId" }),
     ]);
     const old = encodePosition({ xid: "1", seq: 1, at: Date.now() - (config.changeLog.retention + 60) * 1000 });
-    expect(await refusal("", { "Last-Event-ID": old })).toEqual([410, expect.objectContaining({ code: "EventIdExpired" })]);
+    expect(await refusal("", { "Last-Event-ID": old })).toEqual([
+      410,
+      expect.objectContaining({ code: "EventIdExpired" }),
+    ]);
     expect((await app.request("/api/$changes")).status).toBe(401);
   });
 
@@ -253,7 +261,9 @@ describe("the change stream", () => {
     expect(got.length).toBeLessThan(made.length);
     const rest = await follow(admin, "?entities=Product", { "Last-Event-ID": slow.lastId! });
     const more = await rest.changes(made.length - got.length);
-    expect(new Set([...got.map((b) => JSON.parse(b.data!).key), ...more.map((e) => e.data.key)])).toEqual(new Set(made));
+    expect(new Set([...got.map((b) => JSON.parse(b.data!).key), ...more.map((e) => e.data.key)])).toEqual(
+      new Set(made),
+    );
     await rest.cancel();
   });
 

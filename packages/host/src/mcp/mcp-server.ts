@@ -221,7 +221,9 @@ export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWor
       if (!catalog.lookup.entitySets.some((set) => set.name === target.entitySet))
         throw invalid(`Resource ${uri} not found.`);
       if (!readable.includes(target.entitySet))
-        throw invalid(`${uri} is not available to you: your roles and the token's scopes do not allow reading ${target.entitySet}.`);
+        throw invalid(
+          `${uri} is not available to you: your roles and the token's scopes do not allow reading ${target.entitySet}.`,
+        );
       let key: string | undefined;
       if (target.record) {
         // the record as the caller reads it: by Guid or natural key, followed by its Guid

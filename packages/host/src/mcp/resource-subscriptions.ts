@@ -12,7 +12,8 @@
 import {
   type ChangePosition,
   type ChangeRow,
-  changeWatermark,   type Database,
+  changeWatermark,
+  type Database,
   inTenant,
   type Model,
   readChanges,
