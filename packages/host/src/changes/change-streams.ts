@@ -21,6 +21,7 @@ export class ChangeStreams {
   readonly #ends = new Set<() => void | Promise<void>>();
   readonly #perUser = new Map<string, number>();
   readonly #perTenant = new Map<string, number>();
+  #closed = false;
 
   constructor(
     db: Database,
@@ -35,6 +36,11 @@ export class ChangeStreams {
    * `end` the host calls when it shuts down; returns the function that gives the place back.
    */
   open(tenantId: string, user: string, end: () => void): () => void {
+    // a request that came on a connection still open while the host drains: go to another host
+    if (this.#closed)
+      throw new ServiceError("ServiceUnavailable", "This host is shutting down: reconnect.").withHeaders({
+        "Retry-After": "1",
+      });
     const userKey = JSON.stringify([tenantId, user]);
     const { perUser, perTenant } = this.settings;
     if ((this.#perUser.get(userKey) ?? 0) >= perUser)
@@ -62,6 +68,7 @@ export class ChangeStreams {
 
   /** ends every stream and stops the feeds (the host shuts down) */
   async close(): Promise<void> {
+    this.#closed = true;
     const ends = [...this.#ends];
     this.#ends.clear();
     await Promise.all(ends.map(async (end) => end()));
