@@ -7,7 +7,9 @@
  * request of a 2025 revision goes to its session (mcp-sessions.ts). A GET of a 2025 session
  * opens its standing stream, on which the notifications of its resource subscriptions come
  * (resource-subscriptions.ts); a GET without a session is answered 405 (questions and log
- * notifications travel on the request's own stream, and 2026-07-28 keeps no session). A page
+ * notifications travel on the request's own stream, and 2026-07-28 keeps no session: its
+ * `subscriptions/listen` is a POST whose answer streams, served per caller by
+ * listen-subscriptions.ts). A page
  * of another origin is refused, and so is a request for a host name this host does not answer to
  * when it listens on a loopback address (DNS rebinding).
  */
@@ -23,6 +25,7 @@ import type { TrustedIssuer } from "../auth/trusted-issuers.js";
 import type { ChangeStreams } from "../changes/change-streams.js";
 import { requestLogger, untilStreamEnds } from "../observability/request-context.js";
 import { ApiCalls } from "./api-calls.js";
+import { type ListenOptions, listenedResources, serveListen } from "./listen-subscriptions.js";
 import { authInfoOf, type McpCaller } from "./mcp-caller.js";
 import { type McpSettings, mcpServer } from "./mcp-server.js";
 import { McpSessions } from "./mcp-sessions.js";
@@ -91,12 +94,21 @@ export function mcpRoutes(options: McpOptions) {
   });
   options.changeStreams?.onClose(() => sessions.close());
   // 2026-07-28: a server per request, its workflows the request's own (their ids are the handles)
-  const perRequest = createMcpHandler(() => mcpServer(settings, "modern", new SessionWorkflows()), {
-    legacy: "reject",
+  const modernServer = () => mcpServer(settings, "modern", new SessionWorkflows());
+  // a refused request is the client's to see in its answer; the host's log only notes it
+  const onerror = (err: Error) => options.logger.debug({ err }, "MCP request refused");
+  const perRequest = createMcpHandler(modernServer, { legacy: "reject", maxRequestBodySize, onerror });
+  const { changeStreams } = options;
+  // a listen request that reached the shared handler (one whose body has no length) ends at shutdown too
+  changeStreams?.onClose(() => perRequest.close());
+  const listen: ListenOptions | undefined = changeStreams && {
+    settings,
+    feeds: changeStreams.feeds,
+    server: modernServer,
     maxRequestBodySize,
-    // a refused request is the client's to see in its answer; the host's log only notes it
-    onerror: (err) => options.logger.debug({ err }, "MCP request refused"),
-  });
+    onerror,
+    onClose: (end) => changeStreams.onClose(end),
+  };
   const handle = async (c: Context<Env>) => {
     // DNS rebinding (MCP transport security): a browser page of another origin never gets in
     const origin = c.req.header("origin");
@@ -123,9 +135,13 @@ export function mcpRoutes(options: McpOptions) {
     const token = c.get("accessToken");
     const request = c.req.raw;
     const modern = request.method === "POST" && !(await isLegacyRequest(request, undefined, { maxRequestBodySize }));
-    const response = modern
-      ? await perRequest.fetch(request, { authInfo: authInfoOf(caller, token) })
-      : await sessions.handle(request, caller, token);
+    const listened = modern && listen !== undefined ? await listenedResources(request, maxRequestBodySize) : undefined;
+    const response =
+      listened !== undefined && listen !== undefined
+        ? await serveListen(listen, request, caller, authInfoOf(caller, token), listened)
+        : modern
+          ? await perRequest.fetch(request, { authInfo: authInfoOf(caller, token) })
+          : await sessions.handle(request, caller, token);
     // a tool call's work goes on while its answer streams (SSE): the request lasts until it ends
     const streamed = response.body !== null && response.headers.get("content-type") === "text/event-stream";
     // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too

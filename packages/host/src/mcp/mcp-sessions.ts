@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { type AuthInfo, type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { Principal } from "../auth/principal.js";
+import { onStreamEnd } from "../lifecycle/stream-end.js";
 import { authInfoOf, type McpCaller } from "./mcp-caller.js";
 import type { SessionWorkflows } from "./session-workflows.js";
 
@@ -120,28 +121,10 @@ export class McpSessions {
 
 /** the session's standing stream, marking it listening until the stream ends (and seen when it does) */
 function listened(session: Session, response: Response): Response {
-  const reader = response.body!.getReader();
   session.listening = true;
-  const ended = () => {
+  const body = onStreamEnd(response.body!, () => {
     session.listening = false;
     session.lastSeen = Date.now();
-  };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        ended();
-        controller.close();
-      } catch (err) {
-        ended();
-        controller.error(err);
-      }
-    },
-    async cancel(reason) {
-      ended();
-      await reader.cancel(reason);
-    },
   });
   return new Response(body, response);
 }

@@ -2,7 +2,7 @@
  * Resource subscriptions of MCP (resources/subscribe, notifications/resources/updated) with the
  * SDK's own client through real HTTP: a 2025 session that listens on its standing stream (GET) is
  * told when an entity set it subscribed to, or a record, changes, for the entity sets its caller
- * may read; 2026-07-28, without a session, does not offer them.
+ * may read; a 2026-07-28 client is told on its subscriptions/listen stream.
  */
 import { sampleModel } from "@bizdata/examples";
 import { testDatabase, uniqueTenant } from "@bizdata/test-kit/database";
@@ -107,10 +107,27 @@ describe("MCP resource subscriptions", () => {
     await mcp.close();
   });
 
-  it("are not offered to 2026-07-28, which keeps no session to send them on", async () => {
-    const mcp = await connect(host.url, await signIn(app, tenantId, "admin"));
-    expect(mcp.client.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
-    await expect(mcp.client.subscribeResource({ uri: "bizdata://model/Product" })).rejects.toThrow();
+  it("come to a 2026-07-28 client on its subscriptions/listen stream, only for what its caller may read", async () => {
+    const admin = caller(app, tenantId, await signIn(app, tenantId, "admin"));
+    const mcp = await connect(host.url, await signIn(app, tenantId, "products"));
+    expect(mcp.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const updated: string[] = [];
+    let told!: () => void;
+    const first = new Promise<void>((resolve) => (told = resolve));
+    mcp.client.setNotificationHandler("notifications/resources/updated", (n) => {
+      updated.push(n.params.uri);
+      told();
+    });
+    const products = "bizdata://model/Product";
+    const customers = "bizdata://model/Customer";
+    const listening = await mcp.client.listen({ resourceSubscriptions: [customers, products] });
+    // a set the caller may not read is never notified: the product that comes after it is the first
+    expect((await admin.request("POST", "/api/Customer", { Id: "LISTEN-C", CreditLimit: 1 })).status).toBe(201);
+    expect((await admin.request("POST", "/api/Product", { SKU: "LISTEN-P", Price: 1 })).status).toBe(201);
+    await first;
+    expect(updated).toEqual([products]);
+    await listening.close();
+    expect(await listening.closed).toBe("local");
     await mcp.close();
   });
 });
