@@ -16,8 +16,8 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import type { ChangeFeeds } from "../changes/change-feeds.js";
-import type { McpCaller } from "./mcp-caller.js";
 import { onStreamEnd } from "../lifecycle/stream-end.js";
+import type { McpCaller } from "./mcp-caller.js";
 import { followedBy, type McpSettings } from "./mcp-server.js";
 import { ResourceSubscriptions } from "./resource-subscriptions.js";
 
