@@ -16,6 +16,7 @@ import { loadSigningKeys } from "../auth/signing-keys.js";
 import type { ChangeStreamSettings } from "../config.js";
 import { migrateService } from "../schema.js";
 import { createTenant, setUser } from "../tenants/tenant-admin.js";
+import { eventData } from "./change-stream-routes.js";
 import { ChangeStreams } from "./change-streams.js";
 import { encodePosition } from "./stream-position.js";
 
@@ -192,6 +193,31 @@ describe("the change stream", () => {
     expect(((await refused.json()) as any).error.code).toBe("Forbidden");
     await own.cancel();
     await plain.cancel();
+  });
+
+  it("puts the values an entity logs in its events for a caller who may read its history only", () => {
+    const row = {
+      xid: "7",
+      seq: 1,
+      at: "2026-12-04T10:00:00+00:00",
+      entity: "Product",
+      key: "00000000-0000-4000-8000-000000000001",
+      owner: null,
+      kind: "update" as const,
+      properties: ["Price"],
+      data: { Price: 6 },
+      actor: "admin",
+      requestId: "r-1",
+    };
+    expect(JSON.parse(eventData(row, true))).toMatchObject({ actor: "admin", requestId: "r-1", values: { Price: 6 } });
+    expect(Object.keys(JSON.parse(eventData(row, false)))).toEqual([
+      "entity",
+      "key",
+      "kind",
+      "properties",
+      "owner",
+      "at",
+    ]);
   });
 
   it("refuses what it cannot follow: an unknown entity set, an unknown option, an id it did not write, an expired one", async () => {
