@@ -252,6 +252,16 @@ describe("the change stream", () => {
       expect.objectContaining({ code: "EventIdExpired" }),
     ]);
     expect((await app.request("/api/$changes")).status).toBe(401);
+    // a host whose writes log nothing has nothing to stream
+    const off = await streamApp(
+      {},
+      { config: { ...config, roles, changeLog: { ...config.changeLog, enabled: false } } },
+    );
+    const res = await caller(off.app, admin.tenantId, await signIn(off.app, admin.tenantId, "admin")).request(
+      "GET",
+      "/api/$changes",
+    );
+    expect([res.status, ((await res.json()) as any).error.code]).toEqual([404, "NotFound"]);
   });
 
   it("sends heartbeats while nothing changes", async () => {
