@@ -76,6 +76,21 @@ export const ERROR_CODES = {
   },
   DeliveryPending: { status: 400, meaning: "A webhook delivery that is still pending cannot be sent again yet." },
 
+  // the change stream ($changes)
+  InvalidEventId: {
+    status: 400,
+    meaning: "A Last-Event-ID (or lastEventId) is not a position the change stream wrote.",
+  },
+  EventIdExpired: {
+    status: 410,
+    meaning: "A change stream position is older than the change log keeps changes; resync, then stream anew.",
+  },
+  UnknownEntitySet: {
+    status: 400,
+    meaning: "A list of entity sets (the change stream's entities) names none of the model's.",
+  },
+  TooManyStreams: { status: 429, meaning: "The user or the tenant has as many change streams open as a host allows." },
+
   // methods
   InvalidMethodCall: { status: 400, meaning: "A method is called in the wrong form (static or bound, parentheses)." },
   MissingParameter: { status: 400, meaning: "A required parameter or parameter alias has no value." },

@@ -15,6 +15,7 @@ export {
   type ChangePosition,
   type ChangeRange,
   type ChangeRow,
+  changedSince,
   changeWatermark,
   type HistoryQuery,
   isTransactionId,

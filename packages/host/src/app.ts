@@ -31,6 +31,8 @@ import { resourceMetadata, WELL_KNOWN } from "./auth/resource-metadata.js";
 import type { SigningKeys } from "./auth/signing-keys.js";
 import { grantStanding } from "./auth/token-grants.js";
 import { thirdPartyVerifier } from "./auth/trusted-issuers.js";
+import { CHANGES_PATH, changeStreamRoutes } from "./changes/change-stream-routes.js";
+import { ChangeStreams } from "./changes/change-streams.js";
 import type { HostConfig } from "./config.js";
 import { healthRoutes } from "./lifecycle/health-routes.js";
 import { limitedByAddress, limitedByToken, RateLimits } from "./limits/rate-limits.js";
@@ -67,6 +69,7 @@ export interface AppOptions {
     | "rateLimits"
     | "changeLog"
     | "webhooks"
+    | "changeStream"
   > &
     ObservabilitySettings;
   /** defaults to the host's logger (host-logger.ts): pino at `config.logLevel` on standard output, written asynchronously */
@@ -100,6 +103,12 @@ export interface AppOptions {
   /** the places each tenant's requests take (default: made from `config.tenantShare`) */
   readonly tenantShare?: TenantShare;
   /**
+   * The change streams the app serves (`GET {base}/$changes`, MCP sessions' streams), with the
+   * feeds they follow (default: made from `config.changeStream` on `db`); close it before the
+   * server drains, or its streams hold the drain until the grace period ends
+   */
+  readonly changeStreams?: ChangeStreams;
+  /**
    * Serves the web app (@bizdata/web's built files) at `/app/` (off when left out). With the
    * OAuth server on, the host registers it as a public client that returns to `/app/`.
    */
@@ -118,6 +127,7 @@ export function createApp({
   webApp,
   rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed")),
   tenantShare = new TenantShare(config.tenantShare),
+  changeStreams = new ChangeStreams(db, config.changeStream, (err) => logger.warn({ err }, "change log not read")),
 }: AppOptions) {
   const auth: AuthSettings = config.auth;
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -245,12 +255,17 @@ export function createApp({
   app.use(`${basePath}/*`, limitedByToken(rateLimits));
   app.get(`${basePath}/auth/me`, callerRights(model, config.roles));
   const shared = tenantShare.settings.perTenant > 0;
-  // an MCP call's tools take a place for each of their calls of the services (mcpRoutes' `place`)
+  // an MCP call's tools take a place for each of their calls of the services (mcpRoutes' `place`),
+  // a change stream for each of its reads: held for the stream, a place would be held for hours
+  const changes = `${basePath}${CHANGES_PATH}`;
   if (shared)
     app.use(
       `${basePath}/*`,
-      sharedByTenants(tenantShare, (c) => c.req.path === mcp),
+      sharedByTenants(tenantShare, (c) => c.req.path === mcp || c.req.path === changes),
     );
+  const place = shared
+    ? { place: <T>(tenantId: string, work: () => Promise<T>) => tenantShare.run(tenantId, work) }
+    : {};
   const workflows = createWorkflowService({
     db,
     model,
@@ -272,7 +287,8 @@ export function createApp({
       logger,
       service,
       workflows,
-      ...(shared && { place: (tenantId, work) => tenantShare.run(tenantId, work) }),
+      ...place,
+      changeStreams,
       bodyLimits: config.bodyLimits,
       oauthIssuers: issuers,
       ...(oauth && { resource: oauth.resources[1] }),
@@ -292,6 +308,19 @@ export function createApp({
     }),
   );
   app.route(basePath, workflowRoutes(workflows, config.roles));
+  app.route(
+    basePath,
+    changeStreamRoutes({
+      db,
+      model,
+      roles: config.roles,
+      streams: changeStreams,
+      retention: config.changeLog.retention,
+      enabled: config.changeLog.enabled,
+      logger,
+      ...place,
+    }),
+  );
   app.post(`${basePath}/$batch`, async (c) => {
     const { tenantId } = c.get("principal");
     const result = await runBatch(c.req.raw, {

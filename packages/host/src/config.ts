@@ -101,6 +101,21 @@ export interface HostConfig {
   readonly changeLog: ChangeLogSettings;
   /** WEBHOOKS, WEBHOOK_…: registering webhooks and delivering their events */
   readonly webhooks: WebhookSettings;
+  /** CHANGE_STREAM_…: how `GET /api/$changes` follows the log, and what it lets a client hold */
+  readonly changeStream: ChangeStreamSettings;
+}
+
+export interface ChangeStreamSettings {
+  /** CHANGE_STREAM_POLL_INTERVAL: milliseconds between a host's looks at a tenant's log while it has streams (default 500) */
+  readonly pollMs: number;
+  /** CHANGE_STREAM_HEARTBEAT: seconds between heartbeats (default 15), here in milliseconds */
+  readonly heartbeatMs: number;
+  /** CHANGE_STREAM_MAX_BUFFER: bytes of events a client may leave unread before its stream is closed (default 1 MiB) */
+  readonly maxBufferBytes: number;
+  /** CHANGE_STREAM_PER_USER: streams one user may have open on a host at once (default 8) */
+  readonly perUser: number;
+  /** CHANGE_STREAM_PER_TENANT: streams one tenant may have open on a host at once (default 100) */
+  readonly perTenant: number;
 }
 
 export interface ChangeLogSettings {
@@ -330,6 +345,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       enabled: onOff(env, "CHANGE_LOG") ?? true,
       retention: integer(env, "CHANGE_LOG_RETENTION", 30 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
       pruneInterval: integer(env, "CHANGE_LOG_PRUNE_INTERVAL", 600, 1, 7 * 24 * 3600),
+    },
+    changeStream: {
+      pollMs: integer(env, "CHANGE_STREAM_POLL_INTERVAL", 500, 10, 60_000),
+      heartbeatMs: integer(env, "CHANGE_STREAM_HEARTBEAT", 15, 1, 3600) * 1000,
+      maxBufferBytes: integer(env, "CHANGE_STREAM_MAX_BUFFER", 1024 * 1024, 4096, 1024 ** 3),
+      perUser: integer(env, "CHANGE_STREAM_PER_USER", 8, 1, 10_000),
+      perTenant: integer(env, "CHANGE_STREAM_PER_TENANT", 100, 1, 100_000),
     },
     webhooks: webhookSettings(env),
   };

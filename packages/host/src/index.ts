@@ -14,6 +14,7 @@ export { authTables } from "./auth/auth-tables.js";
 export type { Principal } from "./auth/principal.js";
 export { loadSigningKeys, type SigningKeys } from "./auth/signing-keys.js";
 export { type BizdataConfig, type DemoSignIn, defineConfig } from "./bizdata-config.js";
+export { ChangeStreams } from "./changes/change-streams.js";
 export { type HostConfig, loadConfig } from "./config.js";
 export { ImportFailed, type ImportOptions, type ImportSummary, importFile } from "./import/import-file.js";
 export { migrateService, serviceTables } from "./schema.js";

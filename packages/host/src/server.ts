@@ -12,6 +12,7 @@ import { adminContext } from "./admin/admin-context.js";
 import { createApp } from "./app.js";
 import { loadSigningKeys } from "./auth/signing-keys.js";
 import type { BizdataConfig } from "./bizdata-config.js";
+import { ChangeStreams } from "./changes/change-streams.js";
 import type { HostConfig, HttpTimeouts } from "./config.js";
 import { ChangeLogPruner } from "./lifecycle/change-log-pruner.js";
 import { drainable } from "./lifecycle/graceful-shutdown.js";
@@ -106,6 +107,9 @@ export async function startHost(
   const url = `http://${config.host}:${port}`;
   const oauth = config.oauthServer.enabled ?? oauthServer ?? false;
   const rateLimits = new RateLimits(db, config.rateLimits, (err) => logger.warn({ err }, "rate counts not flushed"));
+  const changeStreams = new ChangeStreams(db, config.changeStream, (err) =>
+    logger.warn({ err }, "change log not read"),
+  );
   const mcpHosts = mcpHostsFor(config.host, config.oauthServer.publicUrl);
   app = createApp({
     db,
@@ -114,6 +118,7 @@ export async function startHost(
     config,
     logger,
     rateLimits,
+    changeStreams,
     ...(oauth && { oauthServer: { publicUrl: config.oauthServer.publicUrl ?? url } }),
     ...(mcpHosts && { mcpAllowedHosts: mcpHosts }),
     ...((config.webApp.enabled ?? webApp ?? false) && { webApp: webAppFiles() }),
@@ -133,7 +138,10 @@ export async function startHost(
     /** stops accepting, lets requests in flight finish for up to `graceMs`, then closes the pool */
     async close(graceMs = config.shutdownGrace) {
       clearInterval(analyze);
-      const { cut } = await draining.drain(graceMs);
+      const drained = draining.drain(graceMs);
+      // after the server stopped accepting: a stream's client reconnects to another host, not this one
+      await changeStreams.close();
+      const { cut } = await drained;
       if (cut) logger.warn({ graceMs }, "requests still in flight after the grace period were cut");
       rateLimits.close();
       await rateLimits.flush();

@@ -51,6 +51,23 @@ export async function changeWatermark(session: Session): Promise<string> {
   return row!.x;
 }
 
+/**
+ * The watermark now, and whether the tenant's log has rows of transactions in `[since, watermark)`:
+ * those that became final since a reader last read the watermark `since`. What a follower of the
+ * log asks every few moments to learn whether to read (one index probe, whatever the range's size).
+ */
+export async function changedSince(
+  session: Session,
+  tenantId: string,
+  since: string,
+): Promise<{ readonly to: string; readonly changed: boolean }> {
+  const [row] = await session.query<{ to: string; changed: boolean }>(
+    sql`SELECT w.x::text AS "to", EXISTS (SELECT 1 FROM ${log} AS c WHERE c.tenant_id = ${tenantId} AND c.xid >= ${since}::xid8 AND c.xid < w.x) AS changed
+        FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x) AS w`,
+  );
+  return { to: row!.to, changed: row!.changed };
+}
+
 /** a transaction id as a delta token carries it: the decimal text of an `xid8` */
 export const isTransactionId = (text: string): boolean => /^\d{1,20}$/.test(text) && BigInt(text) < 2n ** 64n;
 

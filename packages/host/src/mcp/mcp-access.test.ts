@@ -82,11 +82,11 @@ describe("MCP authentication", () => {
     );
   });
 
-  it("offers no stream on GET (405), refuses a page of another origin (403), streams to its own", async () => {
+  it("offers no stream on GET without a session (405), refuses a page of another origin (403), streams to its own", async () => {
     const token = await signIn(app, admin.tenantId, "admin");
     const get = await rpc(undefined, { Authorization: `Bearer ${token}` }, "GET");
     expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST, DELETE");
+    expect(get.headers.get("allow")).toBe("GET, POST, DELETE");
     const foreign = await rpc(initialize, { Authorization: `Bearer ${token}`, Origin: "http://evil.example" });
     expect(foreign.status).toBe(403);
     expect(((await foreign.json()) as any).error.message).toBe(

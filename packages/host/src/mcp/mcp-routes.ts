@@ -4,9 +4,12 @@
  * `/.well-known/oauth-protected-resource{basePath}/mcp`, which every 401 of the endpoint names.
  * Both revisions on one URL: a request of 2026-07-28 (its `_meta` names the revision) is served
  * alone, by a server made for it (the SDK's createMcpHandler: no session, no initialize); a
- * request of a 2025 revision goes to its session (mcp-sessions.ts). GET is answered 405: the
- * server sends nothing outside a request (questions and log notifications travel on the request's
- * own stream), so no client needs a standing stream on a host that otherwise keeps none. A page
+ * request of a 2025 revision goes to its session (mcp-sessions.ts). A GET of a 2025 session
+ * opens its standing stream, on which the notifications of its resource subscriptions come
+ * (resource-subscriptions.ts); a GET without a session is answered 405 (questions and log
+ * notifications travel on the request's own stream, and 2026-07-28 keeps no session: its
+ * `subscriptions/listen` is a POST whose answer streams, served per caller by
+ * listen-subscriptions.ts). A page
  * of another origin is refused, and so is a request for a host name this host does not answer to
  * when it listens on a loopback address (DNS rebinding).
  */
@@ -19,8 +22,10 @@ import { workflowCallerOf } from "../api/workflow-routes.js";
 import type { AuthVariables } from "../auth/authenticate.js";
 import { resourceMetadata, WELL_KNOWN } from "../auth/resource-metadata.js";
 import type { TrustedIssuer } from "../auth/trusted-issuers.js";
+import type { ChangeStreams } from "../changes/change-streams.js";
 import { requestLogger, untilStreamEnds } from "../observability/request-context.js";
 import { ApiCalls } from "./api-calls.js";
+import { type ListenOptions, listenedResources, serveListen } from "./listen-subscriptions.js";
 import { authInfoOf, type McpCaller } from "./mcp-caller.js";
 import { type McpSettings, mcpServer } from "./mcp-server.js";
 import { McpSessions } from "./mcp-sessions.js";
@@ -30,7 +35,12 @@ import { ToolCatalog } from "./tool-catalog.js";
 
 type Env = { Variables: AuthVariables };
 
-export interface McpOptions extends Omit<McpSettings, "catalog" | "requestStates"> {
+export interface McpOptions extends Omit<McpSettings, "catalog" | "requestStates" | "changeFeeds"> {
+  /**
+   * The host's change streams: a 2025 session's resource subscriptions follow their feeds, and
+   * the sessions' standing streams end with them at shutdown. No subscriptions when left out.
+   */
+  readonly changeStreams?: ChangeStreams;
   /** every read, write and method call of a tool is a call of it */
   readonly service: ODataService;
   /** a tool's workflow steps, commits and answers are calls of it */
@@ -70,6 +80,7 @@ export function mcpRoutes(options: McpOptions) {
     ...options,
     catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }),
     requestStates: requestStates(options.db),
+    changeFeeds: options.changeStreams?.feeds,
   };
   const maxRequestBodySize = options.bodyLimits.maxBytes;
   const sessions = new McpSessions({
@@ -81,13 +92,23 @@ export function mcpRoutes(options: McpOptions) {
     maxPerUser: SESSIONS_PER_USER,
     maxBodyBytes: maxRequestBodySize,
   });
+  options.changeStreams?.onClose(() => sessions.close());
   // 2026-07-28: a server per request, its workflows the request's own (their ids are the handles)
-  const perRequest = createMcpHandler(() => mcpServer(settings, "modern", new SessionWorkflows()), {
-    legacy: "reject",
+  const modernServer = () => mcpServer(settings, "modern", new SessionWorkflows());
+  // a refused request is the client's to see in its answer; the host's log only notes it
+  const onerror = (err: Error) => options.logger.debug({ err }, "MCP request refused");
+  const perRequest = createMcpHandler(modernServer, { legacy: "reject", maxRequestBodySize, onerror });
+  const { changeStreams } = options;
+  // a listen request that reached the shared handler (one whose body has no length) ends at shutdown too
+  changeStreams?.onClose(() => perRequest.close());
+  const listen: ListenOptions | undefined = changeStreams && {
+    settings,
+    feeds: changeStreams.feeds,
+    server: modernServer,
     maxRequestBodySize,
-    // a refused request is the client's to see in its answer; the host's log only notes it
-    onerror: (err) => options.logger.debug({ err }, "MCP request refused"),
-  });
+    onerror,
+    onClose: (end) => changeStreams.onClose(end),
+  };
   const handle = async (c: Context<Env>) => {
     // DNS rebinding (MCP transport security): a browser page of another origin never gets in
     const origin = c.req.header("origin");
@@ -114,9 +135,13 @@ export function mcpRoutes(options: McpOptions) {
     const token = c.get("accessToken");
     const request = c.req.raw;
     const modern = request.method === "POST" && !(await isLegacyRequest(request, undefined, { maxRequestBodySize }));
-    const response = modern
-      ? await perRequest.fetch(request, { authInfo: authInfoOf(caller, token) })
-      : await sessions.handle(request, caller, token);
+    const listened = modern && listen !== undefined ? await listenedResources(request, maxRequestBodySize) : undefined;
+    const response =
+      listened !== undefined && listen !== undefined
+        ? await serveListen(listen, request, caller, authInfoOf(caller, token), listened)
+        : modern
+          ? await perRequest.fetch(request, { authInfo: authInfoOf(caller, token) })
+          : await sessions.handle(request, caller, token);
     // a tool call's work goes on while its answer streams (SSE): the request lasts until it ends
     const streamed = response.body !== null && response.headers.get("content-type") === "text/event-stream";
     // through Hono's context, so the headers every response carries (X-Request-Id, …) are on it too
@@ -135,7 +160,11 @@ export function mcpRoutes(options: McpOptions) {
     .post(path, handle)
     .delete(path, handle)
     .get(path, (c) =>
-      rpcError(c, 405, "This server offers no stream on GET: send requests with POST.", { Allow: "POST, DELETE" }),
+      c.req.header("mcp-session-id") === undefined
+        ? rpcError(c, 405, "A GET opens a 2025 session's stream (Mcp-Session-Id): send requests with POST.", {
+            Allow: "GET, POST, DELETE",
+          })
+        : handle(c),
     );
 }
 

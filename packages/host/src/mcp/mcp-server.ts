@@ -5,7 +5,9 @@
  * request — the tenant's features decide which methods exist, the caller's roles and scopes which
  * tools are listed and may be called — and each tool call run through the services as that
  * request's caller, within that request; completion of the resources' and prompts' arguments; log
- * notifications at the level the client asked for. Lists come in one page, so any cursor is
+ * notifications at the level the client asked for; subscriptions to the entity sets' and records'
+ * resources, followed through the change log (resource-subscriptions.ts: a 2025 session's here,
+ * 2026-07-28's listen streams in listen-subscriptions.ts). Lists come in one page, so any cursor is
  * refused.
  */
 import type { Database, Model } from "@bizdata/core";
@@ -25,16 +27,18 @@ import {
 import type { Logger } from "pino";
 import { tenantFeaturesOf } from "../api/metadata-routes.js";
 import { can, type Roles } from "../auth/permissions.js";
+import type { ChangeFeeds } from "../changes/change-feeds.js";
 import { type ApiCalls, ApiFailure } from "./api-calls.js";
 import { callerOf, type McpCaller } from "./mcp-caller.js";
 import { complete } from "./mcp-completions.js";
 import { methodPrompt, methodPrompts, methodToolOf } from "./method-prompts.js";
-import { modelResources, readResource, resourceTemplates } from "./model-resources.js";
+import { ENTITY_SET_TEMPLATE, modelResources, readResource, resourceTemplates } from "./model-resources.js";
 import type { ModelTool } from "./model-tools.js";
 import { getTool, queryTool, readMethodTool } from "./read-tools.js";
 import { readRecordResource, recordTemplates } from "./record-resources.js";
 import { callDigest, type RequestStates } from "./request-state.js";
-import type { SessionWorkflows } from "./session-workflows.js";
+import { type Followed, ResourceSubscriptions, subscribable } from "./resource-subscriptions.js";
+import { SessionWorkflows } from "./session-workflows.js";
 import { type Catalog, permittedTools, type ToolCatalog } from "./tool-catalog.js";
 import type { ToolContext } from "./tool-context.js";
 import { toolLog } from "./tool-log.js";
@@ -51,6 +55,8 @@ export interface McpSettings {
   readonly rowLimit: number;
   readonly logger: Logger;
   readonly requestStates: RequestStates;
+  /** the tenants' change feeds, which a 2025 session's resource subscriptions follow; none: no subscriptions */
+  readonly changeFeeds?: ChangeFeeds | undefined;
 }
 
 /** the revisions a server speaks: the 2025 ones (a session), or 2026-07-28 (a request) */
@@ -86,10 +92,19 @@ function canAsk(server: Server, ctx: ServerContext): boolean {
 
 export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWorkflows): Server {
   const { model, roles } = settings;
+  // 2025: resources/subscribe, notified on the session's standing stream; 2026-07-28:
+  // subscriptions/listen, which the route serves itself (listen-subscriptions.ts)
+  const feeds = settings.changeFeeds;
   const server = new Server(
     { name: "bizdata", title: "bizdata business data", version: "0.1.0" },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      capabilities: {
+        tools: {},
+        resources: feeds === undefined ? {} : { subscribe: true },
+        prompts: {},
+        completions: {},
+        logging: {},
+      },
       instructions: INSTRUCTIONS,
       requestState: { verify: settings.requestStates.verify },
     },
@@ -190,6 +205,34 @@ export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWor
     return { contents: [{ uri, mimeType: "application/json", text }] };
   });
 
+  if (feeds !== undefined && era === "legacy") {
+    let subscriptions: ResourceSubscriptions | undefined;
+    const closed = server.onclose;
+    server.onclose = () => {
+      subscriptions?.close();
+      closed?.();
+    };
+    server.setRequestHandler("resources/subscribe", async (request, ctx) => {
+      const { uri } = request.params;
+      const caller = callerOf(ctx);
+      const followed = await followedBy(settings, caller, uri);
+      subscriptions ??= new ResourceSubscriptions({
+        db: settings.db,
+        model,
+        feeds,
+        tenantId: caller.principal.tenantId,
+        updated: (updated) => server.sendResourceUpdated({ uri: updated }),
+        failed: (err) => settings.logger.warn({ err }, "MCP resource subscriptions: the change log was not read"),
+      });
+      await subscriptions.subscribe(uri, followed);
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", async (request) => {
+      subscriptions?.unsubscribe(request.params.uri);
+      return {};
+    });
+  }
+
   server.setRequestHandler("prompts/list", async (request, ctx) => {
     onePage(request.params);
     return { prompts: methodPrompts(model, (await scopeOf(ctx)).tools) };
@@ -212,6 +255,42 @@ export function mcpServer(settings: McpSettings, era: Era, workflows: SessionWor
     });
   }
   return server;
+}
+
+/**
+ * What the resource `uri` follows for `caller`: its entity set (one the caller may read), and for
+ * a record's resource the record's Guid, looked up as the caller reads it (by Guid or natural
+ * key); a -32602 saying why when it is none to subscribe to
+ */
+export async function followedBy(settings: McpSettings, caller: McpCaller, uri: string): Promise<Followed> {
+  const target = subscribable(uri);
+  if (target === undefined)
+    throw invalid(
+      `${uri} cannot be subscribed to: subscribe to an entity set's resource (${ENTITY_SET_TEMPLATE}), a record's or a records resource.`,
+    );
+  const catalog = settings.catalog.forFeatures(await tenantFeaturesOf(settings.db, caller.principal.tenantId));
+  const sets = catalog.lookup.entitySets.map((set) => set.name);
+  if (!sets.includes(target.entitySet)) throw invalid(`Resource ${uri} not found.`);
+  const readable = sets.filter((set) => can(settings.roles, caller.principal, "read", set));
+  if (!readable.includes(target.entitySet))
+    throw invalid(
+      `${uri} is not available to you: your roles and the token's scopes do not allow reading ${target.entitySet}.`,
+    );
+  if (!target.record) return { entity: target.entitySet };
+  const ctx: ToolContext = {
+    api: caller.api,
+    workflows: new SessionWorkflows().of(caller.api),
+    model: settings.model,
+    rowLimit: settings.rowLimit,
+  };
+  try {
+    const text = await readRecordResource(ctx, new Set(readable), uri);
+    if (text === undefined) throw invalid(`Resource ${uri} not found.`);
+    return { entity: target.entitySet, key: (JSON.parse(text) as { Guid: string }).Guid };
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status < 500) throw invalid(`${uri}: ${err.message}`);
+    throw err;
+  }
 }
 
 function run(ctx: ToolContext, tool: ModelTool, args: Record<string, unknown>): Promise<ToolOutcome> {

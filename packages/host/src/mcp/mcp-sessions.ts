@@ -4,13 +4,15 @@
  * (elicitation) travels on the session's streams, and its log level is the session's. A session
  * belongs to the user and tenant that started it: to anyone else it does not exist (404, as for
  * an unknown id). Sessions idle longer than `idleMs` are closed, and each user keeps at most
- * `maxPerUser` (the least recently used goes first), so a host's memory stays bounded. Workflows
+ * `maxPerUser` (the least recently used goes first), so a host's memory stays bounded; a session
+ * whose standing stream (GET) is open is not idle, for its client is listening. Workflows
  * live in the database: a client whose session ended (or that reached another host) starts a new
  * session and goes on with the same workflow by its id. Clients of 2026-07-28 need no session.
  */
 import { randomUUID } from "node:crypto";
 import { type AuthInfo, type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { Principal } from "../auth/principal.js";
+import { onStreamEnd } from "../lifecycle/stream-end.js";
 import { authInfoOf, type McpCaller } from "./mcp-caller.js";
 import type { SessionWorkflows } from "./session-workflows.js";
 
@@ -35,6 +37,8 @@ interface Session extends SessionParts {
   lastSeen: number;
   /** the caller of the request served last: the one that ends the session closes its workflows */
   caller: McpCaller;
+  /** whether its standing stream (GET) is open */
+  listening: boolean;
 }
 
 const ownerOf = (p: Principal) => JSON.stringify([p.tenantId, p.username]);
@@ -58,7 +62,13 @@ export class McpSessions {
     if (session === undefined || session.owner !== ownerOf(caller.principal)) return sessionNotFound();
     session.lastSeen = Date.now();
     session.caller = caller;
-    return session.transport.handleRequest(request, { authInfo });
+    const response = await session.transport.handleRequest(request, { authInfo });
+    return request.method === "GET" && response.ok && response.body !== null ? listened(session, response) : response;
+  }
+
+  /** forgets every session (the host shuts down): their standing streams end */
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions.keys()].map((id) => this.#close(id)));
   }
 
   async #open(request: Request, caller: McpCaller, authInfo: AuthInfo): Promise<Response> {
@@ -70,7 +80,7 @@ export class McpSessions {
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (id) => {
         opened = true;
-        this.#sessions.set(id, { ...parts, id, owner, transport, lastSeen: Date.now(), caller });
+        this.#sessions.set(id, { ...parts, id, owner, transport, lastSeen: Date.now(), caller, listening: false });
         this.#limit(owner);
       },
       // the client ended the session (DELETE): like a person's client disposing its connection
@@ -89,7 +99,7 @@ export class McpSessions {
 
   #closeIdle(now: number): void {
     for (const session of this.#sessions.values()) {
-      if (now - session.lastSeen > this.options.idleMs) void this.#close(session.id);
+      if (!session.listening && now - session.lastSeen > this.options.idleMs) void this.#close(session.id);
     }
   }
 
@@ -107,4 +117,14 @@ export class McpSessions {
     this.#sessions.delete(id);
     await session.server.close();
   }
+}
+
+/** the session's standing stream, marking it listening until the stream ends (and seen when it does) */
+function listened(session: Session, response: Response): Response {
+  session.listening = true;
+  const body = onStreamEnd(response.body!, () => {
+    session.listening = false;
+    session.lastSeen = Date.now();
+  });
+  return new Response(body, response);
 }

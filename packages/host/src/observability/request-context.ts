@@ -12,6 +12,7 @@
 import type { Database } from "@bizdata/core";
 import type { Context } from "hono";
 import type { Logger } from "pino";
+import { onStreamEnd } from "../lifecycle/stream-end.js";
 
 export interface RequestContext {
   /** the request id (X-Request-Id) */
@@ -63,21 +64,5 @@ export function untilStreamEnds(c: Context, body: ReadableStream<Uint8Array>): R
   if (request === undefined) return body;
   let end!: () => void;
   request.continues(new Promise<void>((resolve) => (end = resolve)));
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        controller.close();
-      } catch (err) {
-        controller.error(err);
-      }
-      end();
-    },
-    async cancel(reason) {
-      end();
-      await reader.cancel(reason);
-    },
-  });
+  return onStreamEnd(body, end);
 }
