@@ -78,7 +78,10 @@ export function mcpRoutes(options: McpOptions) {
   const path = mcpPath(basePath);
   const settings: McpSettings = {
     ...options,
-    catalog: new ToolCatalog(options.model, { rowLimit: options.rowLimit }),
+    catalog: new ToolCatalog(options.model, {
+      rowLimit: options.rowLimit,
+      changeTracking: options.db.store.changeLog,
+    }),
     requestStates: requestStates(options.db),
     changeFeeds: options.changeStreams?.feeds,
   };

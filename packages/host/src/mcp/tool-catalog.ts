@@ -25,7 +25,10 @@ export class ToolCatalog {
 
   constructor(
     private readonly model: Model,
-    private readonly settings: ToolSettings,
+    private readonly settings: ToolSettings & {
+      /** the host keeps a change log: the `$metadata` resource says its sets track changes, as the API's does */
+      readonly changeTracking: boolean;
+    },
   ) {}
 
   forFeatures(features: ReadonlySet<string>): Catalog {
@@ -39,7 +42,7 @@ export class ToolCatalog {
   }
 
   #build(features: ReadonlySet<string>): Catalog {
-    const lookup = new EdmLookup(buildEdm(this.model, { features }));
+    const lookup = new EdmLookup(buildEdm(this.model, { features, changeTracking: this.settings.changeTracking }));
     const tools = modelTools(this.model, lookup, this.settings);
     const checks = new Map<ModelTool, ArgumentCheck>();
     return {
